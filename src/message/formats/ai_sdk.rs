@@ -1,0 +1,227 @@
+//! Vercel AI SDK `ModelMessage` (v5; v4's `args` / `result` are read too).
+//!
+//! `{role: "system", content: string}`, `{role: "user"|"assistant", content: string | parts}` with
+//! parts `text`, `image` (`image`, `mediaType`), `file`, `reasoning`, `tool-call` (`toolCallId`,
+//! `toolName`, `input`), and `{role: "tool", content: [tool-result (toolCallId, toolName, output)]}`.
+//! A tool message with several results decodes to one tool message each; consecutive results are
+//! encoded into one tool message. Outputs: `text` / `error-text` keep their text, `json` /
+//! `error-json` decode to their JSON text, `content` to parts; results are written back as `text`
+//! or `error-text`.
+
+use super::util::{as_obj, content_as_string, extra_of, kind, opt_id, opt_str};
+use super::{put_extra, Format};
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
+use serde_json::{json, Map, Value};
+
+pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
+    let role = match obj.get("role").and_then(Value::as_str).unwrap_or_default() {
+        "system" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "tool" => Role::Tool,
+        other => return Err(Error::new(ErrorCode::UnknownRole, format!("unknown AI SDK role {other:?}; expected system, user, assistant or tool")).field("role")),
+    };
+    let extra = extra_of(obj, &["role", "content"]);
+    let id = opt_id(obj, "id")?;
+    let parts = match obj.get("content") {
+        Some(Value::String(s)) if role != Role::Tool => {
+            let mut m = Message::new(role, s.clone());
+            m.id = id;
+            m.extra = extra;
+            return Ok(vec![m]);
+        }
+        Some(Value::Array(parts)) => parts,
+        Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string or a list of parts, got {}", kind(v))).field("content")),
+        None => return Err(Error::new(ErrorCode::InvalidMessage, "an AI SDK message needs `content`").field("content")),
+    };
+    let mut out = Vec::new();
+    if role == Role::Tool {
+        for p in parts {
+            let part = as_obj(p, "a tool message part")?;
+            if part.get("type").and_then(Value::as_str) != Some("tool-result") {
+                // tool-approval-response and future part kinds: kept on their own message.
+                let mut m = Message::new(Role::Tool, "");
+                m.content = Content::Parts(vec![ContentPart::Other { raw: p.clone() }]);
+                m.tool_call_id = opt_str(part, "toolCallId")?.or(opt_str(part, "approvalId")?);
+                out.push(m);
+                continue;
+            }
+            let mut t = Message::new(Role::Tool, "");
+            t.tool_call_id = opt_str(part, "toolCallId")?;
+            t.name = opt_str(part, "toolName")?;
+            let (content, status) = decode_output(part)?;
+            t.content = content;
+            t.status = status;
+            t.extra = extra_of(part, &["type", "toolCallId", "toolName", "output", "result", "isError"]);
+            out.push(t);
+        }
+        if let Some(first) = out.first_mut() {
+            first.id = id;
+        }
+        return Ok(out);
+    }
+    let mut m = Message::new(role, "");
+    let mut content = Vec::new();
+    for p in parts {
+        let part = as_obj(p, "a content part")?;
+        if part.get("type").and_then(Value::as_str) == Some("tool-call") {
+            let id = opt_str(part, "toolCallId")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool-call part needs a `toolCallId`").field("content"))?;
+            let args = part.get("input").or_else(|| part.get("args")).cloned().unwrap_or_else(|| json!({}));
+            m.tool_calls.push(ToolCall { id, name: opt_str(part, "toolName")?.unwrap_or_default(), args, raw_args: None, extra: extra_of(part, &["type", "toolCallId", "toolName", "input", "args"]) });
+        } else {
+            content.push(decode_part(p)?);
+        }
+    }
+    m.content = Content::Parts(content);
+    m.id = id;
+    m.extra = extra;
+    out.push(m);
+    Ok(out)
+}
+
+fn decode_output(part: &Map<String, Value>) -> Result<(Content, Option<ToolStatus>)> {
+    let legacy_error = part.get("isError").and_then(Value::as_bool).map(|e| if e { ToolStatus::Error } else { ToolStatus::Success });
+    let Some(output) = part.get("output") else {
+        // v4: `result` is any JSON value.
+        return Ok(match part.get("result") {
+            Some(Value::String(s)) => (Content::Text(s.clone()), legacy_error),
+            Some(v) => (Content::Text(v.to_string()), legacy_error),
+            None => (Content::Absent, legacy_error),
+        });
+    };
+    let o = as_obj(output, "a tool-result `output`")?;
+    let value = o.get("value");
+    let text_of = |v: Option<&Value>| match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    };
+    Ok(match o.get("type").and_then(Value::as_str) {
+        Some("text") => (Content::Text(text_of(value)), Some(ToolStatus::Success)),
+        Some("error-text") => (Content::Text(text_of(value)), Some(ToolStatus::Error)),
+        Some("json") => (Content::Text(value.map(Value::to_string).unwrap_or_default()), Some(ToolStatus::Success)),
+        Some("error-json") => (Content::Text(value.map(Value::to_string).unwrap_or_default()), Some(ToolStatus::Error)),
+        Some("content") => {
+            let parts = value.and_then(Value::as_array).map(|a| a.iter().map(decode_part).collect::<Result<Vec<_>>>()).transpose()?.unwrap_or_default();
+            (Content::Parts(parts), Some(ToolStatus::Success))
+        }
+        _ => (Content::Parts(vec![ContentPart::Other { raw: output.clone() }]), None),
+    })
+}
+
+fn decode_part(v: &Value) -> Result<ContentPart> {
+    let p = as_obj(v, "a content part")?;
+    Ok(match p.get("type").and_then(Value::as_str) {
+        Some("text") => ContentPart::Text { text: opt_str(p, "text")?.unwrap_or_default(), extra: extra_of(p, &["type", "text"]) },
+        Some("reasoning") => ContentPart::Reasoning { text: opt_str(p, "text")?.unwrap_or_default(), extra: extra_of(p, &["type", "text"]) },
+        Some("image") => match p.get("image") {
+            Some(Value::String(s)) if s.starts_with("http:") || s.starts_with("https:") || s.starts_with("data:") => {
+                ContentPart::Image { url: Some(s.clone()), data: None, media_type: opt_str(p, "mediaType")?, extra: extra_of(p, &["type", "image", "mediaType"]) }
+            }
+            Some(Value::String(s)) => ContentPart::Image { url: None, data: Some(s.clone()), media_type: opt_str(p, "mediaType")?, extra: extra_of(p, &["type", "image", "mediaType"]) },
+            _ => ContentPart::Other { raw: v.clone() },
+        },
+        _ => ContentPart::Other { raw: v.clone() },
+    })
+}
+
+fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
+    let mut o = Map::new();
+    let extra = match part {
+        ContentPart::Text { text, extra } => {
+            o.insert("type".into(), json!("text"));
+            o.insert("text".into(), json!(text));
+            extra
+        }
+        ContentPart::Reasoning { text, extra } => {
+            o.insert("type".into(), json!("reasoning"));
+            o.insert("text".into(), json!(text));
+            extra
+        }
+        ContentPart::Image { url, data, media_type, extra } => {
+            o.insert("type".into(), json!("image"));
+            o.insert("image".into(), json!(url.as_ref().or(data.as_ref())?));
+            if let Some(mt) = media_type {
+                o.insert("mediaType".into(), json!(mt));
+            }
+            extra
+        }
+        ContentPart::Other { raw } => return own.then(|| raw.clone()),
+    };
+    if own {
+        o.extend(extra.clone());
+    }
+    Some(Value::Object(o))
+}
+
+pub(super) fn encode(group: &[Message]) -> Value {
+    let Some(first) = group.first() else { return Value::Null };
+    let own = first.origin == Some(Format::AiSdk);
+    let mut o = Map::new();
+    let role = match first.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    };
+    o.insert("role".into(), json!(role));
+    if first.role == Role::Tool {
+        let parts: Vec<Value> = group
+            .iter()
+            .map(|t| {
+                let own = t.origin == Some(Format::AiSdk);
+                if let (true, Content::Parts(p)) = (own, &t.content) {
+                    if let [ContentPart::Other { raw }] = p.as_slice() {
+                        if raw.get("type").and_then(Value::as_str) != Some("tool-result") && t.status.is_none() {
+                            return raw.clone();
+                        }
+                    }
+                }
+                let kind = if t.status == Some(ToolStatus::Error) { "error-text" } else { "text" };
+                let mut p = Map::new();
+                p.insert("type".into(), json!("tool-result"));
+                p.insert("toolCallId".into(), json!(t.tool_call_id.as_deref().unwrap_or_default()));
+                p.insert("toolName".into(), json!(t.name.as_deref().unwrap_or_default()));
+                p.insert("output".into(), json!({"type": kind, "value": content_as_string(&t.content)}));
+                if own {
+                    p.extend(t.extra.clone());
+                }
+                Value::Object(p)
+            })
+            .collect();
+        o.insert("content".into(), Value::Array(parts));
+        return Value::Object(o);
+    }
+    let has_calls = !first.tool_calls.is_empty() || !first.invalid_tool_calls.is_empty();
+    let content = match &first.content {
+        Content::Text(t) if !has_calls || first.role != Role::Assistant => json!(t),
+        Content::Text(t) if t.is_empty() => json!([]),
+        Content::Text(t) => json!([{"type": "text", "text": t}]),
+        Content::Parts(parts) => Value::Array(parts.iter().filter_map(|p| encode_part(p, own)).collect()),
+        Content::Null | Content::Absent if has_calls => json!([]),
+        Content::Null | Content::Absent => json!(""),
+    };
+    o.insert("content".into(), content);
+    if has_calls {
+        if let Some(Value::Array(parts)) = o.get_mut("content") {
+            for c in &first.tool_calls {
+                let mut p = Map::new();
+                p.insert("type".into(), json!("tool-call"));
+                p.insert("toolCallId".into(), json!(c.id));
+                p.insert("toolName".into(), json!(c.name));
+                p.insert("input".into(), c.args.clone());
+                if own {
+                    p.extend(c.extra.clone());
+                }
+                parts.push(Value::Object(p));
+            }
+            for c in &first.invalid_tool_calls {
+                // The AI SDK keeps unparsable input as its raw text.
+                parts.push(json!({"type": "tool-call", "toolCallId": c.id, "toolName": c.name, "input": c.args}));
+            }
+        }
+    }
+    put_extra(&mut o, first, Format::AiSdk);
+    Value::Object(o)
+}

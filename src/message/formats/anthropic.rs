@@ -1,0 +1,249 @@
+//! Anthropic Messages API.
+//!
+//! `{role: "user"|"assistant", content: string | blocks}` with blocks `text`, `image`
+//! (`source: {type: "base64"|"url", …}`), `thinking` (`thinking`, `signature`), `tool_use`
+//! (`id`, `name`, `input`) and `tool_result` (`tool_use_id`, `content`, `is_error`).
+//!
+//! One user message may carry several `tool_result` blocks and then text: it decodes to one tool
+//! message per result, then one user message with the remaining blocks. Encoding puts a run of
+//! consecutive tool results back into one user message, results only (Anthropic: all results of a
+//! turn in the very next message, before any text). A `system` role is accepted and written back
+//! as `{role: "system"}`; the caller lifts it into the request's top-level `system`.
+
+use super::util::{as_obj, extra_of, kind, opt_id, opt_str};
+use super::{put_extra, Format};
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
+use serde_json::{json, Map, Value};
+
+pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
+    let role = match obj.get("role").and_then(Value::as_str).unwrap_or_default() {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "system" => Role::System,
+        other => return Err(Error::new(ErrorCode::UnknownRole, format!("unknown Anthropic role {other:?}; expected user or assistant")).field("role")),
+    };
+    let extra = extra_of(obj, &["role", "content"]);
+    let id = opt_id(obj, "id")?;
+    let blocks = match obj.get("content") {
+        Some(Value::String(s)) => {
+            let mut m = Message::new(role, s.clone());
+            m.id = id;
+            m.extra = extra;
+            return Ok(vec![m]);
+        }
+        Some(Value::Array(blocks)) => blocks,
+        None | Some(Value::Null) => return Err(Error::new(ErrorCode::InvalidMessage, "an Anthropic message needs `content`").field("content")),
+        Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string or a list of blocks, got {}", kind(v))).field("content")),
+    };
+    let mut out: Vec<Message> = Vec::new();
+    if role == Role::Assistant {
+        let mut m = Message::new(Role::Assistant, "");
+        let mut parts = Vec::new();
+        for b in blocks {
+            let block = as_obj(b, "a content block")?;
+            if block.get("type").and_then(Value::as_str) == Some("tool_use") {
+                let id = opt_str(block, "id")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool_use block needs an `id`").field("content"))?;
+                m.tool_calls.push(ToolCall {
+                    id,
+                    name: opt_str(block, "name")?.unwrap_or_default(),
+                    args: block.get("input").cloned().unwrap_or_else(|| json!({})),
+                    raw_args: None,
+                    extra: extra_of(block, &["type", "id", "name", "input"]),
+                });
+            } else {
+                parts.push(decode_block(b)?);
+            }
+        }
+        m.content = Content::Parts(parts);
+        out.push(m);
+    } else {
+        let mut pending: Vec<ContentPart> = Vec::new();
+        for b in blocks {
+            let block = as_obj(b, "a content block")?;
+            if block.get("type").and_then(Value::as_str) != Some("tool_result") {
+                pending.push(decode_block(b)?);
+                continue;
+            }
+            if !pending.is_empty() {
+                out.push(user_with(role, std::mem::take(&mut pending)));
+            }
+            let call_id = opt_str(block, "tool_use_id")?.unwrap_or_default();
+            let content = match block.get("content") {
+                None => Content::Absent,
+                Some(Value::Null) => Content::Null,
+                Some(Value::String(s)) => Content::Text(s.clone()),
+                Some(Value::Array(inner)) => Content::Parts(inner.iter().map(decode_block).collect::<Result<_>>()?),
+                Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("tool_result `content` must be a string or blocks, got {}", kind(v))).field("content")),
+            };
+            let is_error = block.get("is_error").and_then(Value::as_bool);
+            let mut t = Message::new(Role::Tool, "");
+            t.content = content;
+            t.tool_call_id = Some(call_id);
+            t.status = match is_error {
+                Some(true) => Some(ToolStatus::Error),
+                Some(false) => Some(ToolStatus::Success),
+                None => None,
+            };
+            t.extra = extra_of(block, &["type", "tool_use_id", "content", "is_error"]);
+            t.origin = Some(Format::Anthropic);
+            out.push(t);
+        }
+        if !pending.is_empty() || out.is_empty() {
+            out.push(user_with(role, pending));
+        }
+    }
+    if let Some(first) = out.first_mut() {
+        first.id = id;
+        if first.role != Role::Tool {
+            first.extra = extra;
+        }
+    }
+    Ok(out)
+}
+
+fn user_with(role: Role, parts: Vec<ContentPart>) -> Message {
+    let mut m = Message::new(role, "");
+    m.content = Content::Parts(parts);
+    m
+}
+
+pub(super) fn decode_block(v: &Value) -> Result<ContentPart> {
+    let b = as_obj(v, "a content block")?;
+    Ok(match b.get("type").and_then(Value::as_str) {
+        Some("text") => ContentPart::Text { text: opt_str(b, "text")?.unwrap_or_default(), extra: extra_of(b, &["type", "text"]) },
+        Some("thinking") => ContentPart::Reasoning { text: opt_str(b, "thinking")?.unwrap_or_default(), extra: extra_of(b, &["type", "thinking"]) },
+        Some("image") => match b.get("source").and_then(Value::as_object) {
+            Some(src) if src.get("type").and_then(Value::as_str) == Some("base64") => ContentPart::Image {
+                url: None,
+                data: opt_str(src, "data")?,
+                media_type: opt_str(src, "media_type")?,
+                extra: extra_of(b, &["type", "source"]),
+            },
+            Some(src) if src.get("type").and_then(Value::as_str) == Some("url") => {
+                ContentPart::Image { url: opt_str(src, "url")?, data: None, media_type: None, extra: extra_of(b, &["type", "source"]) }
+            }
+            _ => ContentPart::Other { raw: v.clone() },
+        },
+        _ => ContentPart::Other { raw: v.clone() },
+    })
+}
+
+fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
+    let mut o = Map::new();
+    let extra = match part {
+        ContentPart::Text { text, extra } => {
+            o.insert("type".into(), json!("text"));
+            o.insert("text".into(), json!(text));
+            extra
+        }
+        ContentPart::Reasoning { text, extra } => {
+            // Anthropic refuses thinking blocks without their signature; reasoning from other
+            // providers cannot be sent back as thinking, so it is left out.
+            if !extra.contains_key("signature") {
+                return None;
+            }
+            o.insert("type".into(), json!("thinking"));
+            o.insert("thinking".into(), json!(text));
+            extra
+        }
+        ContentPart::Image { url, data, media_type, extra } => {
+            o.insert("type".into(), json!("image"));
+            let source = match (url, data) {
+                (_, Some(d)) => json!({"type": "base64", "media_type": media_type.as_deref().unwrap_or("image/png"), "data": d}),
+                (Some(u), None) => json!({"type": "url", "url": u}),
+                (None, None) => return None,
+            };
+            o.insert("source".into(), source);
+            extra
+        }
+        ContentPart::Other { raw } => return own.then(|| raw.clone()),
+    };
+    if own || matches!(part, ContentPart::Reasoning { .. }) {
+        o.extend(extra.clone());
+    }
+    Some(Value::Object(o))
+}
+
+fn encode_content(content: &Content, own: bool) -> Option<Value> {
+    match content {
+        Content::Text(t) => Some(json!(t)),
+        Content::Parts(parts) => Some(Value::Array(parts.iter().filter_map(|p| encode_block(p, own)).collect())),
+        Content::Null | Content::Absent => None,
+    }
+}
+
+pub(super) fn encode(group: &[Message]) -> Value {
+    let Some(first) = group.first() else { return Value::Null };
+    let own = first.origin == Some(Format::Anthropic);
+    let mut o = Map::new();
+    match first.role {
+        Role::Tool => {
+            o.insert("role".into(), json!("user"));
+            let blocks = group
+                .iter()
+                .map(|t| {
+                    let own = t.origin == Some(Format::Anthropic);
+                    let mut b = Map::new();
+                    b.insert("type".into(), json!("tool_result"));
+                    b.insert("tool_use_id".into(), json!(t.tool_call_id.as_deref().unwrap_or_default()));
+                    if let Some(c) = encode_content(&t.content, own) {
+                        b.insert("content".into(), c);
+                    }
+                    match t.status {
+                        Some(ToolStatus::Error) => {
+                            b.insert("is_error".into(), json!(true));
+                        }
+                        Some(ToolStatus::Success) if own => {
+                            b.insert("is_error".into(), json!(false));
+                        }
+                        _ => {}
+                    }
+                    if own {
+                        b.extend(t.extra.clone());
+                    }
+                    Value::Object(b)
+                })
+                .collect();
+            o.insert("content".into(), Value::Array(blocks));
+            return Value::Object(o);
+        }
+        Role::Assistant => {
+            o.insert("role".into(), json!("assistant"));
+            let mut blocks = match &first.content {
+                Content::Text(t) if first.tool_calls.is_empty() && first.invalid_tool_calls.is_empty() => {
+                    o.insert("content".into(), json!(t));
+                    put_extra(&mut o, first, Format::Anthropic);
+                    return Value::Object(o);
+                }
+                Content::Text(t) if t.is_empty() => Vec::new(),
+                Content::Text(t) => vec![json!({"type": "text", "text": t})],
+                Content::Parts(parts) => parts.iter().filter_map(|p| encode_block(p, own)).collect(),
+                Content::Null | Content::Absent => Vec::new(),
+            };
+            for c in &first.tool_calls {
+                let mut b = Map::new();
+                b.insert("type".into(), json!("tool_use"));
+                b.insert("id".into(), json!(c.id));
+                b.insert("name".into(), json!(c.name));
+                b.insert("input".into(), c.args.clone());
+                if own {
+                    b.extend(c.extra.clone());
+                }
+                blocks.push(Value::Object(b));
+            }
+            for c in &first.invalid_tool_calls {
+                // Anthropic has no way to carry unparsable input: an empty input keeps the call
+                // (and its error result) in the history.
+                blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": {}}));
+            }
+            o.insert("content".into(), Value::Array(blocks));
+        }
+        Role::User | Role::System => {
+            o.insert("role".into(), json!(if first.role == Role::User { "user" } else { "system" }));
+            o.insert("content".into(), encode_content(&first.content, own).unwrap_or_else(|| json!("")));
+        }
+    }
+    put_extra(&mut o, first, Format::Anthropic);
+    Value::Object(o)
+}

@@ -1,0 +1,210 @@
+//! Google Gemini `Content`.
+//!
+//! `{role: "user"|"model", parts: [{text}, {text, thought: true}, {functionCall: {name, args, id?}},
+//! {functionResponse: {name, response, id?}}, {inlineData: {mimeType, data}}, {fileData}]}`.
+//! A user turn's `functionResponse` parts decode to one tool message each. Calls and responses
+//! without ids (older Gemini models send none) are paired by order within the turn, Gemini's own
+//! rule, and given ids `gemini-<message index>-<call index>`; encoding always writes ids.
+//! A response `{result: "text"}` decodes to that text; any other response object to its JSON text;
+//! encoding writes a JSON-object text back as the object and any other text as `{result: text}`.
+//! A `system` role is accepted and written back as `{role: "system"}` (Gemini takes it as
+//! `systemInstruction`).
+
+use super::util::{as_obj, content_as_string, extra_of, opt_id, opt_str};
+use super::{put_extra, Format};
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
+use serde_json::{json, Map, Value};
+
+pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
+    let role = match obj.get("role").and_then(Value::as_str).unwrap_or("user") {
+        "user" | "function" | "tool" => Role::User,
+        "model" | "assistant" => Role::Assistant,
+        "system" => Role::System,
+        other => return Err(Error::new(ErrorCode::UnknownRole, format!("unknown Gemini role {other:?}; expected user or model")).field("role")),
+    };
+    let parts = super::util::opt_array(obj, "parts")?;
+    let mut out: Vec<Message> = Vec::new();
+    let mut pending: Vec<ContentPart> = Vec::new();
+    let mut main = Message::new(role, "");
+    for p in parts {
+        let part = as_obj(p, "a part")?;
+        if let Some(call) = part.get("functionCall") {
+            let call = as_obj(call, "`functionCall`")?;
+            main.tool_calls.push(ToolCall {
+                id: opt_id(call, "id")?.unwrap_or_default(),
+                name: opt_str(call, "name")?.unwrap_or_default(),
+                args: call.get("args").cloned().unwrap_or_else(|| json!({})),
+                raw_args: None,
+                extra: extra_of(part, &["functionCall"]),
+            });
+        } else if let Some(resp) = part.get("functionResponse") {
+            let resp = as_obj(resp, "`functionResponse`")?;
+            if !pending.is_empty() {
+                let mut u = Message::new(role, "");
+                u.content = Content::Parts(std::mem::take(&mut pending));
+                out.push(u);
+            }
+            let mut t = Message::new(Role::Tool, "");
+            t.tool_call_id = Some(opt_id(resp, "id")?.unwrap_or_default());
+            t.name = opt_str(resp, "name")?;
+            t.content = match resp.get("response") {
+                Some(Value::Object(r)) if r.len() == 1 && r.get("result").is_some_and(Value::is_string) => Content::Text(r.get("result").and_then(Value::as_str).unwrap_or_default().to_string()),
+                Some(Value::Object(r)) if r.len() == 1 && r.contains_key("error") => {
+                    t.status = Some(ToolStatus::Error);
+                    Content::Text(match r.get("error") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(v) => v.to_string(),
+                        None => String::new(),
+                    })
+                }
+                Some(v) => Content::Text(v.to_string()),
+                None => Content::Absent,
+            };
+            t.extra = extra_of(part, &["functionResponse"]);
+            out.push(t);
+        } else {
+            pending.push(decode_part(p)?);
+        }
+    }
+    if role == Role::Assistant || !pending.is_empty() || out.is_empty() {
+        main.content = Content::Parts(pending);
+        out.insert(if role == Role::Assistant { 0 } else { out.len() }, main);
+    }
+    if let Some(first) = out.first_mut() {
+        first.extra.extend(extra_of(obj, &["role", "parts"]));
+        first.id = opt_id(obj, "id")?;
+    }
+    Ok(out)
+}
+
+/// Gives id-less calls an id and pairs id-less responses with the pending calls of the previous
+/// model turn, by name then order. `pending` holds `(name, id)` of calls not yet answered.
+pub(super) fn pair_ids(m: &mut Message, pending: &mut Vec<(String, String)>, source: usize) {
+    if m.role == Role::Assistant {
+        pending.clear();
+        for (k, c) in m.tool_calls.iter_mut().enumerate() {
+            if c.id.is_empty() {
+                c.id = format!("gemini-{source}-{k}");
+            }
+            pending.push((c.name.clone(), c.id.clone()));
+        }
+    } else if m.role == Role::Tool && m.tool_call_id.as_deref() == Some("") {
+        let name = m.name.clone().unwrap_or_default();
+        let pos = pending.iter().position(|(n, _)| *n == name).or(if pending.is_empty() { None } else { Some(0) });
+        if let Some(pos) = pos {
+            let (_, id) = pending.remove(pos);
+            m.tool_call_id = Some(id);
+        }
+    }
+}
+
+fn decode_part(v: &Value) -> Result<ContentPart> {
+    let p = as_obj(v, "a part")?;
+    if let Some(Value::String(text)) = p.get("text") {
+        if p.get("thought").and_then(Value::as_bool) == Some(true) {
+            return Ok(ContentPart::Reasoning { text: text.clone(), extra: extra_of(p, &["text"]) });
+        }
+        return Ok(ContentPart::Text { text: text.clone(), extra: extra_of(p, &["text"]) });
+    }
+    if let Some(inline) = p.get("inlineData").and_then(Value::as_object) {
+        let mt = opt_str(inline, "mimeType")?;
+        if mt.as_deref().is_some_and(|m| m.starts_with("image/")) {
+            return Ok(ContentPart::Image { url: None, data: opt_str(inline, "data")?, media_type: mt, extra: extra_of(p, &["inlineData"]) });
+        }
+    }
+    if let Some(file) = p.get("fileData").and_then(Value::as_object) {
+        let mt = opt_str(file, "mimeType")?;
+        if mt.as_deref().is_some_and(|m| m.starts_with("image/")) {
+            return Ok(ContentPart::Image { url: opt_str(file, "fileUri")?, data: None, media_type: mt, extra: extra_of(p, &["fileData"]) });
+        }
+    }
+    Ok(ContentPart::Other { raw: v.clone() })
+}
+
+fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
+    let mut o = Map::new();
+    let extra = match part {
+        ContentPart::Text { text, extra } => {
+            o.insert("text".into(), json!(text));
+            extra
+        }
+        ContentPart::Reasoning { text, extra } => {
+            o.insert("text".into(), json!(text));
+            o.insert("thought".into(), json!(true));
+            extra
+        }
+        ContentPart::Image { url, data, media_type, extra } => {
+            let mt = media_type.as_deref().unwrap_or("image/png");
+            match (data, url) {
+                (Some(d), _) => o.insert("inlineData".into(), json!({"mimeType": mt, "data": d})),
+                (None, Some(u)) => o.insert("fileData".into(), json!({"mimeType": mt, "fileUri": u})),
+                (None, None) => return None,
+            };
+            extra
+        }
+        ContentPart::Other { raw } => return own.then(|| raw.clone()),
+    };
+    if own {
+        for (k, v) in extra {
+            o.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    Some(Value::Object(o))
+}
+
+fn parts_of(content: &Content, own: bool) -> Vec<Value> {
+    match content {
+        Content::Text(t) if t.is_empty() => Vec::new(),
+        Content::Text(t) => vec![json!({"text": t})],
+        Content::Parts(parts) => parts.iter().filter_map(|p| encode_part(p, own)).collect(),
+        Content::Null | Content::Absent => Vec::new(),
+    }
+}
+
+pub(super) fn encode(group: &[Message]) -> Value {
+    let Some(first) = group.first() else { return Value::Null };
+    let own = first.origin == Some(Format::Gemini);
+    let mut o = Map::new();
+    let role = match first.role {
+        Role::System => "system",
+        Role::User | Role::Tool => "user",
+        Role::Assistant => "model",
+    };
+    o.insert("role".into(), json!(role));
+    let mut parts = Vec::new();
+    if first.role == Role::Tool {
+        for t in group {
+            let text = content_as_string(&t.content);
+            let response = match serde_json::from_str::<Value>(&text) {
+                Ok(Value::Object(obj)) if t.status != Some(ToolStatus::Error) => Value::Object(obj),
+                _ if t.status == Some(ToolStatus::Error) => json!({"error": text}),
+                _ => json!({"result": text}),
+            };
+            let mut p = Map::new();
+            p.insert("functionResponse".into(), json!({"id": t.tool_call_id, "name": t.name.as_deref().unwrap_or_default(), "response": response}));
+            if t.origin == Some(Format::Gemini) {
+                p.extend(t.extra.clone());
+            }
+            parts.push(Value::Object(p));
+        }
+    } else {
+        parts = parts_of(&first.content, own);
+        for c in &first.tool_calls {
+            let mut p = Map::new();
+            p.insert("functionCall".into(), json!({"id": c.id, "name": c.name, "args": c.args}));
+            if own {
+                p.extend(c.extra.clone());
+            }
+            parts.push(Value::Object(p));
+        }
+        for c in &first.invalid_tool_calls {
+            parts.push(json!({"functionCall": {"id": c.id, "name": c.name, "args": {}}}));
+        }
+    }
+    o.insert("parts".into(), Value::Array(parts));
+    if first.role != Role::Tool {
+        put_extra(&mut o, first, Format::Gemini);
+    }
+    Value::Object(o)
+}

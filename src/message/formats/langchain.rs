@@ -1,0 +1,221 @@
+//! LangChain messages (Python `model_dump()` and JS `toDict().data` shapes).
+//!
+//! Read from three envelopes: the plain dict `{type: "human"|"ai"|"tool"|"system", content, id,
+//! name, tool_calls: [{id, name, args, type: "tool_call"}], invalid_tool_calls, tool_call_id,
+//! status, …}`, the serialized form `{lc: 1, type: "constructor", id: [.., "AIMessage"], kwargs}`,
+//! and `message_to_dict`'s `{type, data}`. Always written as the plain dict. Content blocks follow
+//! LangChain: `text`, OpenAI-style `image_url`, standard `image` (`url` / `base64` + `mime_type`),
+//! `reasoning` and Anthropic-style `thinking`; other blocks pass through untouched.
+//! (Shapes: research/peer-semantics.md §8.)
+
+use super::util::{as_obj, extra_of, kind, opt_array, opt_id, opt_str, put_opt};
+use super::{put_extra, Format};
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
+use serde_json::{json, Map, Value};
+
+const KNOWN: &[&str] = &["type", "content", "id", "name", "tool_calls", "invalid_tool_calls", "tool_call_id", "status"];
+
+pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
+    // Unwrap the two envelopes.
+    if let (Some(kwargs), Some(Value::Array(path))) = (obj.get("kwargs"), obj.get("id")) {
+        let class = path.last().and_then(Value::as_str).unwrap_or_default();
+        let mut data = as_obj(kwargs, "`kwargs`")?.clone();
+        data.entry("type").or_insert_with(|| json!(class_type(class)));
+        return decode(&data);
+    }
+    if let (Some(ty @ Value::String(_)), Some(Value::Object(data))) = (obj.get("type"), obj.get("data")) {
+        let mut data = data.clone();
+        data.insert("type".into(), ty.clone());
+        return decode(&data);
+    }
+    let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
+    let role = match ty {
+        "human" | "user" | "HumanMessageChunk" => Role::User,
+        "ai" | "assistant" | "AIMessageChunk" => Role::Assistant,
+        "system" | "developer" => Role::System,
+        "tool" | "ToolMessageChunk" => Role::Tool,
+        "remove" => return Err(Error::new(ErrorCode::UnknownRole, "a RemoveMessage is a reducer instruction, not a message; pass it to the store as an update").field("type")),
+        other => return Err(Error::new(ErrorCode::UnknownRole, format!("unknown LangChain message type {other:?}; expected human, ai, system or tool")).field("type")),
+    };
+    let mut m = Message::new(role, "");
+    m.content = match obj.get("content") {
+        None => Content::Absent,
+        Some(Value::Null) => Content::Null,
+        Some(Value::String(s)) => Content::Text(s.clone()),
+        Some(Value::Array(blocks)) => Content::Parts(blocks.iter().map(decode_block).collect::<Result<_>>()?),
+        Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string or a list of blocks, got {}", kind(v))).field("content")),
+    };
+    m.id = opt_id(obj, "id")?;
+    m.name = opt_str(obj, "name")?;
+    m.tool_call_id = opt_id(obj, "tool_call_id")?;
+    m.status = match opt_str(obj, "status")?.as_deref() {
+        None => None,
+        Some("success") => Some(ToolStatus::Success),
+        Some("error") => Some(ToolStatus::Error),
+        Some(other) => return Err(Error::new(ErrorCode::InvalidMessage, format!("tool status {other:?} is neither success nor error")).field("status")),
+    };
+    for call in opt_array(obj, "tool_calls")? {
+        let call = as_obj(call, "a tool call")?;
+        let id = opt_id(call, "id")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
+        let name = opt_str(call, "name")?.unwrap_or_default();
+        let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
+        m.tool_calls.push(ToolCall { id, name, args, raw_args: None, extra: extra_of(call, &["id", "name", "args"]) });
+    }
+    for call in opt_array(obj, "invalid_tool_calls")? {
+        let call = as_obj(call, "an invalid tool call")?;
+        let id = opt_id(call, "id")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "an invalid tool call needs an `id`").field("invalid_tool_calls"))?;
+        let args = match call.get("args") {
+            Some(Value::String(s)) => s.clone(),
+            None | Some(Value::Null) => String::new(),
+            Some(v) => v.to_string(),
+        };
+        m.invalid_tool_calls.push(InvalidToolCall {
+            id,
+            name: opt_str(call, "name")?.unwrap_or_default(),
+            args,
+            error: opt_str(call, "error")?,
+            extra: extra_of(call, &["id", "name", "args", "error"]),
+        });
+    }
+    m.extra = extra_of(obj, KNOWN);
+    Ok(m)
+}
+
+/// The dict `type` of a serialized class name (`AIMessage` → `ai`).
+fn class_type(class: &str) -> &'static str {
+    match class.trim_end_matches("Chunk") {
+        "AIMessage" => "ai",
+        "HumanMessage" => "human",
+        "SystemMessage" => "system",
+        "ToolMessage" => "tool",
+        "RemoveMessage" => "remove",
+        _ => "unknown",
+    }
+}
+
+fn decode_block(v: &Value) -> Result<ContentPart> {
+    let Some(b) = v.as_object() else {
+        // LangChain allows bare strings inside content lists.
+        return Ok(match v {
+            Value::String(s) => ContentPart::text(s.clone()),
+            _ => ContentPart::Other { raw: v.clone() },
+        });
+    };
+    Ok(match b.get("type").and_then(Value::as_str) {
+        Some("text") => ContentPart::Text { text: opt_str(b, "text")?.unwrap_or_default(), extra: extra_of(b, &["type", "text"]) },
+        Some("reasoning") if b.get("reasoning").is_some_and(Value::is_string) => ContentPart::Reasoning {
+            text: opt_str(b, "reasoning")?.unwrap_or_default(),
+            extra: extra_of(b, &["type", "reasoning"]),
+        },
+        Some("image_url") => super::openai::decode_part(v)?,
+        Some("image") if b.contains_key("url") || b.contains_key("base64") || b.contains_key("data") => ContentPart::Image {
+            url: opt_str(b, "url")?,
+            data: opt_str(b, "base64")?.or(opt_str(b, "data")?),
+            media_type: opt_str(b, "mime_type")?,
+            extra: extra_of(b, &["type", "url", "base64", "data", "mime_type"]),
+        },
+        _ => ContentPart::Other { raw: v.clone() },
+    })
+}
+
+fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
+    let mut o = Map::new();
+    match part {
+        ContentPart::Text { text, extra } => {
+            o.insert("type".into(), json!("text"));
+            o.insert("text".into(), json!(text));
+            if own {
+                o.extend(extra.clone());
+            }
+        }
+        ContentPart::Reasoning { text, extra } => {
+            o.insert("type".into(), json!("reasoning"));
+            o.insert("reasoning".into(), json!(text));
+            if own {
+                o.extend(extra.clone());
+            }
+        }
+        ContentPart::Image { url, data, media_type, extra } => {
+            o.insert("type".into(), json!("image"));
+            put_opt(&mut o, "url", url.as_deref());
+            put_opt(&mut o, "base64", data.as_deref());
+            put_opt(&mut o, "mime_type", media_type.as_deref());
+            if own {
+                o.extend(extra.clone());
+            }
+        }
+        ContentPart::Other { raw } => return own.then(|| raw.clone()),
+    }
+    Some(Value::Object(o))
+}
+
+pub(super) fn encode(m: &Message) -> Value {
+    let own = m.origin == Some(Format::Langchain);
+    let mut o = Map::new();
+    let ty = match m.role {
+        Role::System => "system",
+        Role::User => "human",
+        Role::Assistant => "ai",
+        Role::Tool => "tool",
+    };
+    o.insert("type".into(), json!(ty));
+    let content = match &m.content {
+        Content::Text(t) => json!(t),
+        Content::Parts(parts) => Value::Array(parts.iter().filter_map(|p| encode_block(p, own)).collect()),
+        Content::Null if own => Value::Null,
+        Content::Null | Content::Absent => json!(""),
+    };
+    if !(own && matches!(m.content, Content::Absent)) {
+        o.insert("content".into(), content);
+    }
+    put_opt(&mut o, "id", m.id.as_deref());
+    put_opt(&mut o, "name", m.name.as_deref());
+    if !m.tool_calls.is_empty() {
+        let calls = m
+            .tool_calls
+            .iter()
+            .map(|c| {
+                let mut call = Map::new();
+                call.insert("id".into(), json!(c.id));
+                call.insert("name".into(), json!(c.name));
+                call.insert("args".into(), c.args.clone());
+                if own {
+                    call.extend(c.extra.clone());
+                } else {
+                    call.insert("type".into(), json!("tool_call"));
+                }
+                Value::Object(call)
+            })
+            .collect();
+        o.insert("tool_calls".into(), Value::Array(calls));
+    }
+    if !m.invalid_tool_calls.is_empty() {
+        let calls = m
+            .invalid_tool_calls
+            .iter()
+            .map(|c| {
+                let mut call = Map::new();
+                call.insert("id".into(), json!(c.id));
+                call.insert("name".into(), json!(c.name));
+                call.insert("args".into(), json!(c.args));
+                if let Some(e) = &c.error {
+                    call.insert("error".into(), json!(e));
+                }
+                if own {
+                    call.extend(c.extra.clone());
+                } else {
+                    call.insert("type".into(), json!("invalid_tool_call"));
+                }
+                Value::Object(call)
+            })
+            .collect();
+        o.insert("invalid_tool_calls".into(), Value::Array(calls));
+    }
+    put_opt(&mut o, "tool_call_id", m.tool_call_id.as_deref());
+    if let Some(s) = m.status {
+        o.insert("status".into(), json!(if s == ToolStatus::Error { "error" } else { "success" }));
+    }
+    put_extra(&mut o, m, Format::Langchain);
+    Value::Object(o)
+}

@@ -1,0 +1,275 @@
+//! Provider formats: detection, decoding into canonical [`Message`]s and encoding back.
+//!
+//! Five formats (DESIGN §2): LangChain (dict, serialized `lc: 1`, and `{type, data}`), OpenAI Chat,
+//! Anthropic Messages, AI SDK `ModelMessage`, Gemini `Content`. Each input message is detected on
+//! its own by its keys, so one list may mix formats; messages that look the same in several
+//! formats (`{role: "user", content: "hi"}`) take the list's dominant format.
+//!
+//! One source message may decode to several canonical messages (an Anthropic user message with
+//! three `tool_result` blocks gives three tool messages), and the encoder groups canonical messages
+//! back the way each provider wants them ([`groups`]): consecutive tool results become one
+//! Anthropic user message, one Gemini user turn, one AI SDK tool message.
+
+mod ai_sdk;
+mod anthropic;
+mod gemini;
+mod langchain;
+mod openai;
+pub(crate) mod util;
+
+use super::{Message, Role};
+use crate::error::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::ops::Range;
+
+#[cfg(target_arch = "wasm32")]
+use tsify::Tsify;
+
+/// A message format. In JS: `"langchain" | "openai" | "anthropic" | "ai-sdk" | "gemini"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// LangChain messages: `{type: "human"|"ai"|"tool"|"system", …}`; also read from
+    /// `{lc: 1, kwargs}` and `{type, data}`. Encoded as the plain dict (`model_dump` shape).
+    Langchain,
+    /// OpenAI Chat Completions messages (`role`, `tool_calls[].function.arguments` as JSON text).
+    Openai,
+    /// Anthropic Messages API (`content` blocks `text`, `tool_use`, `tool_result`, `thinking`).
+    Anthropic,
+    /// Vercel AI SDK `ModelMessage` (parts `tool-call` / `tool-result`, v5 `input` / `output`).
+    AiSdk,
+    /// Google Gemini `Content` (`role: "user"|"model"`, `parts` with `functionCall` /
+    /// `functionResponse`).
+    Gemini,
+}
+
+impl Format {
+    /// All formats, in a fixed order.
+    pub const ALL: [Format; 5] = [Format::Langchain, Format::Openai, Format::Anthropic, Format::AiSdk, Format::Gemini];
+
+    /// The format's name as used in options (`"ai-sdk"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Langchain => "langchain",
+            Format::Openai => "openai",
+            Format::Anthropic => "anthropic",
+            Format::AiSdk => "ai-sdk",
+            Format::Gemini => "gemini",
+        }
+    }
+
+    /// Parses a format name; `INVALID_OPTION` for anything else.
+    pub fn parse(name: &str) -> Result<Format> {
+        Format::ALL.into_iter().find(|f| f.as_str() == name).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidOption,
+                format!("unknown format {name:?}; use one of langchain, openai, anthropic, ai-sdk, gemini"),
+            )
+        })
+    }
+
+    /// Whether consecutive tool results are carried by one message in this format.
+    fn merges_tool_results(self) -> bool {
+        matches!(self, Format::Anthropic | Format::AiSdk | Format::Gemini)
+    }
+}
+
+/// How sure detection is of a message's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detected {
+    /// Keys only this format uses.
+    Sure(Format),
+    /// A plain `{role, content: string}` message that every role-based format shares.
+    Plain,
+}
+
+/// Detects the format of one message from its keys.
+///
+/// Errors: `INVALID_MESSAGE` when `value` is not an object or has neither `role`, `type`, `lc`
+/// nor `parts`.
+pub fn detect(value: &Value) -> Result<Detected> {
+    let obj = value
+        .as_object()
+        .ok_or_else(|| Error::new(ErrorCode::InvalidMessage, format!("a message must be an object, got {}", util::kind(value))))?;
+    if obj.contains_key("lc") && obj.contains_key("kwargs") {
+        return Ok(Detected::Sure(Format::Langchain));
+    }
+    if let Some(Value::String(_)) = obj.get("type") {
+        if !obj.contains_key("role") {
+            return Ok(Detected::Sure(Format::Langchain));
+        }
+    }
+    if obj.get("parts").is_some_and(Value::is_array) {
+        return Ok(Detected::Sure(Format::Gemini));
+    }
+    let Some(role) = obj.get("role").and_then(Value::as_str) else {
+        return Err(Error::new(
+            ErrorCode::InvalidMessage,
+            "a message needs a `role` (OpenAI, Anthropic, AI SDK), a `type` (LangChain), `lc` + `kwargs` (LangChain serialized) or `parts` (Gemini)",
+        ));
+    };
+    if role == "model" {
+        return Ok(Detected::Sure(Format::Gemini));
+    }
+    if obj.contains_key("tool_calls") || obj.contains_key("tool_call_id") || role == "developer" {
+        return Ok(Detected::Sure(Format::Openai));
+    }
+    if obj.contains_key("providerOptions") {
+        return Ok(Detected::Sure(Format::AiSdk));
+    }
+    if let Some(Value::Array(parts)) = obj.get("content") {
+        for part in parts {
+            if let Some(f) = part.get("type").and_then(Value::as_str).and_then(part_format) {
+                return Ok(Detected::Sure(f));
+            }
+            if part.get("cache_control").is_some() || part.get("citations").is_some() {
+                return Ok(Detected::Sure(Format::Anthropic));
+            }
+            if part.get("providerOptions").is_some() {
+                return Ok(Detected::Sure(Format::AiSdk));
+            }
+        }
+    }
+    Ok(Detected::Plain)
+}
+
+/// The format a content-part `type` belongs to, when only one format uses it.
+fn part_format(kind: &str) -> Option<Format> {
+    match kind {
+        "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document" | "server_tool_use"
+        | "web_search_tool_result" => Some(Format::Anthropic),
+        "tool-call" | "tool-result" | "reasoning" | "file" | "tool-approval-request" | "tool-approval-response" => {
+            Some(Format::AiSdk)
+        }
+        "image_url" | "input_audio" | "refusal" => Some(Format::Openai),
+        _ => None,
+    }
+}
+
+/// Canonical messages decoded from a list, with the source index of each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decoded {
+    /// The canonical messages, in order.
+    pub messages: Vec<Message>,
+    /// For each canonical message, the index of the input message it came from.
+    pub source: Vec<usize>,
+    /// The format of each input message (after resolving plain messages to the dominant format).
+    pub formats: Vec<Format>,
+}
+
+/// Decodes a list of messages in any supported format(s).
+///
+/// `hint` is the format given to plain messages that fit several formats; without it, the first
+/// message whose format is certain decides, else OpenAI. Gemini results without ids are paired
+/// with the calls of the preceding model turn by order (Gemini's own rule).
+///
+/// Errors carry the index of the offending input message: `INVALID_MESSAGE`, `UNKNOWN_ROLE`,
+/// `MISSING_TOOL_CALL_ID`, `INVALID_TOOL_CALL`.
+pub fn decode_messages(values: &[Value], hint: Option<Format>) -> Result<Decoded> {
+    let detected = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| detect(v).map_err(|e| e.at(i)))
+        .collect::<Result<Vec<_>>>()?;
+    let dominant = hint
+        .or_else(|| detected.iter().find_map(|d| if let Detected::Sure(f) = d { Some(*f) } else { None }))
+        .unwrap_or(Format::Openai);
+    let mut out = Decoded { messages: Vec::with_capacity(values.len()), source: Vec::with_capacity(values.len()), formats: Vec::with_capacity(values.len()) };
+    let mut gemini_pending: Vec<(String, String)> = Vec::new();
+    for (i, (value, det)) in values.iter().zip(&detected).enumerate() {
+        let format = match det {
+            Detected::Sure(f) => *f,
+            Detected::Plain => dominant,
+        };
+        let decoded = decode_one(value, format).map_err(|e| e.at(i))?;
+        for mut m in decoded {
+            if format == Format::Gemini {
+                gemini::pair_ids(&mut m, &mut gemini_pending, i);
+            }
+            if m.role == Role::Tool && m.tool_call_id.as_deref().is_none_or(str::is_empty) {
+                return Err(Error::new(ErrorCode::MissingToolCallId, "a tool result needs the id of the call it answers (`tool_call_id`)")
+                    .field("tool_call_id")
+                    .at(i));
+            }
+            out.messages.push(m);
+            out.source.push(i);
+        }
+        out.formats.push(format);
+    }
+    Ok(out)
+}
+
+/// Decodes one message known to be in `format`.
+pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
+    let obj = value
+        .as_object()
+        .ok_or_else(|| Error::new(ErrorCode::InvalidMessage, format!("a message must be an object, got {}", util::kind(value))))?;
+    let mut messages = match format {
+        Format::Langchain => vec![langchain::decode(obj)?],
+        Format::Openai => vec![openai::decode(obj)?],
+        Format::Anthropic => anthropic::decode(obj)?,
+        Format::AiSdk => ai_sdk::decode(obj)?,
+        Format::Gemini => gemini::decode(obj)?,
+    };
+    for m in &mut messages {
+        m.origin = Some(format);
+    }
+    Ok(messages)
+}
+
+/// How the encoder groups canonical messages into output messages of `format`: each range becomes
+/// one output message. Consecutive tool results share one message where the format says so.
+pub fn groups(messages: &[Message], format: Format) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(messages.len());
+    for (i, m) in messages.iter().enumerate() {
+        let joins = format.merges_tool_results()
+            && m.role == Role::Tool
+            && i > 0
+            && messages.get(i - 1).is_some_and(|p| p.role == Role::Tool);
+        match out.last_mut() {
+            Some(last) if joins => last.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
+}
+
+/// Encodes one group (see [`groups`]) as one output message.
+pub fn encode_group(group: &[Message], format: Format) -> Value {
+    match format {
+        Format::Langchain => group.first().map_or(Value::Null, langchain::encode),
+        Format::Openai => group.first().map_or(Value::Null, openai::encode),
+        Format::Anthropic => anthropic::encode(group),
+        Format::AiSdk => ai_sdk::encode(group),
+        Format::Gemini => gemini::encode(group),
+    }
+}
+
+/// Encodes canonical messages into `format`.
+///
+/// Fields a message kept in `extra` are emitted only when `format` is the message's origin; when
+/// converting, only what the target format defines is written.
+pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
+    groups(messages, format)
+        .into_iter()
+        .filter_map(|r| messages.get(r))
+        .map(|g| encode_group(g, format))
+        .collect()
+}
+
+/// Writes `extra` fields into `obj` when the message came from `format`, without overwriting the
+/// fields the encoder set.
+pub(crate) fn put_extra(obj: &mut Map<String, Value>, m: &Message, format: Format) {
+    if m.origin == Some(format) {
+        for (k, v) in &m.extra {
+            if !obj.contains_key(k) {
+                obj.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,160 @@
+//! OpenAI Chat Completions messages.
+//!
+//! `{role: "system"|"developer"|"user"|"assistant"|"tool", content: string|null|parts, name?,
+//! tool_calls?: [{id, type: "function", function: {name, arguments: "<JSON text>"}}], tool_call_id?}`.
+//! `developer` decodes to system and encodes as `system`. Arguments that are not JSON become an
+//! invalid tool call (LangChain does the same). Tool results are encoded with string content
+//! (text parts joined), except that a list of text parts from an OpenAI source is kept as is.
+
+use super::util::{args_text, as_obj, call_from_json_text, content_as_string, extra_of, opt_array, opt_id, opt_str, put_opt};
+use super::{put_extra, Format};
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::{Content, ContentPart, Message, Role};
+use serde_json::{json, Map, Value};
+
+const KNOWN: &[&str] = &["role", "content", "name", "tool_calls", "tool_call_id"];
+
+pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
+    let role = match obj.get("role").and_then(Value::as_str).unwrap_or_default() {
+        "system" | "developer" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "tool" => Role::Tool,
+        other => {
+            return Err(Error::new(ErrorCode::UnknownRole, format!("unknown OpenAI role {other:?}; expected system, developer, user, assistant or tool")).field("role"))
+        }
+    };
+    let mut m = Message::new(role, "");
+    m.content = decode_content(obj.get("content"))?;
+    m.name = opt_str(obj, "name")?;
+    m.id = opt_id(obj, "id")?;
+    m.tool_call_id = opt_id(obj, "tool_call_id")?;
+    for call in opt_array(obj, "tool_calls")? {
+        let call = as_obj(call, "a tool call")?;
+        let id = opt_id(call, "id")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
+        let function = call.get("function").and_then(Value::as_object);
+        let name = function.and_then(|f| f.get("name")).and_then(Value::as_str).unwrap_or_default().to_string();
+        let args = match function.and_then(|f| f.get("arguments")) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => String::new(),
+            Some(v) => v.to_string(),
+        };
+        match call_from_json_text(id, name, args, extra_of(call, &["id", "type", "function"])) {
+            Ok(c) => m.tool_calls.push(c),
+            Err(invalid) => m.invalid_tool_calls.push(invalid),
+        }
+    }
+    m.extra = extra_of(obj, KNOWN);
+    Ok(m)
+}
+
+fn decode_content(v: Option<&Value>) -> Result<Content> {
+    Ok(match v {
+        None => Content::Absent,
+        Some(Value::Null) => Content::Null,
+        Some(Value::String(s)) => Content::Text(s.clone()),
+        Some(Value::Array(parts)) => Content::Parts(parts.iter().map(decode_part).collect::<Result<_>>()?),
+        Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string, null or a list of parts, got {}", super::util::kind(v))).field("content")),
+    })
+}
+
+pub(super) fn decode_part(v: &Value) -> Result<ContentPart> {
+    let p = as_obj(v, "a content part")?;
+    Ok(match p.get("type").and_then(Value::as_str) {
+        Some("text") => ContentPart::Text { text: opt_str(p, "text")?.unwrap_or_default(), extra: extra_of(p, &["type", "text"]) },
+        Some("image_url") => {
+            let image = p.get("image_url");
+            let url = match image {
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(Value::Object(o)) => o.get("url").and_then(Value::as_str).map(str::to_string),
+                _ => None,
+            };
+            let extra = image.and_then(Value::as_object).map(|o| extra_of(o, &["url"])).unwrap_or_default();
+            ContentPart::Image { url, data: None, media_type: None, extra }
+        }
+        _ => ContentPart::Other { raw: v.clone() },
+    })
+}
+
+pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Value> {
+    match part {
+        ContentPart::Text { text, extra } => {
+            let mut o = Map::new();
+            o.insert("type".into(), json!("text"));
+            o.insert("text".into(), json!(text));
+            if origin_is_self {
+                o.extend(extra.clone());
+            }
+            Some(Value::Object(o))
+        }
+        ContentPart::Image { url, data, media_type, extra } => {
+            let url = match (url, data) {
+                (Some(u), _) => u.clone(),
+                (None, Some(d)) => format!("data:{};base64,{d}", media_type.as_deref().unwrap_or("image/png")),
+                (None, None) => return None,
+            };
+            let mut image = Map::new();
+            image.insert("url".into(), json!(url));
+            if origin_is_self {
+                image.extend(extra.clone());
+            }
+            Some(json!({"type": "image_url", "image_url": image}))
+        }
+        ContentPart::Reasoning { .. } => None,
+        ContentPart::Other { raw } => origin_is_self.then(|| raw.clone()),
+    }
+}
+
+pub(super) fn encode(m: &Message) -> Value {
+    let own = m.origin == Some(Format::Openai);
+    let mut o = Map::new();
+    let role = match m.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    };
+    o.insert("role".into(), json!(role));
+    let keep_parts = own && !(m.role == Role::Tool && matches!(&m.content, Content::Parts(p) if p.iter().any(|p| !matches!(p, ContentPart::Text { .. }))));
+    match &m.content {
+        Content::Absent => {
+            if m.role != Role::Assistant || (m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty()) {
+                o.insert("content".into(), json!(""));
+            }
+        }
+        Content::Null => {
+            o.insert("content".into(), Value::Null);
+        }
+        Content::Text(t) => {
+            o.insert("content".into(), json!(t));
+        }
+        Content::Parts(_) if m.role == Role::Tool && !keep_parts => {
+            o.insert("content".into(), json!(content_as_string(&m.content)));
+        }
+        Content::Parts(parts) => {
+            let parts: Vec<Value> = parts.iter().filter_map(|p| encode_part(p, own)).collect();
+            o.insert("content".into(), Value::Array(parts));
+        }
+    }
+    put_opt(&mut o, "name", m.name.as_deref());
+    if !m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty() {
+        let mut calls: Vec<Value> = Vec::new();
+        for c in &m.tool_calls {
+            let mut call = Map::new();
+            call.insert("id".into(), json!(c.id));
+            call.insert("type".into(), json!("function"));
+            call.insert("function".into(), json!({"name": c.name, "arguments": args_text(c)}));
+            if own {
+                call.extend(c.extra.clone());
+            }
+            calls.push(Value::Object(call));
+        }
+        for c in &m.invalid_tool_calls {
+            calls.push(json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.args}}));
+        }
+        o.insert("tool_calls".into(), Value::Array(calls));
+    }
+    put_opt(&mut o, "tool_call_id", m.tool_call_id.as_deref());
+    put_extra(&mut o, m, Format::Openai);
+    Value::Object(o)
+}

@@ -1,0 +1,156 @@
+use super::*;
+use crate::message::{Content, ContentPart, ToolStatus};
+use serde_json::json;
+
+fn dec(v: Value) -> Vec<Message> {
+    decode_messages(std::slice::from_ref(&v), None).unwrap().messages
+}
+
+fn roundtrip(v: Value, f: Format) {
+    let d = decode_messages(std::slice::from_ref(&v), Some(f)).unwrap();
+    let back = encode_messages(&d.messages, f);
+    assert_eq!(back, vec![v.clone()], "round trip through {f:?}:\n got {}\nwant {}", back[0], v);
+}
+
+#[test]
+fn detects_each_format() {
+    let cases = [
+        (json!({"type": "human", "content": "hi"}), Format::Langchain),
+        (json!({"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessage"], "kwargs": {"content": "x"}}), Format::Langchain),
+        (json!({"role": "assistant", "content": null, "tool_calls": []}), Format::Openai),
+        (json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t"}]}), Format::Anthropic),
+        (json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "t", "toolName": "x", "output": {"type": "text", "value": "v"}}]}), Format::AiSdk),
+        (json!({"role": "model", "parts": [{"text": "hi"}]}), Format::Gemini),
+    ];
+    for (v, f) in cases {
+        assert_eq!(detect(&v).unwrap(), Detected::Sure(f), "{v}");
+    }
+    assert_eq!(detect(&json!({"role": "user", "content": "hi"})).unwrap(), Detected::Plain);
+    assert_eq!(detect(&json!(3)).unwrap_err().code, ErrorCode::InvalidMessage);
+    assert_eq!(detect(&json!({"content": "x"})).unwrap_err().code, ErrorCode::InvalidMessage);
+}
+
+#[test]
+fn langchain_envelopes_decode_alike() {
+    let dict = json!({"type": "ai", "content": "ok", "id": "a1", "tool_calls": [{"name": "t", "args": {"x": 1}, "id": "c1", "type": "tool_call"}]});
+    let wrapped = json!({"type": "ai", "data": {"content": "ok", "id": "a1", "tool_calls": [{"name": "t", "args": {"x": 1}, "id": "c1", "type": "tool_call"}]}});
+    let lc = json!({"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessage"], "kwargs": {"content": "ok", "id": "a1", "tool_calls": [{"name": "t", "args": {"x": 1}, "id": "c1", "type": "tool_call"}]}});
+    let a = dec(dict);
+    assert_eq!(a, dec(wrapped));
+    let c = dec(lc);
+    assert_eq!(a[0].tool_calls, c[0].tool_calls);
+    assert_eq!(a[0].role, Role::Assistant);
+    assert_eq!(a[0].tool_calls[0].args, json!({"x": 1}));
+}
+
+#[test]
+fn unmodelled_fields_round_trip_in_every_format() {
+    roundtrip(json!({"content": "res", "additional_kwargs": {"k": [1, 2]}, "response_metadata": {}, "type": "tool", "name": "t", "id": "t1", "tool_call_id": "c1", "artifact": {"a": 1}, "status": "error"}), Format::Langchain);
+    roundtrip(json!({"content": "ok", "additional_kwargs": {}, "response_metadata": {"model_provider": "openai"}, "type": "ai", "name": null, "id": "a1",
+        "tool_calls": [{"name": "t", "args": {"x": 1}, "id": "c1", "type": "tool_call"}],
+        "invalid_tool_calls": [{"type": "invalid_tool_call", "id": "c2", "name": "u", "args": "{bad", "error": "parse"}],
+        "usage_metadata": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}}), Format::Langchain);
+    roundtrip(json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\": 1}"}, "index": 0}], "agent": "main", "thought": "t"}), Format::Openai);
+    roundtrip(json!({"role": "tool", "tool_call_id": "c1", "name": "f", "content": "r", "message_type": "observation"}), Format::Openai);
+    roundtrip(json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "sig"}, {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"q": 1}}], "id": "msg_1"}), Format::Anthropic);
+    roundtrip(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a", "is_error": true}, {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "b"}]}]}), Format::Anthropic);
+    roundtrip(json!({"role": "assistant", "content": [{"type": "text", "text": "x"}, {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {"a": 1}, "providerOptions": {"p": {"k": 1}}}]}), Format::AiSdk);
+    roundtrip(json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "f", "output": {"type": "text", "value": "r"}}, {"type": "tool-result", "toolCallId": "c2", "toolName": "f", "output": {"type": "error-text", "value": "bad"}}]}), Format::AiSdk);
+    roundtrip(json!({"role": "model", "parts": [{"text": "x"}, {"functionCall": {"id": "g1", "name": "f", "args": {"a": 1}}, "thoughtSignature": "s"}]}), Format::Gemini);
+    roundtrip(json!({"role": "user", "parts": [{"functionResponse": {"id": "g1", "name": "f", "response": {"result": "r"}}}, {"functionResponse": {"id": "g2", "name": "f", "response": {"rows": [1]}}}]}), Format::Gemini);
+}
+
+#[test]
+fn anthropic_user_message_with_several_results_and_text_splits() {
+    let ms = dec(json!({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "a", "content": "1"},
+        {"type": "tool_result", "tool_use_id": "b", "content": "2", "is_error": true},
+        {"type": "text", "text": "and also"}]}));
+    assert_eq!(ms.len(), 3);
+    assert_eq!((ms[0].role, ms[0].tool_call_id.as_deref()), (Role::Tool, Some("a")));
+    assert_eq!((ms[1].status, ms[1].tool_call_id.as_deref()), (Some(ToolStatus::Error), Some("b")));
+    assert_eq!(ms[2].role, Role::User);
+    assert_eq!(ms[2].content.text(), "and also");
+}
+
+#[test]
+fn converts_a_tool_exchange_between_all_formats() {
+    let openai = vec![
+        json!({"role": "user", "content": "weather?"}),
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{\"city\":\"Paris\"}"}}, {"id": "c2", "type": "function", "function": {"name": "time", "arguments": "{}"}}]}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "sunny"}),
+        json!({"role": "tool", "tool_call_id": "c2", "content": "noon"}),
+        json!({"role": "assistant", "content": "Sunny at noon."}),
+    ];
+    let canon = decode_messages(&openai, None).unwrap().messages;
+    for f in Format::ALL {
+        let encoded = encode_messages(&canon, f);
+        let expected_len = if f.merges_tool_results() { 4 } else { 5 };
+        assert_eq!(encoded.len(), expected_len, "{f:?}: {encoded:?}");
+        let again = decode_messages(&encoded, Some(f)).unwrap().messages;
+        assert_eq!(again.len(), 5, "{f:?}");
+        for (a, b) in canon.iter().zip(&again) {
+            assert_eq!(a.role, b.role, "{f:?}");
+            assert_eq!(a.content.text(), b.content.text(), "{f:?}");
+            assert_eq!(a.tool_call_id, b.tool_call_id, "{f:?}");
+            let ids = |m: &Message| m.tool_calls.iter().map(|c| (c.id.clone(), c.name.clone(), c.args.clone())).collect::<Vec<_>>();
+            assert_eq!(ids(a), ids(b), "{f:?}");
+        }
+    }
+    let anthropic = encode_messages(&canon, Format::Anthropic);
+    assert_eq!(anthropic[2], json!({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "c1", "content": "sunny"},
+        {"type": "tool_result", "tool_use_id": "c2", "content": "noon"}]}));
+    let gemini = encode_messages(&canon, Format::Gemini);
+    assert_eq!(gemini[1]["parts"][0], json!({"functionCall": {"id": "c1", "name": "weather", "args": {"city": "Paris"}}}));
+}
+
+#[test]
+fn invalid_openai_arguments_become_an_invalid_tool_call() {
+    let ms = dec(json!({"role": "assistant", "content": "", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\":1}"}},
+        {"id": "c2", "type": "function", "function": {"name": "g", "arguments": "{bad"}}]}));
+    assert_eq!(ms[0].tool_calls.len(), 1);
+    assert_eq!(ms[0].invalid_tool_calls[0].id, "c2");
+    assert_eq!(ms[0].invalid_tool_calls[0].args, "{bad");
+}
+
+#[test]
+fn gemini_id_less_calls_pair_by_order() {
+    let input = vec![
+        json!({"role": "model", "parts": [{"functionCall": {"name": "a", "args": {}}}, {"functionCall": {"name": "b", "args": {}}}]}),
+        json!({"role": "user", "parts": [{"functionResponse": {"name": "b", "response": {"result": "B"}}}, {"functionResponse": {"name": "a", "response": {"result": "A"}}}]}),
+    ];
+    let ms = decode_messages(&input, None).unwrap().messages;
+    assert_eq!(ms[0].tool_calls[0].id, "gemini-0-0");
+    assert_eq!(ms[1].tool_call_id.as_deref(), Some("gemini-0-1"));
+    assert_eq!(ms[2].tool_call_id.as_deref(), Some("gemini-0-0"));
+}
+
+#[test]
+fn bad_input_gives_typed_errors_with_index() {
+    let cases = [
+        (json!([{"role": "user", "content": "ok"}, "nope"]), ErrorCode::InvalidMessage, 1),
+        (json!([{"role": "critic", "content": "x"}]), ErrorCode::UnknownRole, 0),
+        (json!([{"role": "user", "content": "ok"}, {"role": "tool", "content": "x"}]), ErrorCode::MissingToolCallId, 1),
+        (json!([{"type": "tool", "content": "x"}]), ErrorCode::MissingToolCallId, 0),
+        (json!([{"type": "remove", "id": "x"}]), ErrorCode::UnknownRole, 0),
+        (json!([{"role": "user", "content": 5}]), ErrorCode::InvalidMessage, 0),
+    ];
+    for (input, code, index) in cases {
+        let list = input.as_array().unwrap().clone();
+        let err = decode_messages(&list, None).unwrap_err();
+        assert_eq!((err.code, err.index), (code, Some(index)), "{input}");
+    }
+}
+
+#[test]
+fn content_part_kinds_move_between_formats() {
+    let ms = dec(json!({"role": "user", "content": [{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}));
+    let Content::Parts(parts) = &ms[0].content else { panic!("parts expected") };
+    assert!(matches!(&parts[1], ContentPart::Image { url: Some(u), .. } if u == "https://x/y.png"));
+    let anth = encode_messages(&ms, Format::Anthropic);
+    assert_eq!(anth[0]["content"][1], json!({"type": "image", "source": {"type": "url", "url": "https://x/y.png"}}));
+    let gem = encode_messages(&ms, Format::Gemini);
+    assert_eq!(gem[0]["parts"][1], json!({"fileData": {"mimeType": "image/png", "fileUri": "https://x/y.png"}}));
+}

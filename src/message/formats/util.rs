@@ -1,0 +1,104 @@
+//! Small helpers shared by the format codecs.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::{Content, ContentPart, InvalidToolCall, ToolCall};
+use serde_json::{Map, Value};
+
+/// A short name for the JSON type of `v`, for error messages (never the value itself).
+pub(crate) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The fields of `obj` the caller does not model, verbatim: every key not in `known`, plus known
+/// keys whose value is `null` (so `name: null` comes back as written; encoders never overwrite a
+/// field they set themselves).
+pub(crate) fn extra_of(obj: &Map<String, Value>, known: &[&str]) -> Map<String, Value> {
+    obj.iter()
+        .filter(|(k, v)| v.is_null() || !known.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// An optional string field; `null` counts as absent. Other types are `INVALID_MESSAGE`.
+pub(crate) fn opt_str(obj: &Map<String, Value>, key: &str) -> Result<Option<String>> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(v) => Err(Error::new(ErrorCode::InvalidMessage, format!("`{key}` must be a string, got {}", kind(v))).field(key)),
+    }
+}
+
+/// A string id that may also come as a number (some recorders write numeric ids).
+pub(crate) fn opt_id(obj: &Map<String, Value>, key: &str) -> Result<Option<String>> {
+    match obj.get(key) {
+        Some(Value::Number(n)) => Ok(Some(n.to_string())),
+        _ => opt_str(obj, key),
+    }
+}
+
+/// An optional array field; `null` counts as empty.
+pub(crate) fn opt_array<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'a [Value]> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(a)) => Ok(a.as_slice()),
+        Some(v) => Err(Error::new(ErrorCode::InvalidMessage, format!("`{key}` must be an array, got {}", kind(v))).field(key)),
+    }
+}
+
+/// An element that must be an object.
+pub(crate) fn as_obj<'a>(v: &'a Value, what: &str) -> Result<&'a Map<String, Value>> {
+    v.as_object().ok_or_else(|| Error::new(ErrorCode::InvalidMessage, format!("{what} must be an object, got {}", kind(v))))
+}
+
+/// Parses tool-call arguments sent as JSON text (OpenAI `function.arguments`).
+/// An empty string means no arguments (`{}`), as OpenAI sends for argument-less tools.
+/// Text that does not parse yields an [`InvalidToolCall`] instead of an error.
+pub(crate) fn call_from_json_text(id: String, name: String, text: String, extra: Map<String, Value>) -> std::result::Result<ToolCall, InvalidToolCall> {
+    let parsed = if text.trim().is_empty() { Ok(Value::Object(Map::new())) } else { serde_json::from_str::<Value>(&text) };
+    match parsed {
+        Ok(args) => Ok(ToolCall { id, name, args, raw_args: Some(text), extra }),
+        Err(e) => Err(InvalidToolCall { id, name, args: text, error: Some(format!("arguments are not valid JSON: {e}")), extra }),
+    }
+}
+
+/// The JSON text of a call's arguments: the original text while it still matches `args`.
+pub(crate) fn args_text(call: &ToolCall) -> String {
+    if let Some(raw) = &call.raw_args {
+        let same = if raw.trim().is_empty() {
+            call.args.as_object().is_some_and(Map::is_empty)
+        } else {
+            serde_json::from_str::<Value>(raw).is_ok_and(|v| v == call.args)
+        };
+        if same {
+            return raw.clone();
+        }
+    }
+    call.args.to_string()
+}
+
+/// Tool-result content as one string, for formats that accept only text: text parts joined with
+/// no separator (LangChain's `.text`), anything else as its JSON text. Never returns `""` for
+/// content that was present: an empty list becomes `"[]"`.
+pub(crate) fn content_as_string(content: &Content) -> String {
+    match content {
+        Content::Text(t) => t.clone(),
+        Content::Null | Content::Absent => String::new(),
+        Content::Parts(parts) if parts.is_empty() => "[]".to_string(),
+        Content::Parts(parts) if parts.iter().all(|p| matches!(p, ContentPart::Text { .. })) => content.text(),
+        Content::Parts(parts) => serde_json::to_string(parts).unwrap_or_default(),
+    }
+}
+
+/// Inserts `key: value` only when `value` is `Some`.
+pub(crate) fn put_opt(obj: &mut Map<String, Value>, key: &str, value: Option<&str>) {
+    if let Some(v) = value {
+        obj.insert(key.to_string(), Value::String(v.to_string()));
+    }
+}
