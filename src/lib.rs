@@ -20,4 +20,5 @@ pub mod js;
 pub use error::{Error, ErrorCode};
 pub use message::formats::{decode_messages, encode_messages, Format};
 pub use message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
+pub use repair::{repair, validate, Provider, RepairOptions, RepairReport, Violation};
 

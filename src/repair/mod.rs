@@ -1,1 +1,205 @@
-//! placeholder
+//! Tool-call integrity: provider validation and dangling tool-call repair (DESIGN §5).
+//!
+//! Both run on [`Shape`]s, the structure of each message, so the JS binding can validate and
+//! repair the caller's own objects without converting them. [`validate`] and [`repair`] here are
+//! the canonical-message entry points.
+
+mod plan;
+mod shape;
+mod validate;
+
+pub use plan::{plan, Action, ContentFix, Fix, FixKind, Item, Reason, RepairOptions};
+pub use shape::{is_placeholder, parse_skeleton, shapes_of, CallShape, Shape, ToolContent, FIELD_SEP, RECORD_SEP};
+pub use validate::{validate as validate_shapes, Provider, Rule, Violation};
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::formats::util::content_as_string;
+use crate::message::formats::{decode_messages, encode_group, group_roles, Format};
+use crate::message::{Content, ContentPart, Message, Role, ToolStatus};
+use serde_json::Value;
+
+/// The report of a repair: every fix, in input order.
+pub type RepairReport = Vec<Fix>;
+
+/// Shapes of canonical messages that are their own input (message `i` came from input `i`).
+fn own_shapes(messages: &[Message]) -> Vec<Shape> {
+    messages.iter().enumerate().map(|(i, m)| Shape::of(m, i, 0, m.origin.unwrap_or(Format::Openai))).collect()
+}
+
+/// Every violation of `provider`'s rules in `messages`, in order. Indices are positions in `messages`.
+pub fn validate(messages: &[Message], provider: Provider) -> Vec<Violation> {
+    validate_shapes(&own_shapes(messages), provider)
+}
+
+/// Repairs `messages` (see [`plan`] for the semantics) and reports each fix. The output passes
+/// [`validate`] for `opts.provider` (OpenAI when unset), and repairing it again changes nothing.
+pub fn repair(messages: &[Message], opts: &RepairOptions) -> (Vec<Message>, RepairReport) {
+    let (items, report) = plan(&own_shapes(messages), opts);
+    let out = items.iter().filter_map(|item| materialize(item, messages, opts)).collect();
+    (out, report)
+}
+
+/// The message an [`Item`] stands for: a kept message (with its content fix) or a placeholder.
+pub fn materialize(item: &Item, messages: &[Message], opts: &RepairOptions) -> Option<Message> {
+    match item {
+        Item::Keep(i, fix) => messages.get(*i).map(|m| apply_fix(m.clone(), *fix)),
+        Item::Synthetic { id, name, reason, .. } => {
+            let text = match &opts.text {
+                Some(t) => t.replace("{name}", name).replace("{id}", id).replace("{reason}", &serde_json::to_value(reason).ok()?.as_str().unwrap_or_default().to_string()),
+                None => reason.text(name, id),
+            };
+            let mut m = Message::tool_result(id.clone(), text, ToolStatus::Error);
+            m.name = Some(if name.is_empty() { "unknown".to_string() } else { name.clone() });
+            Some(m)
+        }
+    }
+}
+
+/// Applies a [`ContentFix`] to one message.
+pub fn apply_fix(mut m: Message, fix: ContentFix) -> Message {
+    if fix.drop_empty_text {
+        if let Content::Parts(parts) = &mut m.content {
+            parts.retain(|p| !matches!(p, ContentPart::Text { text, .. } if text.is_empty()));
+        }
+    }
+    if fix.tool_content_to_text {
+        m.content = Content::Text(tool_text(&m.content));
+    }
+    m
+}
+
+/// Tool-result content as text for a text-only provider: text parts joined, `[]` as `"[]"`,
+/// media replaced by a note saying it was left out, other blocks as their JSON text.
+fn tool_text(content: &Content) -> String {
+    let Content::Parts(parts) = content else { return content_as_string(content) };
+    if parts.is_empty() || parts.iter().all(|p| matches!(p, ContentPart::Text { .. })) {
+        return content_as_string(content);
+    }
+    parts
+        .iter()
+        .map(|p| match p {
+            ContentPart::Text { text, .. } => text.clone(),
+            ContentPart::Image { .. } => "[image omitted: this provider takes only text in tool results]".to_string(),
+            ContentPart::Reasoning { text, .. } => text.clone(),
+            ContentPart::Other { raw } => match raw.get("type").and_then(|t| t.as_str()) {
+                Some(t) if ["image", "audio", "file", "document", "media"].iter().any(|k| t.contains(k)) => {
+                    format!("[{t} omitted: this provider takes only text in tool results]")
+                }
+                _ => raw.to_string(),
+            },
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One message of a repaired input list: an input message kept as it was (by index), or a new
+/// or rewritten message already encoded in its format.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    /// The input message at this index, untouched (in JS: the very same object).
+    Original(usize),
+    /// A message that changed or was added, encoded in the format of its neighbours.
+    New(Value),
+}
+
+/// Turns a repair plan over input messages into output messages.
+///
+/// Items are grouped as the target format groups messages ([`group_roles`]); a group that is
+/// exactly one whole input message, unchanged, is kept as [`Output::Original`]; any other group is
+/// materialised (`unit(i)` gives the canonical message at position `i`, decoded on demand, so
+/// untouched input messages are never converted) and encoded.
+pub fn assemble(
+    items: &[Item],
+    shapes: &[Shape],
+    opts: &RepairOptions,
+    mut unit: impl FnMut(usize) -> Result<Message>,
+) -> Result<Vec<Output>> {
+    let format_of = |item: &Item| {
+        let i = match item {
+            Item::Keep(i, _) => *i,
+            Item::Synthetic { after, .. } => *after,
+        };
+        shapes.get(i).map_or(Format::Openai, |s| s.format)
+    };
+    let role_of = |item: &Item| match item {
+        Item::Keep(i, _) => shapes.get(*i).map_or(Role::User, |s| s.role),
+        Item::Synthetic { .. } => Role::Tool,
+    };
+    let units_of_source = |s: usize, from: usize| shapes.iter().skip(from).take_while(|x| x.source == s).count();
+    let mut out = Vec::with_capacity(items.len());
+    let mut start = 0;
+    while start < items.len() {
+        let format = items.get(start).map_or(Format::Openai, format_of);
+        let end = start + items.iter().skip(start).take_while(|it| format_of(it) == format).count();
+        let run = items.get(start..end).unwrap_or_default();
+        let roles: Vec<Role> = run.iter().map(role_of).collect();
+        for range in group_roles(&roles, format) {
+            let group = run.get(range).unwrap_or_default();
+            if let Some(src) = whole_source(group, shapes, &units_of_source) {
+                out.push(Output::Original(src));
+                continue;
+            }
+            let mut messages = Vec::with_capacity(group.len());
+            for item in group {
+                let m = match item {
+                    Item::Keep(i, fix) => apply_fix(unit(*i)?, *fix),
+                    synthetic => materialize(synthetic, &[], opts).ok_or_else(|| Error::new(ErrorCode::InvalidOption, "the placeholder text template could not be applied"))?,
+                };
+                messages.push(m);
+            }
+            out.push(Output::New(encode_group(&messages, format)));
+        }
+        start = end;
+    }
+    Ok(out)
+}
+
+/// The input index when `group` is exactly all canonical messages of one input message, in order
+/// and unchanged.
+fn whole_source(group: &[Item], shapes: &[Shape], units_of_source: &dyn Fn(usize, usize) -> usize) -> Option<usize> {
+    let mut first = None;
+    for (k, item) in group.iter().enumerate() {
+        let Item::Keep(i, fix) = item else { return None };
+        if !fix.is_none() {
+            return None;
+        }
+        match first {
+            None => first = Some(*i),
+            Some(f) if *i == f + k => {}
+            Some(_) => return None,
+        }
+    }
+    let f = first?;
+    let s = shapes.get(f)?;
+    (s.part == 0 && units_of_source(s.source, f) == group.len()).then_some(s.source)
+}
+
+/// Validates a list of input messages in any format(s); indices are input positions.
+///
+/// Errors: the decoding errors of [`decode_messages`], with the input index.
+pub fn validate_values(values: &[Value], provider: Provider) -> Result<Vec<Violation>> {
+    let d = decode_messages(values, None)?;
+    Ok(validate_shapes(&shapes_of(&d.messages, &d.source, &d.formats), provider))
+}
+
+/// Repairs a list of input messages in any format(s): unchanged messages come back as they were,
+/// changed and new ones in the format of their neighbours.
+pub fn repair_values(values: &[Value], opts: &RepairOptions) -> Result<(Vec<Value>, RepairReport)> {
+    let d = decode_messages(values, None)?;
+    let shapes = shapes_of(&d.messages, &d.source, &d.formats);
+    let (items, report) = plan(&shapes, opts);
+    let out = assemble(&items, &shapes, opts, |i| {
+        d.messages.get(i).cloned().ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "internal: message index out of range"))
+    })?;
+    let values = out
+        .into_iter()
+        .map(|o| match o {
+            Output::Original(s) => values.get(s).cloned().unwrap_or(Value::Null),
+            Output::New(v) => v,
+        })
+        .collect();
+    Ok((values, report))
+}
+
+#[cfg(test)]
+mod tests;

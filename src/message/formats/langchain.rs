@@ -44,6 +44,8 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         Some(Value::Null) => Content::Null,
         Some(Value::String(s)) => Content::Text(s.clone()),
         Some(Value::Array(blocks)) => Content::Parts(blocks.iter().map(decode_block).collect::<Result<_>>()?),
+        // LangChain JS lets a ToolMessage carry any JSON; it is kept whole.
+        Some(v @ Value::Object(_)) => Content::Parts(vec![ContentPart::Other { raw: v.clone() }]),
         Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string or a list of blocks, got {}", kind(v))).field("content")),
     };
     m.id = opt_id(obj, "id")?;

@@ -222,12 +222,17 @@ pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
 /// How the encoder groups canonical messages into output messages of `format`: each range becomes
 /// one output message. Consecutive tool results share one message where the format says so.
 pub fn groups(messages: &[Message], format: Format) -> Vec<Range<usize>> {
-    let mut out: Vec<Range<usize>> = Vec::with_capacity(messages.len());
-    for (i, m) in messages.iter().enumerate() {
+    group_roles(&messages.iter().map(|m| m.role).collect::<Vec<_>>(), format)
+}
+
+/// [`groups`] from the roles alone.
+pub fn group_roles(roles: &[Role], format: Format) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(roles.len());
+    for (i, role) in roles.iter().enumerate() {
         let joins = format.merges_tool_results()
-            && m.role == Role::Tool
+            && *role == Role::Tool
             && i > 0
-            && messages.get(i - 1).is_some_and(|p| p.role == Role::Tool);
+            && roles.get(i - 1) == Some(&Role::Tool);
         match out.last_mut() {
             Some(last) if joins => last.end = i + 1,
             _ => out.push(i..i + 1),

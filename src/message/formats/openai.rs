@@ -54,6 +54,7 @@ fn decode_content(v: Option<&Value>) -> Result<Content> {
         Some(Value::Null) => Content::Null,
         Some(Value::String(s)) => Content::Text(s.clone()),
         Some(Value::Array(parts)) => Content::Parts(parts.iter().map(decode_part).collect::<Result<_>>()?),
+        Some(v @ Value::Object(_)) => Content::Parts(vec![ContentPart::Other { raw: v.clone() }]),
         Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string, null or a list of parts, got {}", super::util::kind(v))).field("content")),
     })
 }

@@ -91,6 +91,13 @@ pub(crate) fn content_as_string(content: &Content) -> String {
         Content::Text(t) => t.clone(),
         Content::Null | Content::Absent => String::new(),
         Content::Parts(parts) if parts.is_empty() => "[]".to_string(),
+        // A whole JSON object given as content (not a typed block): its JSON text.
+        Content::Parts(parts) if matches!(parts.as_slice(), [ContentPart::Other { raw }] if raw.get("type").is_none()) => {
+            parts.first().map(|p| match p {
+                ContentPart::Other { raw } => raw.to_string(),
+                _ => String::new(),
+            }).unwrap_or_default()
+        }
         Content::Parts(parts) if parts.iter().all(|p| matches!(p, ContentPart::Text { .. })) => content.text(),
         Content::Parts(parts) => serde_json::to_string(parts).unwrap_or_default(),
     }

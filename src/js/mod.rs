@@ -1,0 +1,115 @@
+//! wasm-bindgen bindings: convert JS values, call the core, convert the result. No domain logic.
+//!
+//! Every export returns `Result<_, JsValue>`; errors are real JS `Error`s with a stable `code`
+//! and `details` ([`interop::to_js_error`]). Outputs use serde-wasm-bindgen's JSON-compatible
+//! serializer (plain objects, never `Map`s; BOUNDARY.md trap 1).
+
+mod interop;
+
+use crate::message::formats::{decode_messages, decode_one, encode_messages, Format};
+use crate::repair::{self, assemble, parse_skeleton, plan, Output, Provider, RepairOptions};
+use crate::transcript;
+use interop::{from_js, input_values, to_js, to_js_error};
+use js_sys::Array;
+use std::collections::HashMap;
+use wasm_bindgen::prelude::*;
+
+type JsResult<T> = Result<T, JsValue>;
+
+/// Converts messages (an array, or its JSON text) from any supported format(s) to `to`
+/// (`"langchain" | "openai" | "anthropic" | "ai-sdk" | "gemini"`).
+///
+/// Throws `INVALID_MESSAGE`, `UNKNOWN_ROLE`, `MISSING_TOOL_CALL_ID`, `INVALID_TOOL_CALL` (with
+/// `details.index`), `INVALID_JSON`, `INVALID_OPTION`.
+#[wasm_bindgen(js_name = convertMessages, unchecked_return_type = "unknown[]")]
+pub fn convert_messages(messages: JsValue, to: &str) -> JsResult<JsValue> {
+    let format = Format::parse(to).map_err(to_js_error)?;
+    let values = input_values(messages)?;
+    let decoded = decode_messages(&values, None).map_err(to_js_error)?;
+    to_js(&encode_messages(&decoded.messages, format))
+}
+
+/// Decodes messages (array or JSON text) into canonical `Message`s.
+#[wasm_bindgen(js_name = decodeMessages, unchecked_return_type = "Message[]")]
+pub fn decode(messages: JsValue) -> JsResult<JsValue> {
+    let values = input_values(messages)?;
+    to_js(&decode_messages(&values, None).map_err(to_js_error)?.messages)
+}
+
+/// Validates from the structure skeleton the façade extracted (see `repair::parse_skeleton`).
+#[wasm_bindgen(js_name = validateSkeleton, unchecked_return_type = "Violation[]")]
+pub fn validate_skeleton(skeleton: &str, provider: &str) -> JsResult<JsValue> {
+    let provider = Provider::parse(provider).map_err(to_js_error)?;
+    let shapes = parse_skeleton(skeleton).map_err(to_js_error)?;
+    to_js(&repair::validate_shapes(&shapes, provider))
+}
+
+/// Validates messages given as JSON text (or an array, converted whole).
+#[wasm_bindgen(js_name = validateJson, unchecked_return_type = "Violation[]")]
+pub fn validate_json(messages: JsValue, provider: &str) -> JsResult<JsValue> {
+    let provider = Provider::parse(provider).map_err(to_js_error)?;
+    let values = input_values(messages)?;
+    to_js(&repair::validate_values(&values, provider).map_err(to_js_error)?)
+}
+
+
+/// Repairs the caller's own array from its skeleton: untouched messages are returned as the very
+/// same objects; only messages that change are decoded, fixed and encoded.
+/// Returns `{messages, report}`.
+#[wasm_bindgen(js_name = repairSkeleton, unchecked_return_type = "{ messages: unknown[]; report: Fix[] }")]
+pub fn repair_skeleton(messages: &Array, skeleton: &str, opts: JsValue) -> JsResult<JsValue> {
+    let opts: RepairOptions = if opts.is_undefined() || opts.is_null() { RepairOptions::default() } else { from_js(opts)? };
+    let shapes = parse_skeleton(skeleton).map_err(to_js_error)?;
+    let (items, report) = plan(&shapes, &opts);
+    let mut decoded: HashMap<usize, Vec<crate::Message>> = HashMap::new();
+    let out = assemble(&items, &shapes, &opts, |i| {
+        let shape = shapes.get(i).ok_or_else(|| internal("message index out of range"))?;
+        if !decoded.contains_key(&shape.source) {
+            let value: serde_json::Value = serde_wasm_bindgen::from_value(messages.get(shape.source as u32))
+                .map_err(|e| crate::Error::new(crate::ErrorCode::InvalidMessage, e.to_string()).at(shape.source))?;
+            let units = decode_one(&value, shape.format).map_err(|e| e.at(shape.source))?;
+            decoded.insert(shape.source, units);
+        }
+        decoded
+            .get(&shape.source)
+            .and_then(|u| u.get(shape.part))
+            .cloned()
+            .ok_or_else(|| internal("the message skeleton does not match the message"))
+    })
+    .map_err(to_js_error)?;
+    let result = Array::new();
+    for o in out {
+        match o {
+            Output::Original(s) => result.push(&messages.get(s as u32)),
+            Output::New(v) => result.push(&to_js(&v)?),
+        };
+    }
+    let obj = js_sys::Object::new();
+    js_sys::Reflect::set(&obj, &"messages".into(), &result)?;
+    js_sys::Reflect::set(&obj, &"report".into(), &to_js(&report)?)?;
+    Ok(obj.into())
+}
+
+fn internal(what: &str) -> crate::Error {
+    crate::Error::new(crate::ErrorCode::InvalidMessage, format!("internal: {what}"))
+}
+
+/// Repairs messages given as JSON text (or an array, converted whole). Returns `{messages, report}`.
+#[wasm_bindgen(js_name = repairJson, unchecked_return_type = "{ messages: unknown[]; report: Fix[] }")]
+pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
+    let opts: RepairOptions = if opts.is_undefined() || opts.is_null() { RepairOptions::default() } else { from_js(opts)? };
+    let values = input_values(messages)?;
+    let (messages, report) = repair::repair_values(&values, &opts).map_err(to_js_error)?;
+    to_js(&serde_json::json!({"messages": messages, "report": report}))
+}
+
+/// Reads a recorded transcript (tau-bench, SWE-agent, Claude Code JSONL, OpenHands, or a plain
+/// message array) from its text. Returns `{kind, runs}`, each run encoded in `format`
+/// (default `"openai"`).
+#[wasm_bindgen(js_name = readTranscript, unchecked_return_type = "{ kind: string; runs: unknown[][] }")]
+pub fn read_transcript(text: &str, format: Option<String>) -> JsResult<JsValue> {
+    let format = Format::parse(format.as_deref().unwrap_or("openai")).map_err(to_js_error)?;
+    let t = transcript::read_transcript(text).map_err(to_js_error)?;
+    let runs: Vec<Vec<serde_json::Value>> = t.runs.iter().map(|r| encode_messages(r, format)).collect();
+    to_js(&serde_json::json!({"kind": t.kind, "runs": runs}))
+}

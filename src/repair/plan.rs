@@ -1,0 +1,267 @@
+//! Dangling tool-call repair (DESIGN §5), computed as a plan over [`Shape`]s.
+//!
+//! Semantics:
+//! - The WHOLE history is scanned, not only the last assistant message.
+//! - A call without a result gets a synthetic tool result with status `error`, placed right after
+//!   its assistant message and before the real results there (deepagents `PatchToolCalls` places
+//!   it the same way). Its text says why: missing, interrupted, rejected, or invalid arguments.
+//! - A result that exists but sits elsewhere is moved next to its call, never duplicated.
+//! - Several results for one call: the real one is kept over a placeholder, then the first.
+//! - Orphan results (no call) are dropped, or kept in place with `keep_orphans`.
+//! - Empty text parts are dropped; an assistant message left with nothing is dropped.
+//! - For text-only providers, tool content becomes a string (`[]` → `"[]"`, text parts joined,
+//!   JSON as its text, media replaced by a note).
+//! - Idempotent; a real result is never dropped unless it duplicates another real result.
+
+use super::shape::{Shape, ToolContent};
+use super::validate::{block_owner, Provider};
+use crate::message::Role;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+
+#[cfg(target_arch = "wasm32")]
+use tsify::Tsify;
+
+/// Why a call got a synthetic result. In JS: `"missing" | "interrupted" | "rejected" | "invalid_args"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// No result was recorded (the default).
+    Missing,
+    /// The run was interrupted before the tool finished.
+    Interrupted,
+    /// A reviewer rejected the call, so it never ran.
+    Rejected,
+    /// The arguments did not parse, so it could not run.
+    InvalidArgs,
+}
+
+impl Reason {
+    /// The placeholder text for a call. Follows deepagents' template (`Tool call {name} with id
+    /// {id} …`) so placeholders written by either are recognised; never claims the user cancelled.
+    pub fn text(self, name: &str, id: &str) -> String {
+        let name = if name.is_empty() { "unknown" } else { name };
+        match self {
+            Reason::Missing => format!("Tool call {name} with id {id} did not complete - no result was recorded."),
+            Reason::Interrupted => format!("Tool call {name} with id {id} was interrupted before it completed - no result was recorded."),
+            Reason::Rejected => format!("Tool call {name} with id {id} was rejected by a reviewer and did not run."),
+            Reason::InvalidArgs => format!("Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."),
+        }
+    }
+}
+
+/// Options of a repair.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase", default)]
+pub struct RepairOptions {
+    /// The provider the history is meant for; its text-only rules apply. Default: OpenAI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<Provider>,
+    /// Reasons for particular calls, by call id (e.g. `{c1: "rejected"}` after a human review).
+    #[serde(skip_serializing_if = "HashMap::is_empty")]
+    pub reasons: HashMap<String, Reason>,
+    /// Keep results that answer no call (default: drop them). They are always reported.
+    pub keep_orphans: bool,
+    /// Placeholder text template; `{name}`, `{id}` and `{reason}` are substituted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// What a fix was about. In JS the snake_case string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "snake_case")]
+pub enum FixKind {
+    /// A call had no result.
+    MissingResult,
+    /// A call with unparsable arguments had no result.
+    InvalidArgs,
+    /// A call was interrupted (by option).
+    Interrupted,
+    /// A call was rejected (by option).
+    Rejected,
+    /// A result was not next to its call.
+    MisplacedResult,
+    /// A second result for one call.
+    DuplicateResult,
+    /// A result that answers no call.
+    OrphanResult,
+    /// An empty text part.
+    EmptyText,
+    /// A message left with no content.
+    EmptyMessage,
+    /// Tool content rewritten as text for a text-only provider.
+    ToolContent,
+}
+
+/// What was done. In JS the snake_case string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// A synthetic result was inserted.
+    Inserted,
+    /// A message was moved.
+    Moved,
+    /// A message or part was dropped.
+    Dropped,
+    /// A message was kept although it breaks a rule (by option).
+    Kept,
+    /// A message's content was rewritten.
+    Rewritten,
+}
+
+/// One fix made by a repair.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct Fix {
+    /// What it was about.
+    pub kind: FixKind,
+    /// What was done.
+    pub action: Action,
+    /// Index in the caller's input of the message concerned (for an insert: the assistant message
+    /// that made the call).
+    pub index: usize,
+    /// The tool call concerned, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+/// A change to one kept message's content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContentFix {
+    /// Drop empty text parts.
+    pub drop_empty_text: bool,
+    /// Rewrite tool content as one string.
+    pub tool_content_to_text: bool,
+}
+
+impl ContentFix {
+    /// True when nothing changes.
+    pub fn is_none(self) -> bool {
+        !self.drop_empty_text && !self.tool_content_to_text
+    }
+}
+
+/// One message of the repaired history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    /// The canonical message at this position of the input, maybe with its content fixed.
+    Keep(usize, ContentFix),
+    /// A synthetic error result for call `id` of tool `name`, made by the message at `after`.
+    Synthetic {
+        /// The call id.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// Why it has no result.
+        reason: Reason,
+        /// The canonical message (assistant) that made the call.
+        after: usize,
+    },
+}
+
+/// Computes the repaired order of messages and the report.
+pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
+    let provider = opts.provider.unwrap_or(Provider::Openai);
+    let mut report = Vec::new();
+    let fix = |kind, action, index, id: Option<&str>| Fix { kind, action, index, tool_call_id: id.map(str::to_string) };
+
+    // Which result answers which call occurrence: real results first, then placeholders, each in
+    // input order, and each result at most once.
+    let mut results: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, s) in shapes.iter().enumerate() {
+        if let (Role::Tool, Some(id)) = (s.role, s.tool_call_id.as_deref()) {
+            results.entry(id).or_default().push(i);
+        }
+    }
+    for list in results.values_mut() {
+        list.sort_by_key(|&i| (shapes.get(i).is_some_and(|s| s.synthetic), i));
+    }
+    let called: HashSet<&str> = shapes.iter().flat_map(|s| s.calls.iter().map(|c| c.id.as_str())).collect();
+    let owner = block_owner(shapes);
+    let mut used: HashSet<usize> = HashSet::new();
+    let mut answers: Vec<Vec<Item>> = vec![Vec::new(); shapes.len()];
+    for (a, s) in shapes.iter().enumerate().filter(|(_, s)| s.role == Role::Assistant) {
+        let mut synthetic = Vec::new();
+        let mut real = Vec::new();
+        for c in &s.calls {
+            let pick = results.get(c.id.as_str()).and_then(|l| l.iter().copied().find(|r| !used.contains(r)));
+            match pick {
+                Some(r) => {
+                    used.insert(r);
+                    real.push(r);
+                    if owner.get(r) != Some(&Some(a)) {
+                        report.push(fix(FixKind::MisplacedResult, Action::Moved, shapes.get(r).map_or(0, |t| t.source), Some(&c.id)));
+                    }
+                }
+                None => {
+                    let reason = opts.reasons.get(&c.id).copied().unwrap_or(if c.invalid { Reason::InvalidArgs } else { Reason::Missing });
+                    let kind = match reason {
+                        Reason::Missing => FixKind::MissingResult,
+                        Reason::InvalidArgs => FixKind::InvalidArgs,
+                        Reason::Interrupted => FixKind::Interrupted,
+                        Reason::Rejected => FixKind::Rejected,
+                    };
+                    report.push(fix(kind, Action::Inserted, s.source, Some(&c.id)));
+                    synthetic.push(Item::Synthetic { id: c.id.clone(), name: c.name.clone(), reason, after: a });
+                }
+            }
+        }
+        real.sort_unstable();
+        if let Some(slot) = answers.get_mut(a) {
+            slot.extend(synthetic);
+            slot.extend(real.into_iter().map(|r| Item::Keep(r, tool_fix(shapes.get(r), provider))));
+        }
+    }
+
+    let mut items = Vec::with_capacity(shapes.len());
+    for (i, s) in shapes.iter().enumerate() {
+        match s.role {
+            Role::Tool if used.contains(&i) => {} // placed after its call
+            Role::Tool => {
+                let id = s.tool_call_id.as_deref();
+                if id.is_some_and(|id| called.contains(id)) {
+                    report.push(fix(FixKind::DuplicateResult, Action::Dropped, s.source, id));
+                } else if opts.keep_orphans {
+                    report.push(fix(FixKind::OrphanResult, Action::Kept, s.source, id));
+                    items.push(Item::Keep(i, tool_fix(Some(s), provider)));
+                } else {
+                    report.push(fix(FixKind::OrphanResult, Action::Dropped, s.source, id));
+                }
+            }
+            _ => {
+                let content_fix = ContentFix { drop_empty_text: s.empty_text_part, tool_content_to_text: false };
+                if s.role == Role::Assistant && s.empty && s.calls.is_empty() {
+                    report.push(fix(FixKind::EmptyMessage, Action::Dropped, s.source, None));
+                    continue;
+                }
+                if s.empty_text_part {
+                    report.push(fix(FixKind::EmptyText, Action::Dropped, s.source, None));
+                }
+                items.push(Item::Keep(i, content_fix));
+                if let Some(slot) = answers.get_mut(i) {
+                    items.append(slot);
+                }
+            }
+        }
+    }
+    for item in &items {
+        if let Item::Keep(i, f) = item {
+            if f.tool_content_to_text {
+                let s = shapes.get(*i);
+                report.push(fix(FixKind::ToolContent, Action::Rewritten, s.map_or(0, |s| s.source), s.and_then(|s| s.tool_call_id.as_deref())));
+            }
+        }
+    }
+    report.sort_by_key(|f| f.index);
+    (items, report)
+}
+
+fn tool_fix(s: Option<&Shape>, provider: Provider) -> ContentFix {
+    let needs = s.is_some_and(|s| provider.text_only_tool_results() && s.tool_content != ToolContent::Text);
+    ContentFix { drop_empty_text: false, tool_content_to_text: needs }
+}

@@ -1,0 +1,214 @@
+//! The structure of a message that validation and repair need, and nothing else.
+//!
+//! Validation and repair read only roles, call ids, result ids and a few content flags, so they
+//! run on [`Shape`]s: built from canonical messages natively ([`Shape::of`]), or from the compact
+//! skeleton text the JS façade extracts from the caller's own objects without converting them
+//! ([`parse_skeleton`]; BOUNDARY.md: conversion costs more than the repair).
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::formats::{util::content_as_string, Format};
+use crate::message::{Content, ContentPart, Message, Role, ToolStatus};
+
+/// One tool call as validation sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallShape {
+    /// The call id.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments did not parse (an invalid tool call).
+    pub invalid: bool,
+}
+
+/// What a tool result's content is made of (for providers that accept only text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolContent {
+    /// A string (or no content).
+    Text,
+    /// A non-empty list of text parts only.
+    TextParts,
+    /// An empty list, `[]`.
+    EmptyParts,
+    /// Parts that are not text but can be written as JSON text (an object, unknown blocks).
+    Json,
+    /// Media (image, audio, file) that a text-only provider cannot take.
+    Media,
+}
+
+/// The structure of one canonical message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    /// Index of the caller's input message this came from.
+    pub source: usize,
+    /// Position among the canonical messages decoded from that input message.
+    pub part: usize,
+    /// The format of the input message.
+    pub format: Format,
+    /// The role.
+    pub role: Role,
+    /// Calls made (valid, then invalid), for an assistant message.
+    pub calls: Vec<CallShape>,
+    /// For a tool result, the call it answers.
+    pub tool_call_id: Option<String>,
+    /// Some text part is empty (`{type: "text", text: ""}`).
+    pub empty_text_part: bool,
+    /// The content carries nothing (absent, null, `""`, or only empty text parts).
+    pub empty: bool,
+    /// For a tool result: what its content is made of.
+    pub tool_content: ToolContent,
+    /// For a tool result: it reports an error.
+    pub error: bool,
+    /// For a tool result: it is a placeholder written by a repair (ours or deepagents'), recognised
+    /// by its text `Tool call <name> with id <id> …`.
+    pub synthetic: bool,
+}
+
+/// True when `text` is a repair placeholder for call `id` (ours or deepagents' PatchToolCalls).
+pub fn is_placeholder(text: &str, id: &str) -> bool {
+    text.starts_with("Tool call ") && text.contains(&format!(" with id {id} "))
+}
+
+impl Shape {
+    /// The shape of a canonical message that came from input message `source`.
+    pub fn of(m: &Message, source: usize, part: usize, format: Format) -> Shape {
+        let (empty_text_part, empty) = match &m.content {
+            Content::Parts(parts) => {
+                let empty_text = parts.iter().any(|p| matches!(p, ContentPart::Text { text, .. } if text.is_empty()));
+                let all_empty = parts.iter().all(|p| matches!(p, ContentPart::Text { text, .. } if text.is_empty()));
+                (empty_text, all_empty)
+            }
+            c => (false, c.is_empty()),
+        };
+        let tool_content = match &m.content {
+            Content::Parts(p) if p.is_empty() => ToolContent::EmptyParts,
+            Content::Parts(p) if p.iter().all(|p| matches!(p, ContentPart::Text { .. })) => ToolContent::TextParts,
+            Content::Parts(p) if p.iter().any(|p| matches!(p, ContentPart::Image { .. })) || p.iter().any(is_media) => ToolContent::Media,
+            Content::Parts(_) => ToolContent::Json,
+            _ => ToolContent::Text,
+        };
+        let synthetic = m.role == Role::Tool
+            && m.status != Some(ToolStatus::Success)
+            && m.tool_call_id.as_deref().is_some_and(|id| is_placeholder(&content_as_string(&m.content), id));
+        Shape {
+            source,
+            part,
+            format,
+            role: m.role,
+            calls: m
+                .tool_calls
+                .iter()
+                .map(|c| CallShape { id: c.id.clone(), name: c.name.clone(), invalid: false })
+                .chain(m.invalid_tool_calls.iter().map(|c| CallShape { id: c.id.clone(), name: c.name.clone(), invalid: true }))
+                .collect(),
+            tool_call_id: m.tool_call_id.clone(),
+            empty_text_part,
+            empty,
+            tool_content,
+            error: m.status == Some(ToolStatus::Error),
+            synthetic,
+        }
+    }
+}
+
+/// Raw blocks that carry media: any `type` naming an image, audio, file or document.
+fn is_media(p: &ContentPart) -> bool {
+    match p {
+        ContentPart::Other { raw } => raw
+            .get("type")
+            .and_then(|t| t.as_str())
+            .is_some_and(|t| ["image", "audio", "file", "document", "media", "input_audio"].iter().any(|k| t.contains(k))),
+        _ => false,
+    }
+}
+
+/// Shapes of decoded messages (see [`crate::message::formats::decode_messages`]).
+pub fn shapes_of(messages: &[Message], source: &[usize], formats: &[Format]) -> Vec<Shape> {
+    let mut part = 0;
+    messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let src = source.get(i).copied().unwrap_or(i);
+            if i > 0 && source.get(i - 1) == Some(&src) {
+                part += 1;
+            } else {
+                part = 0;
+            }
+            Shape::of(m, src, part, formats.get(src).copied().unwrap_or(Format::Openai))
+        })
+        .collect()
+}
+
+/// Record separator of the skeleton text (between canonical messages).
+pub const RECORD_SEP: char = '\u{1e}';
+/// Field separator of the skeleton text (between fields of one record).
+pub const FIELD_SEP: char = '\u{1f}';
+
+/// Parses the skeleton text written by the JS façade.
+///
+/// One record per canonical message, records separated by U+001E, fields by U+001F:
+/// `source, format, role, flags, tool_call_id, (call id, call name, "v"|"i")*`. `format` is one of
+/// `l o a s g` (LangChain, OpenAI, Anthropic, AI SDK, Gemini), `role` one of `s u a t`; `flags`
+/// letters: `e` an empty text part, `n` empty content, `x` error status, `y` placeholder result,
+/// and one tool-content letter `S T E J M` (text, text parts, empty list, JSON, media).
+///
+/// Errors: `INVALID_MESSAGE` for a malformed record (a façade bug, never user input).
+pub fn parse_skeleton(text: &str) -> Result<Vec<Shape>> {
+    let bad = |i: usize, what: &str| Error::new(ErrorCode::InvalidMessage, format!("malformed message skeleton: {what}")).at(i);
+    let mut out: Vec<Shape> = Vec::new();
+    if text.is_empty() {
+        return Ok(out);
+    }
+    for (i, record) in text.split(RECORD_SEP).enumerate() {
+        let mut f = record.split(FIELD_SEP);
+        let source: usize = f.next().and_then(|s| s.parse().ok()).ok_or_else(|| bad(i, "source index"))?;
+        let format = match f.next() {
+            Some("l") => Format::Langchain,
+            Some("o") => Format::Openai,
+            Some("a") => Format::Anthropic,
+            Some("s") => Format::AiSdk,
+            Some("g") => Format::Gemini,
+            _ => return Err(bad(i, "format")),
+        };
+        let role = match f.next() {
+            Some("s") => Role::System,
+            Some("u") => Role::User,
+            Some("a") => Role::Assistant,
+            Some("t") => Role::Tool,
+            _ => return Err(bad(i, "role")),
+        };
+        let flags = f.next().ok_or_else(|| bad(i, "flags"))?;
+        let tool_call_id = f.next().ok_or_else(|| bad(i, "tool call id"))?;
+        let mut calls = Vec::new();
+        while let Some(id) = f.next() {
+            let name = f.next().ok_or_else(|| bad(i, "call name"))?;
+            let invalid = f.next().ok_or_else(|| bad(i, "call validity"))? == "i";
+            calls.push(CallShape { id: id.to_string(), name: name.to_string(), invalid });
+        }
+        let part = match out.last() {
+            Some(prev) if prev.source == source => prev.part + 1,
+            _ => 0,
+        };
+        let tool_content = match flags.chars().find(|c| "STEJM".contains(*c)) {
+            Some('T') => ToolContent::TextParts,
+            Some('E') => ToolContent::EmptyParts,
+            Some('J') => ToolContent::Json,
+            Some('M') => ToolContent::Media,
+            _ => ToolContent::Text,
+        };
+        out.push(Shape {
+            source,
+            part,
+            format,
+            role,
+            calls,
+            tool_call_id: (role == Role::Tool).then(|| tool_call_id.to_string()),
+            empty_text_part: flags.contains('e'),
+            empty: flags.contains('n'),
+            tool_content,
+            error: flags.contains('x'),
+            synthetic: flags.contains('y'),
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,219 @@
+use super::*;
+use crate::message::formats::decode_messages;
+use crate::message::Role;
+use serde_json::{json, Value};
+
+fn msgs(v: Value) -> Vec<Message> {
+    decode_messages(v.as_array().unwrap(), None).unwrap().messages
+}
+
+/// Validates by input index, as the JS API does (one input message may hold several results).
+fn rules_in(input: &Value, p: Provider) -> Vec<(Rule, usize, Option<String>)> {
+    validate_values(input.as_array().unwrap(), p).unwrap().into_iter().map(|v| (v.rule, v.index, v.tool_call_id)).collect()
+}
+
+fn rules(ms: &[Message], p: Provider) -> Vec<(Rule, usize, Option<String>)> {
+    validate(ms, p).into_iter().map(|v| (v.rule, v.index, v.tool_call_id)).collect()
+}
+
+fn call(id: &str, name: &str) -> Value {
+    json!({"id": id, "type": "function", "function": {"name": name, "arguments": "{}"}})
+}
+
+fn assert_clean_and_idempotent(out: &[Message], opts: &RepairOptions) {
+    for p in [Provider::Openai, Provider::Anthropic, Provider::Gemini] {
+        let enc = crate::encode_messages(out, p.format());
+        let back = decode_messages(&enc, Some(p.format())).unwrap();
+        let v = validate_shapes(&shapes_of(&back.messages, &back.source, &back.formats), p);
+        assert!(v.is_empty(), "{p:?}: {v:?}");
+    }
+    let (again, report) = repair(out, opts);
+    assert_eq!(again, out, "a second repair changes nothing");
+    assert!(report.is_empty(), "{report:?}");
+}
+
+#[test]
+fn rejected_call_gets_error_result_before_the_real_one() {
+    let ms = msgs(json!([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c1", "gated"), call("c2", "free")]},
+        {"role": "tool", "tool_call_id": "c2", "content": "ok"}
+    ]));
+    assert_eq!(rules(&ms, Provider::Openai), vec![(Rule::MissingToolResult, 1, Some("c1".into()))]);
+    let opts = RepairOptions { reasons: [("c1".to_string(), Reason::Rejected)].into(), ..Default::default() };
+    let (out, report) = repair(&ms, &opts);
+    assert_eq!(out.len(), 4);
+    assert_eq!(out[2].tool_call_id.as_deref(), Some("c1"));
+    assert_eq!(out[2].status, Some(ToolStatus::Error));
+    assert!(out[2].content.text().contains("rejected"), "{:?}", out[2].content);
+    assert_eq!(out[3], ms[2], "c2's result untouched");
+    assert_eq!(report, vec![Fix { kind: FixKind::Rejected, action: Action::Inserted, index: 1, tool_call_id: Some("c1".into()) }]);
+    assert_clean_and_idempotent(&out, &opts);
+}
+
+#[test]
+fn whole_history_is_scanned_not_only_the_last_assistant() {
+    let ms = msgs(json!([
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c1", "search")]},
+        {"role": "assistant", "content": "You interrupted me — what next?"},
+        {"role": "user", "content": "go on"}
+    ]));
+    let (out, report) = repair(&ms, &RepairOptions::default());
+    assert_eq!(out[2].role, Role::Tool);
+    assert_eq!(out[2].tool_call_id.as_deref(), Some("c1"));
+    assert_eq!(out[3].content.text(), "You interrupted me — what next?");
+    assert_eq!(report.len(), 1);
+    assert_eq!(report[0].kind, FixKind::MissingResult);
+    assert_clean_and_idempotent(&out, &RepairOptions::default());
+}
+
+#[test]
+fn invalid_arguments_get_their_own_reason_and_no_cancel_claim() {
+    let ms = msgs(json!([
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "", "tool_calls": [call("c1", "ok"), {"id": "c2", "type": "function", "function": {"name": "bad", "arguments": "{bad"}}]}
+    ]));
+    let (out, report) = repair(&ms, &RepairOptions::default());
+    let kinds: Vec<_> = report.iter().map(|f| (f.kind, f.tool_call_id.clone().unwrap())).collect();
+    assert_eq!(kinds, vec![(FixKind::MissingResult, "c1".to_string()), (FixKind::InvalidArgs, "c2".to_string())]);
+    for m in &out[2..] {
+        assert_eq!(m.status, Some(ToolStatus::Error));
+        let t = m.content.text().to_lowercase();
+        assert!(!t.contains("cancel") && !t.contains("user"), "{t}");
+    }
+    assert!(out[3].content.text().contains("malformed"));
+    assert_clean_and_idempotent(&out, &RepairOptions::default());
+}
+
+#[test]
+fn duplicate_results_keep_exactly_one() {
+    let ms = msgs(json!([
+        {"role": "user", "content": "rm"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c1", "rm")]},
+        {"role": "tool", "tool_call_id": "c1", "content": "deleted"},
+        {"role": "tool", "tool_call_id": "c1", "content": "deleted"}
+    ]));
+    assert_eq!(rules(&ms, Provider::Openai), vec![(Rule::DuplicateToolResult, 3, Some("c1".into()))]);
+    let (out, report) = repair(&ms, &RepairOptions::default());
+    assert_eq!(out.iter().filter(|m| m.role == Role::Tool).count(), 1);
+    assert_eq!(report[0].kind, FixKind::DuplicateResult);
+    assert_clean_and_idempotent(&out, &RepairOptions::default());
+}
+
+#[test]
+fn real_result_wins_over_placeholder_and_misplaced_is_moved() {
+    let ph = Reason::Missing.text("f", "c1");
+    let ms = msgs(json!([
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c1", "f")]},
+        {"role": "tool", "tool_call_id": "c1", "content": ph},
+        {"role": "user", "content": "later"},
+        {"role": "tool", "tool_call_id": "c1", "content": "the real answer"}
+    ]));
+    let (out, report) = repair(&ms, &RepairOptions::default());
+    assert_eq!(out.len(), 4);
+    assert_eq!(out[2].content.text(), "the real answer");
+    assert!(report.iter().any(|f| f.kind == FixKind::MisplacedResult && f.index == 4 && f.action == Action::Moved));
+    assert!(report.iter().any(|f| f.kind == FixKind::DuplicateResult && f.index == 2));
+    assert_clean_and_idempotent(&out, &RepairOptions::default());
+}
+
+#[test]
+fn empty_anthropic_text_block_is_dropped_and_empty_assistant_removed() {
+    let ms = msgs(json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "text", "text": ""}, {"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": ""}]},
+        {"role": "user", "content": "next"}
+    ]));
+    let v = rules(&ms, Provider::Anthropic);
+    assert!(v.contains(&(Rule::EmptyTextBlock, 1, None)), "{v:?}");
+    assert!(v.contains(&(Rule::EmptyMessage, 3, None)), "{v:?}");
+    let (out, report) = repair(&ms, &RepairOptions { provider: Some(Provider::Anthropic), ..Default::default() });
+    assert_eq!(out.len(), 4);
+    assert_eq!(out[1].tool_calls[0].id, "t1");
+    assert_eq!(out[1].content, Content::Parts(vec![]));
+    assert!(report.iter().any(|f| f.kind == FixKind::EmptyText && f.index == 1));
+    assert!(report.iter().any(|f| f.kind == FixKind::EmptyMessage && f.index == 3 && f.action == Action::Dropped));
+}
+
+#[test]
+fn tool_content_for_text_only_providers() {
+    let ms = msgs(json!([
+        {"type": "human", "content": "x"},
+        {"type": "ai", "content": "", "tool_calls": [{"id": "a", "name": "f", "args": {}}, {"id": "b", "name": "f", "args": {}}, {"id": "c", "name": "f", "args": {}}]},
+        {"type": "tool", "tool_call_id": "a", "content": []},
+        {"type": "tool", "tool_call_id": "b", "content": [{"type": "text", "text": "x"}, {"type": "text", "text": "y"}]},
+        {"type": "tool", "tool_call_id": "c", "content": [{"type": "image", "url": "https://x/y.png"}]}
+    ]));
+    let v = rules(&ms, Provider::Openai);
+    assert!(v.contains(&(Rule::ToolContentNotText, 2, Some("a".into()))), "{v:?}");
+    assert!(v.contains(&(Rule::NonTextToolResult, 4, Some("c".into()))), "{v:?}");
+    assert!(rules(&ms, Provider::Anthropic).is_empty());
+    let opts = RepairOptions { provider: Some(Provider::Openai), ..Default::default() };
+    let (out, _) = repair(&ms, &opts);
+    assert_eq!(out[2].content, Content::Text("[]".into()));
+    assert_eq!(out[3].content, Content::Text("xy".into()));
+    assert!(out[4].content.text().contains("image omitted"));
+    assert_clean_and_idempotent(&out, &opts);
+}
+
+#[test]
+fn anthropic_results_after_text_and_split_results() {
+    let input = json!([
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "f", "input": {}}, {"type": "tool_use", "id": "b", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "1"}]},
+        {"role": "user", "content": [{"type": "text", "text": "hm"}, {"type": "tool_result", "tool_use_id": "b", "content": "2"}]}
+    ]);
+    let v = rules_in(&input, Provider::Anthropic);
+    assert_eq!(v, vec![(Rule::ResultAfterText, 3, Some("b".into()))]);
+    let opts = RepairOptions { provider: Some(Provider::Anthropic), ..Default::default() };
+    let (out, report) = repair_values(input.as_array().unwrap(), &opts).unwrap();
+    assert_eq!(out.len(), 4);
+    assert_eq!(out[0], input[0], "untouched messages come back as they were");
+    assert_eq!(out[1], input[1]);
+    assert_eq!(out[2]["content"].as_array().unwrap().len(), 2, "{:?}", out[2]);
+    assert_eq!(out[3], json!({"role": "user", "content": [{"type": "text", "text": "hm"}]}));
+    assert_eq!(report, vec![Fix { kind: FixKind::MisplacedResult, action: Action::Moved, index: 3, tool_call_id: Some("b".into()) }]);
+    assert!(validate_values(&out, Provider::Anthropic).unwrap().is_empty());
+    // results of one turn split over two Anthropic messages
+    let split = json!([input[0], input[1], input[2], {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "b", "content": "2"}]}]);
+    assert_eq!(rules_in(&split, Provider::Anthropic), vec![(Rule::ResultsSplit, 3, Some("b".into()))]);
+    assert!(rules_in(&split, Provider::Openai).is_empty());
+}
+
+#[test]
+fn orphans_dropped_or_kept_and_gemini_counts() {
+    let ms = msgs(json!([
+        {"role": "tool", "tool_call_id": "ghost", "content": "boo"},
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": null, "tool_calls": [call("a", "f"), call("b", "g")]},
+        {"role": "tool", "tool_call_id": "a", "content": "1"}
+    ]));
+    let g = rules(&ms, Provider::Gemini);
+    assert!(g.contains(&(Rule::OrphanToolResult, 0, Some("ghost".into()))));
+    assert!(g.contains(&(Rule::CallResponseCountMismatch, 2, None)));
+    assert!(g.contains(&(Rule::MissingToolResult, 2, Some("b".into()))));
+    let (out, report) = repair(&ms, &RepairOptions::default());
+    assert_eq!(out[0].content.text(), "x");
+    assert!(report.iter().any(|f| f.kind == FixKind::OrphanResult && f.action == Action::Dropped));
+    let (kept, _) = repair(&ms, &RepairOptions { keep_orphans: true, ..Default::default() });
+    assert_eq!(kept[0].tool_call_id.as_deref(), Some("ghost"));
+}
+
+#[test]
+fn skeleton_parses_to_the_same_shapes() {
+    let ms = msgs(json!([
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": null, "tool_calls": [call("a", "f"), {"id": "b", "type": "function", "function": {"name": "g", "arguments": "{"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "1"}
+    ]));
+    let native = own_shapes(&ms);
+    let text = format!("0\u{1f}o\u{1f}u\u{1f}S\u{1f}\u{1e}1\u{1f}o\u{1f}a\u{1f}nS\u{1f}\u{1f}a\u{1f}f\u{1f}v\u{1f}b\u{1f}g\u{1f}i\u{1e}2\u{1f}o\u{1f}t\u{1f}S\u{1f}a");
+    assert_eq!(parse_skeleton(&text).unwrap(), native);
+    assert!(parse_skeleton("x").is_err());
+    assert!(parse_skeleton("0\u{1f}q\u{1f}u\u{1f}\u{1f}").is_err());
+}

@@ -1,0 +1,221 @@
+//! Provider validation: every rule a message history breaks, with a stable rule id (DESIGN §5).
+//!
+//! The rules follow what the providers refuse:
+//! - OpenAI Chat: an assistant message with `tool_calls` must be followed directly by one `tool`
+//!   message per call ("An assistant message with 'tool_calls' must be followed by tool messages
+//!   responding to each 'tool_call_id'"); a tool message must answer a preceding call; tool content
+//!   is a string or a list of text parts.
+//! - Anthropic: every `tool_use` needs a `tool_result` in the very next message, results before
+//!   any other block ("tool_use ids were found without tool_result blocks immediately after");
+//!   text blocks must be non-empty; only the final assistant message may be empty.
+//! - Gemini: the turn after a function-call turn carries as many function responses as there
+//!   were calls; parts must not be empty text; responses are objects (text only here).
+
+use super::shape::{Shape, ToolContent};
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::formats::Format;
+use crate::message::Role;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+#[cfg(target_arch = "wasm32")]
+use tsify::Tsify;
+
+/// A provider whose request rules [`validate`] checks. In JS: `"openai" | "anthropic" | "gemini"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// OpenAI Chat Completions.
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini.
+    Gemini,
+}
+
+impl Provider {
+    /// Parses `"openai" | "anthropic" | "gemini"`; `INVALID_OPTION` otherwise.
+    pub fn parse(name: &str) -> Result<Provider> {
+        match name {
+            "openai" => Ok(Provider::Openai),
+            "anthropic" => Ok(Provider::Anthropic),
+            "gemini" => Ok(Provider::Gemini),
+            other => Err(Error::new(ErrorCode::InvalidOption, format!("unknown provider {other:?}; use openai, anthropic or gemini"))),
+        }
+    }
+
+    /// The message format this provider takes.
+    pub fn format(self) -> Format {
+        match self {
+            Provider::Openai => Format::Openai,
+            Provider::Anthropic => Format::Anthropic,
+            Provider::Gemini => Format::Gemini,
+        }
+    }
+
+    /// Whether tool results must be text (OpenAI: string or text parts; Gemini: a JSON object
+    /// we build from text).
+    pub fn text_only_tool_results(self) -> bool {
+        matches!(self, Provider::Openai | Provider::Gemini)
+    }
+}
+
+/// A stable rule id. In JS, the SCREAMING_SNAKE_CASE string (`"MISSING_TOOL_RESULT"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Rule {
+    /// A tool call has no result anywhere.
+    MissingToolResult,
+    /// A result exists but not where the provider wants it (right after its call's message,
+    /// before any other message).
+    MisplacedToolResult,
+    /// A result whose id matches no call.
+    OrphanToolResult,
+    /// More than one result for one call.
+    DuplicateToolResult,
+    /// Anthropic: a result after a text block in the same message.
+    ResultAfterText,
+    /// Anthropic / Gemini: the results of one turn are split over several messages.
+    ResultsSplit,
+    /// Gemini: the number of function responses differs from the number of calls of the turn.
+    CallResponseCountMismatch,
+    /// Anthropic / Gemini: an empty text block.
+    EmptyTextBlock,
+    /// Anthropic / Gemini: a message with no content, other than a final assistant message.
+    EmptyMessage,
+    /// OpenAI / Gemini: tool-result content that is neither a string nor text parts.
+    ToolContentNotText,
+    /// OpenAI / Gemini: media in a tool result, which the provider cannot take there.
+    NonTextToolResult,
+}
+
+/// One broken rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct Violation {
+    /// Which rule.
+    pub rule: Rule,
+    /// Index of the offending message in the caller's input.
+    pub index: usize,
+    /// The tool call concerned, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// What is wrong, for a person.
+    pub message: String,
+}
+
+fn v(rule: Rule, index: usize, id: Option<&str>, message: String) -> Violation {
+    Violation { rule, index, tool_call_id: id.map(str::to_string), message }
+}
+
+/// For each tool result, the assistant message whose result block it sits in: the nearest
+/// preceding assistant message with only tool results between them.
+pub(crate) fn block_owner(shapes: &[Shape]) -> Vec<Option<usize>> {
+    let mut owner = None;
+    shapes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s.role {
+            Role::Tool => owner,
+            Role::Assistant => {
+                owner = Some(i);
+                None
+            }
+            _ => {
+                owner = None;
+                None
+            }
+        })
+        .collect()
+}
+
+/// Lists every violation of `provider`'s rules in message order, by input index.
+pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let mut calls_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut results_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, s) in shapes.iter().enumerate() {
+        for c in &s.calls {
+            calls_by_id.entry(c.id.as_str()).or_default().push(i);
+        }
+        if let (Role::Tool, Some(id)) = (s.role, s.tool_call_id.as_deref()) {
+            results_by_id.entry(id).or_default().push(i);
+        }
+    }
+    let owner = block_owner(shapes);
+    let last = shapes.len().saturating_sub(1);
+    for (i, s) in shapes.iter().enumerate() {
+        match s.role {
+            Role::Assistant => {
+                for c in &s.calls {
+                    if !results_by_id.contains_key(c.id.as_str()) {
+                        out.push(v(Rule::MissingToolResult, s.source, Some(&c.id), format!("tool call {} ({}) has no result", c.id, c.name)));
+                    }
+                }
+                let results_in_block = owner.iter().filter(|o| **o == Some(i)).count();
+                if provider == Provider::Gemini && !s.calls.is_empty() && results_in_block != s.calls.len() {
+                    out.push(v(
+                        Rule::CallResponseCountMismatch,
+                        s.source,
+                        None,
+                        format!("{} function calls but {} function responses in the next turn", s.calls.len(), results_in_block),
+                    ));
+                }
+            }
+            Role::Tool => {
+                let id = s.tool_call_id.as_deref().unwrap_or_default();
+                let Some(call_sites) = calls_by_id.get(id) else {
+                    out.push(v(Rule::OrphanToolResult, s.source, Some(id), format!("tool result for {id} answers no tool call")));
+                    continue;
+                };
+                let results = results_by_id.get(id).map(Vec::as_slice).unwrap_or_default();
+                if results.first() != Some(&i) {
+                    out.push(v(Rule::DuplicateToolResult, s.source, Some(id), format!("tool call {id} already has a result")));
+                    continue;
+                }
+                match owner.get(i).copied().flatten() {
+                    Some(o) if call_sites.contains(&o) => {
+                        let prev = i.checked_sub(1).and_then(|p| shapes.get(p));
+                        if provider == Provider::Anthropic {
+                            if let Some(p) = prev {
+                                if p.role == Role::Tool && p.source != s.source && s.format == Format::Anthropic && p.format == Format::Anthropic {
+                                    out.push(v(Rule::ResultsSplit, s.source, Some(id), format!("the result for {id} is in another message than the other results of its turn")));
+                                }
+                            }
+                        }
+                    }
+                    _ => {
+                        let prev = i.checked_sub(1).and_then(|p| shapes.get(p));
+                        let after_text = prev.is_some_and(|p| p.role == Role::User && p.source == s.source);
+                        if provider == Provider::Anthropic && after_text {
+                            out.push(v(Rule::ResultAfterText, s.source, Some(id), format!("the result for {id} comes after text in the same message; results go first")));
+                        } else {
+                            out.push(v(Rule::MisplacedToolResult, s.source, Some(id), format!("the result for {id} is not directly after the message that made the call")));
+                        }
+                    }
+                }
+                if provider.text_only_tool_results() {
+                    match s.tool_content {
+                        ToolContent::EmptyParts | ToolContent::Json => out.push(v(Rule::ToolContentNotText, s.source, Some(id), format!("the result for {id} is not text"))),
+                        ToolContent::Media => out.push(v(Rule::NonTextToolResult, s.source, Some(id), format!("the result for {id} carries media, which this provider takes only as text"))),
+                        ToolContent::Text | ToolContent::TextParts => {}
+                    }
+                }
+            }
+            Role::User | Role::System => {}
+        }
+        if matches!(provider, Provider::Anthropic | Provider::Gemini) && s.role != Role::Tool {
+            let empty_message = s.empty && s.calls.is_empty();
+            if s.empty_text_part && !empty_message {
+                out.push(v(Rule::EmptyTextBlock, s.source, None, "an empty text block".to_string()));
+            }
+            let final_assistant = i == last && s.role == Role::Assistant;
+            if empty_message && !final_assistant && s.role != Role::System {
+                out.push(v(Rule::EmptyMessage, s.source, None, "a message with no content".to_string()));
+            }
+        }
+    }
+    out
+}
