@@ -91,9 +91,10 @@ pub enum Rule {
     NonTextToolResult,
 }
 
-/// One broken rule.
+/// One broken rule. In JS: `{rule, index, toolCallId?, message}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
 pub struct Violation {
     /// Which rule.
     pub rule: Rule,

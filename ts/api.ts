@@ -1,0 +1,126 @@
+/**
+ * The stategate API over the wasm core, shared by the Node and browser entry points.
+ *
+ * Validation and repair over a JS array never convert untouched messages (BOUNDARY.md): the
+ * façade reads each message's structure into a skeleton, the core computes a plan, and the
+ * result reuses the caller's own objects wherever a message did not change. JSON text is passed
+ * to the core as it is.
+ */
+import { skeleton } from "./skeleton.js";
+import type * as Wasm from "./node/stategate_wasm.js";
+import type { Violation, Fix, Message, Provider, Format, Reason } from "./node/stategate_wasm.js";
+
+export type { Violation, Fix, Message, Provider, Format, Reason };
+
+/** Messages as an array of objects in any supported format(s), or that array's JSON text. */
+export type MessagesInput = readonly unknown[] | string;
+
+/** Options of {@link validateMessages}. */
+export interface ValidateOptions {
+  /** The provider whose request rules apply. */
+  provider: Provider;
+}
+
+/** Options of {@link repairMessages}. */
+export interface RepairOptions {
+  /** Provider whose text-only rules apply to tool results. Default `"openai"`. */
+  provider?: Provider;
+  /** Why particular calls have no result, by call id, e.g. `{c1: "rejected"}`. Default `"missing"`. */
+  reasons?: Record<string, Reason>;
+  /** Keep results that answer no call (default: dropped). Always reported. */
+  keepOrphans?: boolean;
+  /** Placeholder text; `{name}`, `{id}`, `{reason}` are substituted. */
+  text?: string;
+}
+
+/** What {@link repairMessages} returns. */
+export interface RepairResult<T = unknown> {
+  /** The repaired history: untouched input messages are the same objects. */
+  messages: T[];
+  /** Every fix, in input order: kind, action, input index, tool call id. */
+  report: Fix[];
+}
+
+/** A transcript read by {@link readTranscript}. */
+export interface Transcript {
+  /** `"openai-chat" | "swe-agent" | "tau-bench" | "claude-code" | "open-hands"`. */
+  kind: string;
+  /** The runs (tau-bench files hold many; others one), each encoded in the requested format. */
+  runs: unknown[][];
+}
+
+/** The error every stategate call throws: a JS `Error` with a stable `code` and `details`. */
+export interface StategateError extends Error {
+  /** Stable code, e.g. `"INVALID_MESSAGE"`, `"UNKNOWN_ROLE"`, `"INVALID_OPTION"`. */
+  code: string;
+  /** `{index?, field?}`: the offending input message and field. */
+  details: { index?: number; field?: string };
+}
+
+/** The public functions, bound to one instance of the wasm module. */
+export interface Api {
+  /**
+   * Every violation of the provider's rules, each with a stable rule id, the input index and the
+   * tool call id. Throws {@link StategateError} for input that is not messages.
+   * @example validateMessages([{role: "user", content: "hi"}], {provider: "openai"}) // []
+   */
+  validateMessages(messages: MessagesInput, opts: ValidateOptions): Violation[];
+  /**
+   * Repairs dangling, misplaced, duplicate and orphan tool results and empty content (DESIGN §5).
+   * The output passes {@link Api.validateMessages} for `opts.provider`; repairing it again
+   * changes nothing; a real result is never dropped.
+   */
+  repairMessages<T = unknown>(messages: readonly T[] | string, opts?: RepairOptions): RepairResult<T>;
+  /** Converts messages from any supported format(s) into `to`. */
+  convertMessages(messages: MessagesInput, opts: { to: Format }): unknown[];
+  /** Decodes messages into canonical {@link Message}s. */
+  decodeMessages(messages: MessagesInput): Message[];
+  /** Reads a recorded transcript file's text; runs are encoded in `format` (default `"openai"`). */
+  readTranscript(text: string, opts?: { format?: Format }): Transcript;
+}
+
+function check(messages: unknown): void {
+  if (typeof messages !== "string" && !Array.isArray(messages)) {
+    const e = new Error("INVALID_MESSAGE: messages must be an array or its JSON text") as StategateError;
+    e.name = "StategateError";
+    e.code = "INVALID_MESSAGE";
+    e.details = {};
+    throw e;
+  }
+}
+
+/** Binds the API to a loaded wasm module. */
+export function makeApi(wasm: typeof Wasm): Api {
+  return {
+    validateMessages(messages, opts) {
+      check(messages);
+      if (typeof messages !== "string") {
+        const sk = skeleton(messages);
+        if (sk !== undefined) return wasm.validateSkeleton(sk, opts?.provider as string);
+      }
+      return wasm.validateJson(messages, opts?.provider as string);
+    },
+    repairMessages<T>(messages: readonly T[] | string, opts: RepairOptions = {}) {
+      check(messages);
+      if (typeof messages !== "string") {
+        const sk = skeleton(messages);
+        if (sk !== undefined) return wasm.repairSkeleton(messages as unknown[], sk, opts) as RepairResult<T>;
+      }
+      return wasm.repairJson(messages, opts) as RepairResult<T>;
+    },
+    convertMessages(messages, opts) {
+      check(messages);
+      return wasm.convertMessages(messages, opts?.to as string);
+    },
+    decodeMessages(messages) {
+      check(messages);
+      return wasm.decodeMessages(messages);
+    },
+    readTranscript(text, opts = {}) {
+      return wasm.readTranscript(text, opts.format);
+    },
+  };
+}
+
+/** @internal The skeleton text of `messages` (exposed for the consistency tests). */
+export { skeleton };

@@ -1,0 +1,24 @@
+/**
+ * stategate for Node (ES module). Loads the wasm core synchronously.
+ * @example
+ * import { repairMessages } from "stategate";
+ * const { messages, report } = repairMessages(history, { provider: "anthropic" });
+ */
+import * as wasm from "./node/stategate_wasm.js";
+import { makeApi } from "./api.js";
+
+export * from "./api.js";
+
+const api = makeApi(wasm);
+/** See {@link Api.validateMessages}. */
+export const validateMessages = api.validateMessages;
+/** See {@link Api.repairMessages}. */
+export const repairMessages = api.repairMessages;
+/** See {@link Api.convertMessages}. */
+export const convertMessages = api.convertMessages;
+/** See {@link Api.decodeMessages}. */
+export const decodeMessages = api.decodeMessages;
+/** See {@link Api.readTranscript}. */
+export const readTranscript = api.readTranscript;
+/** @internal Raw wasm exports, for tests. */
+export const raw = wasm;
