@@ -184,15 +184,42 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     let called: HashSet<&str> = shapes.iter().flat_map(|s| s.calls.iter().map(|c| c.id.as_str())).collect();
     let owner = block_owner(shapes);
     let mut used: HashSet<usize> = HashSet::new();
+    // Pass 0: each call takes a real result already in its own result block (ids can repeat
+    // across turns, as in tau-bench); pass 1: any unused real result; pass 2: a placeholder.
+    let assistants: Vec<usize> = shapes.iter().enumerate().filter(|(_, s)| s.role == Role::Assistant).map(|(a, _)| a).collect();
+    let mut picked: HashMap<(usize, usize), usize> = HashMap::new();
+    for pass in 0..3 {
+        for &a in &assistants {
+            let Some(s) = shapes.get(a) else { continue };
+            for (k, c) in s.calls.iter().enumerate() {
+                if picked.contains_key(&(a, k)) {
+                    continue;
+                }
+                let candidates = results.get(c.id.as_str()).map(Vec::as_slice).unwrap_or_default();
+                let real = |r: usize| shapes.get(r).is_some_and(|t| !t.synthetic);
+                let pick = candidates.iter().copied().find(|&r| {
+                    !used.contains(&r)
+                        && match pass {
+                            0 => real(r) && owner.get(r) == Some(&Some(a)),
+                            1 => real(r),
+                            _ => true,
+                        }
+                });
+                if let Some(r) = pick {
+                    used.insert(r);
+                    picked.insert((a, k), r);
+                }
+            }
+        }
+    }
     let mut answers: Vec<Vec<Item>> = vec![Vec::new(); shapes.len()];
-    for (a, s) in shapes.iter().enumerate().filter(|(_, s)| s.role == Role::Assistant) {
+    for &a in &assistants {
+        let Some(s) = shapes.get(a) else { continue };
         let mut synthetic = Vec::new();
         let mut real = Vec::new();
-        for c in &s.calls {
-            let pick = results.get(c.id.as_str()).and_then(|l| l.iter().copied().find(|r| !used.contains(r)));
-            match pick {
+        for (k, c) in s.calls.iter().enumerate() {
+            match picked.get(&(a, k)).copied() {
                 Some(r) => {
-                    used.insert(r);
                     real.push(r);
                     if owner.get(r) != Some(&Some(a)) {
                         report.push(fix(FixKind::MisplacedResult, Action::Moved, shapes.get(r).map_or(0, |t| t.source), Some(&c.id)));

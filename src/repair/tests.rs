@@ -217,3 +217,23 @@ fn skeleton_parses_to_the_same_shapes() {
     assert!(parse_skeleton("x").is_err());
     assert!(parse_skeleton("0\u{1f}q\u{1f}u\u{1f}\u{1f}").is_err());
 }
+
+#[test]
+fn call_ids_reused_across_turns_are_answered_per_turn() {
+    // tau-bench reuses one call id in two assistant turns, each answered in its own block.
+    let ms = msgs(json!([
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c1", "f")]},
+        {"role": "tool", "tool_call_id": "c1", "content": "1"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c1", "g")]},
+        {"role": "tool", "tool_call_id": "c1", "content": "2"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c1", "h")]}
+    ]));
+    assert_eq!(rules(&ms, Provider::Openai), vec![(Rule::MissingToolResult, 5, Some("c1".into()))]);
+    let (out, report) = repair(&ms, &RepairOptions::default());
+    assert_eq!(out[2].content.text(), "1");
+    assert_eq!(out[4].content.text(), "2");
+    assert_eq!(out[6].status, Some(ToolStatus::Error));
+    assert_eq!(report.len(), 1);
+    assert_clean_and_idempotent(&out, &RepairOptions::default());
+}

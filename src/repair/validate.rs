@@ -146,12 +146,20 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
         }
     }
     let owner = block_owner(shapes);
+    // A result is in place when it sits in the result block of an assistant message that made its call.
+    let in_place = |t: usize, id: &str| {
+        owner.get(t).copied().flatten().and_then(|o| shapes.get(o)).is_some_and(|a| a.calls.iter().any(|c| c.id == id))
+    };
+    let in_place_count = |id: &str| results_by_id.get(id).map_or(0, |r| r.iter().filter(|&&t| in_place(t, id)).count());
     let last = shapes.len().saturating_sub(1);
     for (i, s) in shapes.iter().enumerate() {
         match s.role {
             Role::Assistant => {
                 for c in &s.calls {
-                    if !results_by_id.contains_key(c.id.as_str()) {
+                    let results = results_by_id.get(c.id.as_str()).map(Vec::as_slice).unwrap_or_default();
+                    let answered_here = results.iter().any(|&t| owner.get(t) == Some(&Some(i)));
+                    // Unanswered here, and no stray result that could be moved here.
+                    if !answered_here && results.len() == in_place_count(&c.id) {
                         out.push(v(Rule::MissingToolResult, s.source, Some(&c.id), format!("tool call {} ({}) has no result", c.id, c.name)));
                     }
                 }
@@ -172,29 +180,28 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
                     continue;
                 };
                 let results = results_by_id.get(id).map(Vec::as_slice).unwrap_or_default();
-                if results.first() != Some(&i) {
-                    out.push(v(Rule::DuplicateToolResult, s.source, Some(id), format!("tool call {id} already has a result")));
-                    continue;
-                }
-                match owner.get(i).copied().flatten() {
-                    Some(o) if call_sites.contains(&o) => {
-                        let prev = i.checked_sub(1).and_then(|p| shapes.get(p));
-                        if provider == Provider::Anthropic {
-                            if let Some(p) = prev {
-                                if p.role == Role::Tool && p.source != s.source && s.format == Format::Anthropic && p.format == Format::Anthropic {
-                                    out.push(v(Rule::ResultsSplit, s.source, Some(id), format!("the result for {id} is in another message than the other results of its turn")));
-                                }
-                            }
+                let my_owner = owner.get(i).copied().flatten();
+                if in_place(i, id) {
+                    if results.iter().any(|&t| t < i && owner.get(t).copied().flatten() == my_owner) {
+                        out.push(v(Rule::DuplicateToolResult, s.source, Some(id), format!("tool call {id} already has a result")));
+                        continue;
+                    }
+                    let prev = i.checked_sub(1).and_then(|p| shapes.get(p));
+                    if let (Provider::Anthropic, Some(p)) = (provider, prev) {
+                        if p.role == Role::Tool && p.source != s.source && s.format == Format::Anthropic && p.format == Format::Anthropic {
+                            out.push(v(Rule::ResultsSplit, s.source, Some(id), format!("the result for {id} is in another message than the other results of its turn")));
                         }
                     }
-                    _ => {
-                        let prev = i.checked_sub(1).and_then(|p| shapes.get(p));
-                        let after_text = prev.is_some_and(|p| p.role == Role::User && p.source == s.source);
-                        if provider == Provider::Anthropic && after_text {
-                            out.push(v(Rule::ResultAfterText, s.source, Some(id), format!("the result for {id} comes after text in the same message; results go first")));
-                        } else {
-                            out.push(v(Rule::MisplacedToolResult, s.source, Some(id), format!("the result for {id} is not directly after the message that made the call")));
-                        }
+                } else if in_place_count(id) >= call_sites.len() || results.iter().any(|&t| t < i && !in_place(t, id)) {
+                    out.push(v(Rule::DuplicateToolResult, s.source, Some(id), format!("tool call {id} already has a result")));
+                    continue;
+                } else {
+                    let prev = i.checked_sub(1).and_then(|p| shapes.get(p));
+                    let after_text = prev.is_some_and(|p| p.role == Role::User && p.source == s.source);
+                    if provider == Provider::Anthropic && after_text {
+                        out.push(v(Rule::ResultAfterText, s.source, Some(id), format!("the result for {id} comes after text in the same message; results go first")));
+                    } else {
+                        out.push(v(Rule::MisplacedToolResult, s.source, Some(id), format!("the result for {id} is not directly after the message that made the call")));
                     }
                 }
                 if provider.text_only_tool_results() {

@@ -1,0 +1,209 @@
+// Benchmarks for stategate (wasm) — run: node benches/repair.bench.mjs [--write]
+//
+//   (a) repairMessages on a 10,000-message LangChain-dict history with 100 dangling calls, vs
+//       deepagents' PatchToolCalls `beforeAgent` on the same history as LangChain instances
+//   (b) repairMessages on the same history as OpenAI-format objects
+//   (c) validateMessages over all 200 tau-bench runs (objects, and JSON text)
+//   (d) release wasm size, raw and gzip -9
+//
+// Inputs are built outside the timed regions; each case is warmed up, then the median of RUNS
+// runs is reported. With --write, BENCHMARKS.md is written at the repo root. Benchmarks never
+// assert timings.
+
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { HumanMessage, AIMessage, ToolMessage } from "@langchain/core/messages";
+import { createPatchToolCallsMiddleware } from "deepagents";
+import { repairMessages, validateMessages, convertMessages, readTranscript } from "../pkg/index.js";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const WRITE = process.argv.includes("--write");
+const WARMUP = 5;
+const RUNS = 21;
+const GOAL_RATIO = 3;
+
+// ---------------------------------------------------------------------------------------------
+// Timing helpers
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+async function bench(fn) {
+  for (let i = 0; i < WARMUP; i++) await fn();
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+  }
+  return { median: median(times), min: Math.min(...times), max: Math.max(...times), runs: RUNS };
+}
+let sink = 0; // keeps results alive so nothing is optimised away
+
+// ---------------------------------------------------------------------------------------------
+// (a)/(b) input: 2,000 blocks of 5 messages = 10,000 messages, 4,000 parallel calls.
+// Block: human, ai(2 calls), tool, tool, ai(text). Every 20th block loses its second result
+// (replaced by a user message), giving exactly 100 dangling calls.
+const BLOCKS = 2000;
+const DANGLING_EVERY = 20;
+function buildSpecs() {
+  const specs = [];
+  for (let b = 0; b < BLOCKS; b++) {
+    const c1 = `call_${b}_a`;
+    const c2 = `call_${b}_b`;
+    specs.push({ kind: "human", id: `m${b}_0`, content: `Please look up item ${b}.` });
+    specs.push({
+      kind: "ai",
+      id: `m${b}_1`,
+      content: "",
+      calls: [
+        { id: c1, name: "read_file", args: { path: `/data/${b}.txt` } },
+        { id: c2, name: "grep", args: { pattern: `item-${b}`, path: "/data" } },
+      ],
+    });
+    specs.push({ kind: "tool", id: `m${b}_2`, callId: c1, name: "read_file", content: `contents of ${b}.txt: lorem ipsum dolor sit amet` });
+    if (b % DANGLING_EVERY === DANGLING_EVERY - 1) {
+      specs.push({ kind: "human", id: `m${b}_3`, content: "Never mind, stop that." });
+    } else {
+      specs.push({ kind: "tool", id: `m${b}_3`, callId: c2, name: "grep", content: `/data/${b}.txt:1: item-${b}` });
+    }
+    specs.push({ kind: "ai", id: `m${b}_4`, content: `Item ${b} is lorem ipsum.`, calls: [] });
+  }
+  return specs;
+}
+const toDict = (s) =>
+  s.kind === "human"
+    ? { type: "human", content: s.content, id: s.id }
+    : s.kind === "ai"
+      ? { type: "ai", content: s.content, id: s.id, tool_calls: s.calls.map((c) => ({ id: c.id, name: c.name, args: c.args })) }
+      : { type: "tool", content: s.content, id: s.id, tool_call_id: s.callId, name: s.name };
+const toInstance = (s) =>
+  s.kind === "human"
+    ? new HumanMessage({ content: s.content, id: s.id })
+    : s.kind === "ai"
+      ? new AIMessage({ content: s.content, id: s.id, tool_calls: s.calls.map((c) => ({ id: c.id, name: c.name, args: c.args, type: "tool_call" })) })
+      : new ToolMessage({ content: s.content, id: s.id, tool_call_id: s.callId, name: s.name });
+
+const specs = buildSpecs();
+const dicts = specs.map(toDict);
+const instances = specs.map(toInstance);
+const openai = convertMessages(dicts, { to: "openai" });
+
+const mw = createPatchToolCallsMiddleware();
+const beforeAgent = typeof mw.beforeAgent === "function" ? mw.beforeAgent : mw.beforeAgent.hook;
+
+// Sanity (untimed): both repairs add exactly 100 synthetic results.
+{
+  const ours = repairMessages(dicts, { provider: "openai" });
+  const oursOpenai = repairMessages(openai, { provider: "openai" });
+  const theirs = await beforeAgent({ messages: instances });
+  const missing = (r) => r.report.filter((f) => f.kind === "missing_result").length;
+  const theirSynthetic = theirs.messages.length - 1 - instances.length;
+  if (dicts.length !== 10000 || missing(ours) !== 100 || missing(oursOpenai) !== 100 || theirSynthetic !== 100) {
+    throw new Error(`bench input sanity check failed: ${dicts.length} msgs, ours ${missing(ours)}/${missing(oursOpenai)}, deepagents ${theirSynthetic}`);
+  }
+}
+
+// (c) input: tau-bench runs.
+const tau = readTranscript(fs.readFileSync(path.join(ROOT, "tests/fixtures/transcripts/taubench-gpt4o-airline-historical.json"), "utf8"));
+const tauRuns = tau.runs;
+const tauJson = tauRuns.map((r) => JSON.stringify(r));
+const tauMessages = tauRuns.reduce((a, r) => a + r.length, 0);
+
+// ---------------------------------------------------------------------------------------------
+// Measurements
+const results = {};
+results.oursLc = await bench(() => {
+  sink += repairMessages(dicts, { provider: "openai" }).messages.length;
+});
+results.deepagents = await bench(async () => {
+  const r = await beforeAgent({ messages: instances });
+  sink += r.messages.length;
+});
+results.oursOpenai = await bench(() => {
+  sink += repairMessages(openai, { provider: "openai" }).messages.length;
+});
+results.tauObjects = await bench(() => {
+  for (const run of tauRuns) sink += validateMessages(run, { provider: "openai" }).length;
+});
+results.tauJson = await bench(() => {
+  for (const text of tauJson) sink += validateMessages(text, { provider: "openai" }).length;
+});
+
+const wasmPath = path.join(ROOT, "pkg/node/stategate_wasm_bg.wasm");
+const wasmBytes = fs.readFileSync(wasmPath);
+const wasmRaw = wasmBytes.length;
+const wasmGzip = zlib.gzipSync(wasmBytes, { level: 9 }).length;
+
+const ratio = results.deepagents.median / results.oursLc.median;
+const goalMet = ratio >= GOAL_RATIO;
+
+// ---------------------------------------------------------------------------------------------
+// Report
+const ms = (x) => x.toFixed(2);
+const us = (total) => ((total * 1000) / tauMessages).toFixed(2);
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+const rows = [
+  ["Case", "Input", "Median", "Min–max", "Notes"],
+  ["(a) `repairMessages`", "10,000 LangChain dicts, 100 dangling calls", `${ms(results.oursLc.median)} ms`, `${ms(results.oursLc.min)}–${ms(results.oursLc.max)} ms`, "stategate"],
+  ["(a) deepagents `beforeAgent` (PatchToolCalls)", "same history, LangChain message instances", `${ms(results.deepagents.median)} ms`, `${ms(results.deepagents.min)}–${ms(results.deepagents.max)} ms`, `ratio deepagents/ours = **${ratio.toFixed(2)}×**`],
+  ["(b) `repairMessages`", "same history, OpenAI-format objects", `${ms(results.oursOpenai.median)} ms`, `${ms(results.oursOpenai.min)}–${ms(results.oursOpenai.max)} ms`, ""],
+  ["(c) `validateMessages`", `${tauRuns.length} tau-bench runs (${tauMessages} msgs), objects`, `${ms(results.tauObjects.median)} ms`, `${ms(results.tauObjects.min)}–${ms(results.tauObjects.max)} ms`, `${us(results.tauObjects.median)} µs/message`],
+  ["(c) `validateMessages`", `${tauRuns.length} tau-bench runs (${tauMessages} msgs), JSON text`, `${ms(results.tauJson.median)} ms`, `${ms(results.tauJson.min)}–${ms(results.tauJson.max)} ms`, `${us(results.tauJson.median)} µs/message`],
+  ["(d) wasm size", "`pkg/node/stategate_wasm_bg.wasm`", `${wasmRaw} B (${kib(wasmRaw)})`, "", `gzip -9: ${wasmGzip} B (${kib(wasmGzip)})`],
+];
+const table = [
+  `| ${rows[0].join(" | ")} |`,
+  `|${rows[0].map(() => "---").join("|")}|`,
+  ...rows.slice(1).map((r) => `| ${r.join(" | ")} |`),
+].join("\n");
+const goalLine = `Goal: repair ≥ ${GOAL_RATIO}× faster than deepagents — ${goalMet ? "**met**" : "**not met**"} (${ratio.toFixed(2)}×).`;
+
+console.log(table);
+console.log();
+console.log(goalLine);
+console.log(`(warm-up ${WARMUP}, median of ${RUNS} runs each; sink ${sink > 0 ? "ok" : "0"})`);
+
+if (WRITE) {
+  const pkgVersion = (name) => JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules", name, "package.json"), "utf8")).version;
+  const cpus = os.cpus();
+  const md = `# Benchmarks
+
+Generated by \`node benches/repair.bench.mjs --write\`. Timings are medians of ${RUNS} runs after
+${WARMUP} warm-up runs; inputs are built outside the timed region. Numbers are indicative only
+(single machine, no isolation) and are never asserted.
+
+| | |
+|---|---|
+| Machine | ${cpus[0]?.model ?? "unknown"}, ${cpus.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.type()} ${os.release()} (${os.arch()}) |
+| Node | ${process.version} |
+| deepagents | ${pkgVersion("deepagents")} |
+| @langchain/core | ${pkgVersion("@langchain/core")} |
+| Date | ${new Date().toISOString().slice(0, 10)} |
+
+${table}
+
+${goalLine}
+
+Inputs:
+
+- (a)/(b): 2,000 blocks of \`human, ai(2 parallel calls), tool, tool, ai(text)\` = 10,000 messages and
+  4,000 calls; in every 20th block the second result is replaced by a user message, giving 100
+  dangling calls. stategate gets plain LangChain dicts (\`{type: "human" | "ai" | "tool", ...}\`),
+  deepagents gets \`HumanMessage\` / \`AIMessage\` / \`ToolMessage\` instances of the same history and
+  runs \`createPatchToolCallsMiddleware().beforeAgent({messages})\`. Both add 100 synthetic
+  results (checked before timing). (b) is the same history converted with
+  \`convertMessages(..., {to: "openai"})\`.
+- (c): \`readTranscript(tests/fixtures/transcripts/taubench-gpt4o-airline-historical.json)\`, every
+  run validated with \`{provider: "openai"}\`; "JSON text" passes each run as \`JSON.stringify(run)\`
+  (stringified outside the timed region).
+- (d): the wasm as built into \`pkg/\` by \`scripts/build.sh\` (release), gzip via zlib level 9.
+`;
+  fs.writeFileSync(path.join(ROOT, "BENCHMARKS.md"), md);
+  console.log(`wrote ${path.join(ROOT, "BENCHMARKS.md")}`);
+}

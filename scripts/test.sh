@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every test: native cargo tests, wasm-bindgen tests in Node and in headless Chrome and
+# Firefox (each must run more than zero tests), then the Node tests against the release package
+# (built once, optimised with wasm-opt, so a broken optimiser is caught).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+bash scripts/setup.sh
+mkdir -p test-results
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "native: cargo test"
+cargo test --all-targets 2>&1 | tee test-results/cargo.log
+
+# wasm-bindgen tests: a browser run that ran nothing is a failure (TOOLCHAIN.md trap 3).
+wasm_tests() { # label, then wasm-pack test arguments
+  local label=$1; shift
+  step "wasm-bindgen tests: $label"
+  "$@" 2>&1 | tee "test-results/wasm-$label.log"
+  local ran
+  ran=$(grep -Eo 'test result: ok\. [0-9]+ passed' "test-results/wasm-$label.log" | awk '{s += $4} END {print s + 0}')
+  if [ "$ran" -eq 0 ]; then
+    echo "FAILED: the $label run executed no wasm-bindgen test" >&2
+    exit 1
+  fi
+  echo "$label: $ran wasm-bindgen tests passed"
+}
+wasm_tests node wasm-pack test --node
+WASM_BINDGEN_USE_BROWSER=1 wasm_tests chrome wasm-pack test --headless --chrome
+WASM_BINDGEN_USE_BROWSER=1 wasm_tests firefox wasm-pack test --headless --firefox
+
+step "release package"
+bash scripts/build.sh
+
+step "type check of a TypeScript consumer"
+tsc -p tests/ts
+
+step "node tests against pkg/"
+node --test --test-reporter=spec tests/js/ 2>&1 | tee test-results/node.log
