@@ -1,0 +1,12 @@
+# The two commands of the README. Each installs what it needs first (scripts/setup.sh).
+.PHONY: demo test build bench serve
+demo: build
+	node scripts/demo.mjs $(ARGS)
+test:
+	bash scripts/test.sh
+build:
+	bash scripts/build.sh
+bench: build
+	node benches/repair.bench.mjs --write
+serve: build
+	python3 -m http.server 8080 --bind 127.0.0.1
