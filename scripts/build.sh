@@ -10,7 +10,7 @@ bash scripts/setup.sh
 rm -rf pkg
 wasm-pack build --release --target nodejs --out-dir pkg/node --out-name stategate_wasm --no-pack
 # The web glue from the same optimised module: no second cargo build or wasm-opt run.
-wasm-bindgen --target web --out-dir pkg/web --out-name stategate_wasm target/wasm32-unknown-unknown/release/stategate.wasm
+wasm-bindgen --target web --out-dir pkg/web --out-name stategate_wasm "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/stategate.wasm"
 wasm-opt -O3 pkg/web/stategate_wasm_bg.wasm -o pkg/web/stategate_wasm_bg.wasm
 rm -f pkg/node/.gitignore pkg/node/package.json
 
