@@ -2,7 +2,7 @@
 //! Chrome and Firefox (`WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome --firefox`).
 #![cfg(target_arch = "wasm32")]
 
-use js_sys::{Array, JsString, Reflect};
+use js_sys::{Array, JsString, Object, Reflect};
 use stategate::js::{convert_messages, read_transcript, repair_json, repair_skeleton, validate_json, validate_skeleton};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
@@ -58,7 +58,6 @@ fn repair_places_the_result_and_keeps_untouched_objects() {
     assert_eq!(Array::from(&after).length(), 1, "the input itself still has its violation");
 }
 
-use js_sys::Object;
 
 #[wasm_bindgen_test]
 fn convert_to_anthropic_merges_parallel_results() {

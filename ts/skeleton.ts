@@ -104,7 +104,8 @@ function tool(id: string, content: any, fmt: Fmt, status: "success" | "error" | 
 }
 
 function validJson(text: unknown): boolean {
-  if (typeof text !== "string") return text !== undefined && text !== null ? true : true;
+  // Non-string arguments (an object, null) are read by the core as JSON or as no arguments: valid.
+  if (typeof text !== "string") return true;
   if (text.trim() === "") return true;
   try {
     JSON.parse(text);

@@ -45,7 +45,7 @@ pub fn materialize(item: &Item, messages: &[Message], opts: &RepairOptions) -> O
         Item::Keep(i, fix) => messages.get(*i).map(|m| apply_fix(m.clone(), *fix)),
         Item::Synthetic { id, name, reason, .. } => {
             let text = match &opts.text {
-                Some(t) => t.replace("{name}", name).replace("{id}", id).replace("{reason}", &serde_json::to_value(reason).ok()?.as_str().unwrap_or_default().to_string()),
+                Some(t) => t.replace("{name}", name).replace("{id}", id).replace("{reason}", reason.as_str()),
                 None => reason.text(name, id),
             };
             let mut m = Message::tool_result(id.clone(), text, ToolStatus::Error);

@@ -38,6 +38,16 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// The reason's name as in options and templates (`"invalid_args"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Missing => "missing",
+            Reason::Interrupted => "interrupted",
+            Reason::Rejected => "rejected",
+            Reason::InvalidArgs => "invalid_args",
+        }
+    }
+
     /// The placeholder text for a call. Follows deepagents' template (`Tool call {name} with id
     /// {id} …`) so placeholders written by either are recognised; never claims the user cancelled.
     pub fn text(self, name: &str, id: &str) -> String {
