@@ -8,5 +8,6 @@ build:
 	bash scripts/build.sh
 bench: build
 	node benches/repair.bench.mjs --write
+	node benches/store.bench.mjs --write
 serve: build
 	python3 -m http.server 8080 --bind 127.0.0.1

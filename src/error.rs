@@ -28,6 +28,42 @@ pub enum ErrorCode {
     InvalidOption,
     /// Input larger than the documented limits.
     TooLarge,
+    /// A command's `expectedVersion` is not the store's version: someone else wrote first.
+    /// Re-read the state and retry.
+    VersionConflict,
+    /// Two commands of one batch (superstep) wrote the same `replace` channel, or the same key of
+    /// a `merge` channel that declares `onConflict: "error"`.
+    ConcurrentWrite,
+    /// An update names a channel the schema does not have.
+    UnknownChannel,
+    /// A channel with that name is already registered.
+    ChannelExists,
+    /// The author is not among the channel's declared writers.
+    NotAuthorized,
+    /// The channel (or private key) belongs to another owner.
+    NotOwner,
+    /// The channel is private: it is read only with its owner's key, never by name.
+    PrivateChannel,
+    /// An update value does not have the channel's type or shape.
+    InvalidUpdate,
+    /// A replace or remove names a message id the channel does not hold.
+    UnknownMessageId,
+    /// A tool result answers a call id that no assistant message in the channel made.
+    UnknownToolCall,
+    /// A second result for a call that already has one (replace the first by its id instead).
+    AlreadyAnswered,
+    /// The run is completed, failed or cancelled: no new assistant or tool messages.
+    RunEnded,
+    /// A status change the transition table does not allow (run, plan step, approval, task).
+    InvalidTransition,
+    /// A plan whose steps depend on missing steps or on each other in a cycle.
+    InvalidPlan,
+    /// A tool result for a call whose approval is still pending.
+    ApprovalPending,
+    /// A successful tool result for a call whose approval was rejected or expired.
+    ApprovalRejected,
+    /// The command would take a budget counter over its limit, or comes after the deadline.
+    BudgetExceeded,
 }
 
 impl ErrorCode {
@@ -42,6 +78,23 @@ impl ErrorCode {
             ErrorCode::UnknownTranscriptFormat => "UNKNOWN_TRANSCRIPT_FORMAT",
             ErrorCode::InvalidOption => "INVALID_OPTION",
             ErrorCode::TooLarge => "TOO_LARGE",
+            ErrorCode::VersionConflict => "VERSION_CONFLICT",
+            ErrorCode::ConcurrentWrite => "CONCURRENT_WRITE",
+            ErrorCode::UnknownChannel => "UNKNOWN_CHANNEL",
+            ErrorCode::ChannelExists => "CHANNEL_EXISTS",
+            ErrorCode::NotAuthorized => "NOT_AUTHORIZED",
+            ErrorCode::NotOwner => "NOT_OWNER",
+            ErrorCode::PrivateChannel => "PRIVATE_CHANNEL",
+            ErrorCode::InvalidUpdate => "INVALID_UPDATE",
+            ErrorCode::UnknownMessageId => "UNKNOWN_MESSAGE_ID",
+            ErrorCode::UnknownToolCall => "UNKNOWN_TOOL_CALL",
+            ErrorCode::AlreadyAnswered => "ALREADY_ANSWERED",
+            ErrorCode::RunEnded => "RUN_ENDED",
+            ErrorCode::InvalidTransition => "INVALID_TRANSITION",
+            ErrorCode::InvalidPlan => "INVALID_PLAN",
+            ErrorCode::ApprovalPending => "APPROVAL_PENDING",
+            ErrorCode::ApprovalRejected => "APPROVAL_REJECTED",
+            ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
         }
     }
 }
@@ -49,7 +102,9 @@ impl ErrorCode {
 /// An error with a stable [`ErrorCode`], a human-readable message and structured details.
 ///
 /// `index` is the position of the offending message in the caller's input (0-based), when the
-/// error concerns one message; `field` names the offending field when known.
+/// error concerns one message; `field` names the offending field when known; `channel` names the
+/// state channel; `command` is the position of the offending command in a batch; `authors` names
+/// the writers of a `CONCURRENT_WRITE`. Details never carry state values.
 #[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
 #[error("{}: {message}", code.as_str())]
 pub struct Error {
@@ -63,18 +118,43 @@ pub struct Error {
     /// Name of the offending field, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// The state channel concerned, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+    /// Position of the offending command in a batch, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<usize>,
+    /// The authors involved (both writers of a `CONCURRENT_WRITE`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
 }
 
 impl Error {
     /// A new error with no index and no field.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), index: None, field: None }
+        Error { code, message: message.into(), index: None, field: None, channel: None, command: None, authors: Vec::new() }
     }
 
     /// Attaches the index of the offending message (kept if already set by an inner call).
     pub fn at(mut self, index: usize) -> Self {
         if self.index.is_none() {
             self.index = Some(index);
+        }
+        self
+    }
+
+    /// Attaches the channel concerned (kept if already set).
+    pub fn channel(mut self, channel: &str) -> Self {
+        if self.channel.is_none() {
+            self.channel = Some(channel.to_string());
+        }
+        self
+    }
+
+    /// Attaches the position of the offending command in a batch (kept if already set).
+    pub fn command(mut self, command: usize) -> Self {
+        if self.command.is_none() {
+            self.command = Some(command);
         }
         self
     }

@@ -9,9 +9,16 @@
 //! Data flows one way: input → [`message::formats::decode_messages`] → [`repair::validate`] /
 //! [`repair::repair`] → [`message::formats::encode_messages`] → output.
 
+// `Error` carries its details inline (code, message, index, field, channel, command, authors);
+// errors are the cold path, so a large `Err` variant is the simpler trade.
+#![allow(clippy::result_large_err)]
+
 pub mod error;
+pub mod lifecycle;
+pub mod log;
 pub mod message;
 pub mod repair;
+pub mod state;
 pub mod transcript;
 
 #[cfg(target_arch = "wasm32")]
@@ -21,4 +28,5 @@ pub use error::{Error, ErrorCode};
 pub use message::formats::{decode_messages, encode_messages, Format};
 pub use message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
 pub use repair::{repair, validate, Provider, RepairOptions, RepairReport, Violation};
+pub use state::{ChannelSpec, Command, Store, StoreOptions};
 

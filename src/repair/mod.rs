@@ -22,19 +22,19 @@ use serde_json::Value;
 pub type RepairReport = Vec<Fix>;
 
 /// Shapes of canonical messages that are their own input (message `i` came from input `i`).
-fn own_shapes(messages: &[Message]) -> Vec<Shape> {
+pub fn shapes_of_messages(messages: &[Message]) -> Vec<Shape> {
     messages.iter().enumerate().map(|(i, m)| Shape::of(m, i, 0, m.origin.unwrap_or(Format::Openai))).collect()
 }
 
 /// Every violation of `provider`'s rules in `messages`, in order. Indices are positions in `messages`.
 pub fn validate(messages: &[Message], provider: Provider) -> Vec<Violation> {
-    validate_shapes(&own_shapes(messages), provider)
+    validate_shapes(&shapes_of_messages(messages), provider)
 }
 
 /// Repairs `messages` (see [`plan`] for the semantics) and reports each fix. The output passes
 /// [`validate`] for `opts.provider` (OpenAI when unset), and repairing it again changes nothing.
 pub fn repair(messages: &[Message], opts: &RepairOptions) -> (Vec<Message>, RepairReport) {
-    let (items, report) = plan(&own_shapes(messages), opts);
+    let (items, report) = plan(&shapes_of_messages(messages), opts);
     let out = items.iter().filter_map(|item| materialize(item, messages, opts)).collect();
     (out, report)
 }

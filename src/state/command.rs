@@ -1,0 +1,80 @@
+//! Commands (the one way to change state) and what applying them returns.
+
+use super::schema::ChannelSpec;
+use crate::repair::Fix;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+#[cfg(target_arch = "wasm32")]
+use tsify::Tsify;
+
+/// One atomic change (DESIGN §3): `{author, expectedVersion?, update, correlationId?, causationId?}`.
+///
+/// `update` maps channel names to values for their reducers; for `messages`, a message or a list
+/// of messages and ops (see [`super::MessageOp`]). `expectedVersion`, when given, must equal the
+/// store's version or the command fails with `VERSION_CONFLICT` (optimistic lock).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct Command {
+    /// Who writes: a node, tool, middleware or agent name. Checked against each channel's
+    /// `owner` / `writers`. Authors are labels, not credentials.
+    pub author: String,
+    /// The version the author read; absent = no lock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_version: Option<u64>,
+    /// `{channel: value}`.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
+    pub update: Map<String, Value>,
+    /// Ties the events of one request together (e.g. a tool call id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+    /// The event or request that caused this command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub causation_id: Option<String>,
+}
+
+/// What [`super::Store::apply`] returns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct Applied {
+    /// The store's version after the command (= the sequence of its event).
+    pub version: u64,
+    /// Ids of the messages the command wrote, in order (assigned at intake when absent).
+    pub ids: Vec<String>,
+}
+
+/// What [`super::Store::apply_batch`] returns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct BatchApplied {
+    /// The store's version after the batch (one more per command).
+    pub version: u64,
+    /// For each command, the ids of the messages it wrote.
+    pub ids: Vec<Vec<String>>,
+}
+
+/// What [`super::Store::repair`] returns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct Repaired {
+    /// The version after the repair (unchanged when there was nothing to repair).
+    pub version: u64,
+    /// Every fix, with `index` = position in the stored messages before the repair.
+    pub report: Vec<Fix>,
+    /// Ids of the synthetic results the repair added.
+    pub ids: Vec<String>,
+}
+
+/// Options of a new store.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase", default)]
+pub struct StoreOptions {
+    /// The run id; prefixes generated message ids (`{runId}:{sequence}:{k}`). Default `"run"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// Channels added to the default schema (not private ones: register those with
+    /// `registerChannel` to receive their owner key).
+    pub channels: Vec<ChannelSpec>,
+}

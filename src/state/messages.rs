@@ -1,0 +1,474 @@
+//! The `messages` reducer (DESIGN §3): a message list with LangGraph `add_messages` semantics and
+//! the tool-call invariants checked at write time.
+//!
+//! One update is a list of [`MessageOp`]s applied in order, as `add_messages` applies a list
+//! (peer-semantics §5a): a message whose id exists replaces it in place (and cancels a removal of
+//! that id earlier in the same update); a new id is appended; `{remove: id}` marks the id for
+//! removal at the end of the update (an unknown id is `UNKNOWN_MESSAGE_ID`, as LangGraph raises);
+//! `{removeAll: true}` drops everything before it. Unlike LangGraph, ids stay unique after a
+//! remove-all (a later duplicate replaces in place), ids are assigned deterministically at intake
+//! instead of `uuid4`, and `{replace: message}` / `{insertAfter: id, message}` never append.
+//!
+//! Invariants: a tool result must answer a call an assistant message in the channel made
+//! (`UNKNOWN_TOOL_CALL`), and a call has at most one result (`ALREADY_ANSWERED`; replacing the
+//! result by its id is allowed). Appends cost O(1); removals and insertions rebuild the indexes.
+//! Changes are journaled so a failed command is rolled back exactly.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::formats::decode_messages;
+use crate::message::{Message, Role, ToolStatus};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// LangGraph's `REMOVE_ALL_MESSAGES` sentinel id (`__remove_all__`).
+pub const REMOVE_ALL: &str = "__remove_all__";
+
+/// One operation of a messages update. In JS: a message in any format, `{remove: id}`,
+/// `{removeAll: true}`, `{replace: message}` or `{insertAfter: id, message}`; LangChain's
+/// `RemoveMessage` dict (`{type: "remove", id}`, id `__remove_all__` = remove all) is accepted too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum MessageOp {
+    /// Remove the message with this id at the end of the update.
+    Remove {
+        /// The id to remove.
+        remove: String,
+    },
+    /// Drop every message before this op.
+    RemoveAll {
+        /// Always `true`.
+        #[serde(rename = "removeAll")]
+        remove_all: bool,
+    },
+    /// Replace the message with this id in place; never appends.
+    Replace {
+        /// The new message; its id names the one to replace.
+        replace: Message,
+    },
+    /// Insert a message right after the message `insert_after` (repair places results this way).
+    InsertAfter {
+        /// The id of the message to insert after.
+        #[serde(rename = "insertAfter")]
+        insert_after: String,
+        /// The message to insert (a new id).
+        message: Message,
+    },
+    /// Append, or replace in place when the id exists.
+    Put(Message),
+}
+
+impl MessageOp {
+    /// The message this op writes, if any.
+    pub fn message(&self) -> Option<&Message> {
+        match self {
+            MessageOp::Put(m) | MessageOp::Replace { replace: m } | MessageOp::InsertAfter { message: m, .. } => Some(m),
+            _ => None,
+        }
+    }
+
+    fn message_mut(&mut self) -> Option<&mut Message> {
+        match self {
+            MessageOp::Put(m) | MessageOp::Replace { replace: m } | MessageOp::InsertAfter { message: m, .. } => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// Decodes a messages update from the caller: one item or a list; messages in any supported
+/// format (decoded together, so Gemini results pair with their calls); op objects as above.
+pub fn decode_ops(update: &Value) -> Result<Vec<MessageOp>> {
+    let items: &[Value] = match update {
+        Value::Array(a) => a,
+        other => std::slice::from_ref(other),
+    };
+    enum Slot {
+        Op(Box<MessageOp>),
+        Message(usize),
+        Replace(usize),
+        InsertAfter(String, usize),
+    }
+    let mut slots = Vec::with_capacity(items.len());
+    let mut to_decode: Vec<Value> = Vec::new();
+    let mut origin: Vec<usize> = Vec::new();
+    let mut queue = |v: &Value, i: usize| {
+        to_decode.push(v.clone());
+        origin.push(i);
+        to_decode.len() - 1
+    };
+    for (i, item) in items.iter().enumerate() {
+        let bad = |m: &str| Error::new(ErrorCode::InvalidMessage, m.to_string()).at(i).channel("messages");
+        let obj = item.as_object().ok_or_else(|| bad("a messages update item is a message or an op object"))?;
+        let slot = if let Some(id) = obj.get("remove") {
+            Slot::Op(Box::new(MessageOp::Remove { remove: id.as_str().ok_or_else(|| bad("remove takes a message id"))?.to_string() }))
+        } else if obj.contains_key("removeAll") {
+            if obj.get("removeAll") != Some(&Value::Bool(true)) {
+                return Err(bad("removeAll must be true"));
+            }
+            Slot::Op(Box::new(MessageOp::RemoveAll { remove_all: true }))
+        } else if let Some(m) = obj.get("replace") {
+            Slot::Replace(queue(m, i))
+        } else if let Some(after) = obj.get("insertAfter") {
+            let after = after.as_str().ok_or_else(|| bad("insertAfter takes a message id"))?.to_string();
+            Slot::InsertAfter(after, queue(obj.get("message").ok_or_else(|| bad("insertAfter needs a message"))?, i))
+        } else if let Some(id) = langchain_remove(obj) {
+            Slot::Op(Box::new(if id == REMOVE_ALL { MessageOp::RemoveAll { remove_all: true } } else { MessageOp::Remove { remove: id } }))
+        } else {
+            Slot::Message(queue(item, i))
+        };
+        slots.push(slot);
+    }
+    let decoded = decode_messages(&to_decode, None).map_err(|e| {
+        let at = e.index.and_then(|k| origin.get(k).copied());
+        let e = Error { index: at, ..e };
+        e.channel("messages")
+    })?;
+    // Each queued value may decode into several messages (an Anthropic user turn with several
+    // tool results); group them by queued value.
+    let mut by_value: Vec<Vec<Message>> = vec![Vec::new(); to_decode.len()];
+    for (m, src) in decoded.messages.into_iter().zip(decoded.source) {
+        if let Some(group) = by_value.get_mut(src) {
+            group.push(m);
+        }
+    }
+    let mut ops = Vec::with_capacity(slots.len());
+    for slot in slots {
+        match slot {
+            Slot::Op(op) => ops.push(*op),
+            Slot::Message(k) => ops.extend(std::mem::take(&mut by_value[k]).into_iter().map(MessageOp::Put)),
+            Slot::Replace(k) => ops.extend(std::mem::take(&mut by_value[k]).into_iter().map(|m| MessageOp::Replace { replace: m })),
+            Slot::InsertAfter(after, k) => {
+                let mut anchor = after;
+                for m in std::mem::take(&mut by_value[k]) {
+                    let next = m.id.clone();
+                    ops.push(MessageOp::InsertAfter { insert_after: anchor.clone(), message: m });
+                    if let Some(next) = next {
+                        anchor = next;
+                    }
+                }
+            }
+        }
+    }
+    Ok(ops)
+}
+
+/// The id of a LangChain `RemoveMessage`, as a dict (`{type: "remove", id}`) or serialized
+/// (`{lc: 1, type: "constructor", id: [..., "RemoveMessage"], kwargs: {id}}`).
+fn langchain_remove(obj: &serde_json::Map<String, Value>) -> Option<String> {
+    if obj.get("type").and_then(Value::as_str) == Some("remove") {
+        return obj.get("id").and_then(Value::as_str).map(str::to_string);
+    }
+    let is_lc_remove = obj.get("lc").is_some()
+        && obj.get("id").and_then(Value::as_array).and_then(|p| p.last()).and_then(Value::as_str) == Some("RemoveMessage");
+    if is_lc_remove {
+        return obj.get("kwargs").and_then(|k| k.get("id")).and_then(Value::as_str).map(str::to_string);
+    }
+    None
+}
+
+/// What one update did, for the checks that span channels (run status, approvals, budget).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Effects {
+    /// Ids of the messages the update wrote, in order.
+    pub ids: Vec<String>,
+    /// Assistant messages appended (new ids): turns of the budget.
+    pub turns: u64,
+    /// Tool calls that were not in the channel before: tool calls of the budget.
+    pub tool_calls: u64,
+    /// `usage_metadata.total_tokens` of the appended assistant messages (LangChain).
+    pub tokens: u64,
+    /// Results written: (tool call id, status).
+    pub results: Vec<(String, ToolStatus)>,
+    /// True when an assistant or tool message was written.
+    pub model_or_tool: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Call {
+    /// Id of the assistant message that made the call.
+    assistant: String,
+    /// Id of the tool message that answers it.
+    result: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Journal {
+    len: usize,
+    replaced: Vec<(usize, Message)>,
+    whole: Option<Vec<Message>>,
+}
+
+/// A messages channel: the list, an id index, the tool-call index and an undo journal.
+#[derive(Debug, Clone, Default)]
+pub struct MessagesChannel {
+    list: Vec<Message>,
+    pos: HashMap<String, usize>,
+    calls: HashMap<String, Call>,
+    journal: Option<Journal>,
+}
+
+impl MessagesChannel {
+    /// The messages, in order; each has an id.
+    pub fn messages(&self) -> &[Message] {
+        &self.list
+    }
+
+    /// The message with this id.
+    pub fn get(&self, id: &str) -> Option<&Message> {
+        self.pos.get(id).and_then(|&i| self.list.get(i))
+    }
+
+    /// True when a message with this id exists.
+    pub fn contains(&self, id: &str) -> bool {
+        self.pos.contains_key(id)
+    }
+
+    /// Ids of calls that have no result, with the id of the assistant message that made them.
+    pub fn unanswered(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> =
+            self.calls.iter().filter(|(_, c)| c.result.is_none()).map(|(id, c)| (id.as_str(), c.assistant.as_str())).collect();
+        out.sort_by_key(|(id, a)| (self.pos.get(*a).copied(), *id));
+        out
+    }
+
+    /// Gives every message without an id one: `{prefix}:{k}` for the k-th message of the update,
+    /// skipping ids already taken (deterministic, so a replay of the same log yields the same ids).
+    pub fn assign_ids(&self, ops: &mut [MessageOp], prefix: &str) {
+        let mut taken: HashSet<String> = ops.iter().filter_map(|o| o.message().and_then(|m| m.id.clone())).collect();
+        let mut k = 0usize;
+        for op in ops.iter_mut() {
+            let Some(m) = op.message_mut() else { continue };
+            if m.id.is_some() {
+                continue;
+            }
+            let id = loop {
+                let candidate = format!("{prefix}:{k}");
+                k += 1;
+                if !self.pos.contains_key(&candidate) && !taken.contains(&candidate) {
+                    break candidate;
+                }
+            };
+            taken.insert(id.clone());
+            m.id = Some(id);
+        }
+    }
+
+    /// Starts journaling (idempotent within one transaction).
+    pub fn begin(&mut self) {
+        if self.journal.is_none() {
+            self.journal = Some(Journal { len: self.list.len(), ..Journal::default() });
+        }
+    }
+
+    /// Forgets the journal: the changes since [`Self::begin`] stay.
+    pub fn commit(&mut self) {
+        self.journal = None;
+    }
+
+    /// Restores the channel exactly as it was at [`Self::begin`].
+    pub fn rollback(&mut self) {
+        let Some(j) = self.journal.take() else { return };
+        if let Some(whole) = j.whole {
+            self.list = whole;
+        } else {
+            self.list.truncate(j.len);
+            for (i, m) in j.replaced.into_iter().rev() {
+                if let Some(slot) = self.list.get_mut(i) {
+                    *slot = m;
+                }
+            }
+        }
+        self.reindex();
+    }
+
+    /// Saves the whole list as it was at `begin` before a change that moves positions.
+    fn save_whole(&mut self) {
+        let Some(j) = &mut self.journal else { return };
+        if j.whole.is_some() {
+            return;
+        }
+        let mut original = self.list.clone();
+        original.truncate(j.len);
+        for (i, m) in j.replaced.iter().rev() {
+            if let Some(slot) = original.get_mut(*i) {
+                *slot = m.clone();
+            }
+        }
+        j.whole = Some(original);
+    }
+
+    fn reindex(&mut self) {
+        self.pos = self.list.iter().enumerate().filter_map(|(i, m)| m.id.clone().map(|id| (id, i))).collect();
+        self.calls.clear();
+        for m in &self.list {
+            let Some(id) = &m.id else { continue };
+            if m.role == Role::Assistant {
+                for c in m.call_ids() {
+                    self.calls.insert(c.to_string(), Call { assistant: id.clone(), result: None });
+                }
+            }
+            if let (Role::Tool, Some(c)) = (m.role, &m.tool_call_id) {
+                if let Some(call) = self.calls.get_mut(c) {
+                    call.result.get_or_insert_with(|| id.clone());
+                }
+            }
+        }
+    }
+
+    /// Registers the calls of an assistant message; returns how many are new.
+    fn register_calls(&mut self, m: &Message, id: &str) -> u64 {
+        let mut new = 0;
+        for c in m.call_ids() {
+            match self.calls.get(c) {
+                Some(call) if call.assistant == id => {}
+                _ => {
+                    self.calls.insert(c.to_string(), Call { assistant: id.to_string(), result: None });
+                    new += 1;
+                }
+            }
+        }
+        new
+    }
+
+    /// Checks a tool result against the call index and records it as the call's answer.
+    fn answer(&mut self, m: &Message, id: &str, index: usize) -> Result<()> {
+        let Some(call_id) = m.tool_call_id.as_deref() else { return Ok(()) };
+        let Some(call) = self.calls.get_mut(call_id) else {
+            return Err(Error::new(ErrorCode::UnknownToolCall, format!("tool result '{id}' answers call '{call_id}', which no assistant message made"))
+                .at(index)
+                .channel("messages")
+                .field("tool_call_id"));
+        };
+        match &call.result {
+            Some(r) if r != id => Err(Error::new(
+                ErrorCode::AlreadyAnswered,
+                format!("call '{call_id}' already has a result ('{r}'); replace that message by its id instead of adding another"),
+            )
+            .at(index)
+            .channel("messages")
+            .field("tool_call_id")),
+            _ => {
+                call.result = Some(id.to_string());
+                Ok(())
+            }
+        }
+    }
+
+    /// Applies one update (ids already assigned). On error the channel may be half-updated: the
+    /// caller rolls back with [`Self::rollback`].
+    pub fn apply(&mut self, ops: &[MessageOp]) -> Result<Effects> {
+        let mut fx = Effects::default();
+        let mut removed: HashSet<String> = HashSet::new();
+        let mut written_results: Vec<(String, String, usize)> = Vec::new();
+        let mut moved = false;
+        for (index, op) in ops.iter().enumerate() {
+            match op {
+                MessageOp::RemoveAll { .. } => {
+                    self.save_whole();
+                    self.list.clear();
+                    self.pos.clear();
+                    self.calls.clear();
+                    removed.clear();
+                    written_results.clear();
+                }
+                MessageOp::Remove { remove } => {
+                    let Some(&i) = self.pos.get(remove) else {
+                        return Err(unknown_id(remove, index));
+                    };
+                    if let Some(c) = self.list.get(i).and_then(|m| m.tool_call_id.clone()) {
+                        if let Some(call) = self.calls.get_mut(&c) {
+                            if call.result.as_deref() == Some(remove.as_str()) {
+                                call.result = None;
+                            }
+                        }
+                    }
+                    removed.insert(remove.clone());
+                }
+                MessageOp::Put(m) | MessageOp::Replace { replace: m } | MessageOp::InsertAfter { message: m, .. } => {
+                    let id = m.id.clone().ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "internal: message without an id").at(index))?;
+                    let existing = self.pos.get(&id).copied();
+                    let insert_at = match op {
+                        MessageOp::Replace { .. } if existing.is_none() => return Err(unknown_id(&id, index)),
+                        MessageOp::InsertAfter { insert_after, .. } => {
+                            if existing.is_some_and(|_| !removed.contains(&id)) {
+                                return Err(Error::new(ErrorCode::InvalidUpdate, format!("insertAfter: message '{id}' already exists"))
+                                    .at(index)
+                                    .channel("messages"));
+                            }
+                            let anchor = self.pos.get(insert_after).copied().filter(|_| !removed.contains(insert_after));
+                            Some(anchor.ok_or_else(|| unknown_id(insert_after, index))? + 1)
+                        }
+                        _ => None,
+                    };
+                    if m.role == Role::Assistant {
+                        fx.tool_calls += self.register_calls(m, &id);
+                    }
+                    if m.role == Role::Tool {
+                        self.answer(m, &id, index)?;
+                        written_results.push((id.clone(), m.tool_call_id.clone().unwrap_or_default(), index));
+                        fx.results.push((m.tool_call_id.clone().unwrap_or_default(), m.status.unwrap_or(ToolStatus::Success)));
+                    }
+                    fx.model_or_tool |= matches!(m.role, Role::Assistant | Role::Tool);
+                    match (insert_at, existing) {
+                        (Some(at), old) => {
+                            self.save_whole();
+                            if let Some(old) = old {
+                                self.list.remove(old);
+                            }
+                            let at = if old.is_some_and(|o| o < at) { at - 1 } else { at };
+                            self.list.insert(at.min(self.list.len()), m.clone());
+                            removed.remove(&id);
+                            self.reindex();
+                            moved = true;
+                        }
+                        (None, Some(i)) => {
+                            removed.remove(&id);
+                            let old = std::mem::replace(&mut self.list[i], m.clone());
+                            if old.role == Role::Assistant && old.call_ids().ne(m.call_ids()) {
+                                moved = true;
+                            }
+                            if let Some(j) = &mut self.journal {
+                                if j.whole.is_none() && i < j.len {
+                                    j.replaced.push((i, old));
+                                }
+                            }
+                        }
+                        (None, None) => {
+                            if m.role == Role::Assistant {
+                                fx.turns += 1;
+                                fx.tokens += m.extra.get("usage_metadata").and_then(|u| u.get("total_tokens")).and_then(Value::as_u64).unwrap_or(0);
+                            }
+                            self.pos.insert(id.clone(), self.list.len());
+                            self.list.push(m.clone());
+                        }
+                    }
+                    fx.ids.push(id);
+                }
+            }
+        }
+        if !removed.is_empty() {
+            self.save_whole();
+            self.list.retain(|m| m.id.as_ref().is_none_or(|id| !removed.contains(id)));
+            moved = true;
+        }
+        if moved {
+            self.reindex();
+            // A result written by this update must still answer a call that exists.
+            for (id, call, index) in &written_results {
+                if self.pos.contains_key(id) && !self.calls.contains_key(call) {
+                    return Err(Error::new(ErrorCode::UnknownToolCall, format!("tool result '{id}' answers call '{call}', which this update removed"))
+                        .at(*index)
+                        .channel("messages"));
+                }
+            }
+        }
+        Ok(fx)
+    }
+}
+
+fn unknown_id(id: &str, index: usize) -> Error {
+    Error::new(ErrorCode::UnknownMessageId, format!("no message with id '{id}'; append it as a new message instead"))
+        .at(index)
+        .channel("messages")
+        .field("id")
+}

@@ -1,0 +1,20 @@
+//! State: the schema of channels, their reducers, commands and the apply pipeline (DESIGN §3).
+//!
+//! A [`Store`] holds one value per channel of its schema. Every change is a [`Command`] that goes
+//! through one gate: decode → authorise → version lock → validate and reduce → version + 1 → one
+//! [`crate::log::Event`]. A failure anywhere leaves the state, the version and the log exactly as
+//! they were. [`Store::apply_batch`] applies the commands of one superstep together.
+
+mod command;
+mod domain;
+mod messages;
+mod reducer;
+mod schema;
+mod store;
+#[cfg(test)]
+mod tests;
+
+pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions};
+pub use messages::{decode_ops, Effects, MessageOp, MessagesChannel, REMOVE_ALL};
+pub use schema::{default_schema, ChannelSpec, Kind, OnConflict, Reducer, ValueType, Visibility};
+pub use store::{Store, Write};

@@ -1,0 +1,579 @@
+//! The store: channel values, the apply pipeline with its journal, views and repair.
+
+use super::command::{Applied, BatchApplied, Command, Repaired, StoreOptions};
+use super::domain::{self, add_used, any_pending, approval_of, run_status, COUNTERS};
+use super::messages::{decode_ops, Effects, MessageOp, MessagesChannel};
+use super::reducer::reduce;
+use super::schema::{default_schema, ChannelSpec, Kind, Reducer, Visibility};
+use crate::error::{Error, ErrorCode, Result};
+use crate::lifecycle::{ApprovalStatus, RunStatus};
+use crate::log::{Event, Payload};
+use crate::message::ToolStatus;
+use crate::repair::{materialize, plan, shapes_of_messages, Item, RepairOptions};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+
+/// One channel's write in a decoded command (and in an event's payload).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Write {
+    /// Ops on a messages channel.
+    Messages(Vec<MessageOp>),
+    /// A value for a JSON channel's reducer.
+    Json(Value),
+}
+
+#[derive(Debug, Clone)]
+enum Slot {
+    Json(Value),
+    Messages(MessagesChannel),
+}
+
+/// A command after decoding: channel indices and typed writes.
+struct Decoded {
+    author: String,
+    expected_version: Option<u64>,
+    writes: Vec<(usize, Write)>,
+    correlation_id: Option<String>,
+    causation_id: Option<String>,
+}
+
+/// An agent's state: one value per channel, the version, and the log of applied commands.
+///
+/// Invariants: `version == events().len()`; every message has a unique id; every stored tool
+/// result answers a call made before it in its channel (unless a removal orphaned it later).
+#[derive(Debug, Clone)]
+pub struct Store {
+    run_id: String,
+    specs: Vec<ChannelSpec>,
+    by_name: HashMap<String, usize>,
+    slots: Vec<Slot>,
+    version: u64,
+    log: Vec<Event>,
+    /// Owner name → key, for private channels.
+    keys: HashMap<String, String>,
+}
+
+impl Store {
+    /// A store with the default schema plus `opts.channels`.
+    ///
+    /// Errors: `INVALID_OPTION` for a bad spec or a private channel (register those with
+    /// [`Store::register_channel`]); `CHANNEL_EXISTS` for a duplicate name.
+    pub fn new(opts: StoreOptions) -> Result<Store> {
+        let mut store = Store {
+            run_id: opts.run_id.unwrap_or_else(|| "run".to_string()),
+            specs: Vec::new(),
+            by_name: HashMap::new(),
+            slots: Vec::new(),
+            version: 0,
+            log: Vec::new(),
+            keys: HashMap::new(),
+        };
+        for spec in default_schema() {
+            store.add(spec, true)?;
+        }
+        for spec in opts.channels {
+            if spec.visibility == Visibility::Private {
+                return Err(Error::new(ErrorCode::InvalidOption, format!("register private channel '{}' with registerChannel to receive its owner key", spec.name)).channel(&spec.name));
+            }
+            store.add(spec, false)?;
+        }
+        Ok(store)
+    }
+
+    /// Adds a channel; domain rules ([`Kind`]) are kept only for `builtin` (default) channels.
+    fn add(&mut self, mut spec: ChannelSpec, builtin: bool) -> Result<()> {
+        spec.check()?;
+        if self.by_name.contains_key(&spec.name) {
+            return Err(Error::new(ErrorCode::ChannelExists, format!("a channel named '{}' already exists", spec.name)).channel(&spec.name));
+        }
+        if !builtin {
+            spec.kind = Kind::Generic;
+        }
+        let slot = if spec.reducer == Reducer::Messages { Slot::Messages(MessagesChannel::default()) } else { Slot::Json(spec.initial()) };
+        self.by_name.insert(spec.name.clone(), self.specs.len());
+        self.specs.push(spec);
+        self.slots.push(slot);
+        Ok(())
+    }
+
+    /// Adds a channel. For a private channel, returns its owner's key: the first private channel
+    /// of an owner creates the key with `new_key()`; later ones must present it as `owner_key`
+    /// (`NOT_OWNER` otherwise). Errors: `INVALID_OPTION`, `CHANNEL_EXISTS`, `NOT_OWNER`.
+    pub fn register_channel(&mut self, spec: ChannelSpec, owner_key: Option<&str>, new_key: impl FnOnce() -> String) -> Result<Option<String>> {
+        spec.check()?;
+        if self.by_name.contains_key(&spec.name) {
+            return Err(Error::new(ErrorCode::ChannelExists, format!("a channel named '{}' already exists", spec.name)).channel(&spec.name));
+        }
+        if spec.visibility != Visibility::Private {
+            self.add(spec, false)?;
+            return Ok(None);
+        }
+        let owner = spec.owner.clone().unwrap_or_default();
+        let key = match self.keys.get(&owner) {
+            Some(k) if owner_key == Some(k.as_str()) => k.clone(),
+            Some(_) => {
+                return Err(Error::new(ErrorCode::NotOwner, format!("owner '{owner}' already has private channels; pass its key to register more")).channel(&spec.name))
+            }
+            None => new_key(),
+        };
+        self.add(spec, false)?;
+        self.keys.insert(owner, key.clone());
+        Ok(Some(key))
+    }
+
+    /// Keys of every owner of private channels (tests only).
+    #[cfg(test)]
+    pub(crate) fn keys_for_tests(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self.keys.values().cloned().collect();
+        keys.sort();
+        keys
+    }
+
+    /// The run id.
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The version: the number of commands applied.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The schema, in order.
+    pub fn channels(&self) -> &[ChannelSpec] {
+        &self.specs
+    }
+
+    /// Every applied command's event, in order.
+    pub fn events(&self) -> &[Event] {
+        &self.log
+    }
+
+    fn index(&self, channel: &str) -> Result<usize> {
+        self.by_name.get(channel).copied().ok_or_else(|| {
+            Error::new(ErrorCode::UnknownChannel, format!("no channel named '{channel}'; register it first")).channel(channel)
+        })
+    }
+
+    fn kind_slot(&self, kind: Kind) -> Option<usize> {
+        self.specs.iter().position(|s| s.kind == kind)
+    }
+
+    fn json(&self, i: Option<usize>) -> Option<&Value> {
+        match self.slots.get(i?)? {
+            Slot::Json(v) => Some(v),
+            Slot::Messages(_) => None,
+        }
+    }
+
+    fn value_of(&self, i: usize) -> Value {
+        match self.slots.get(i) {
+            Some(Slot::Json(v)) => v.clone(),
+            Some(Slot::Messages(m)) => serde_json::to_value(m.messages()).unwrap_or(Value::Null),
+            None => Value::Null,
+        }
+    }
+
+    /// The messages channel named `channel` (`"messages"` by default).
+    pub fn messages(&self, channel: &str) -> Result<&MessagesChannel> {
+        let i = self.index(channel)?;
+        self.readable(i)?;
+        match self.slots.get(i) {
+            Some(Slot::Messages(m)) => Ok(m),
+            _ => Err(Error::new(ErrorCode::InvalidOption, format!("channel '{channel}' is not a messages channel")).channel(channel)),
+        }
+    }
+
+    fn readable(&self, i: usize) -> Result<()> {
+        match self.specs.get(i) {
+            Some(s) if s.visibility == Visibility::Private => Err(Error::new(
+                ErrorCode::PrivateChannel,
+                format!("channel '{}' is private; read it with private(ownerKey)", s.name),
+            )
+            .channel(&s.name)),
+            _ => Ok(()),
+        }
+    }
+
+    /// The value of a non-private channel (messages as canonical messages).
+    /// Errors: `UNKNOWN_CHANNEL`, `PRIVATE_CHANNEL`.
+    pub fn get(&self, channel: &str) -> Result<Value> {
+        let i = self.index(channel)?;
+        self.readable(i)?;
+        Ok(self.value_of(i))
+    }
+
+    /// Every channel except private ones, by name, in schema order.
+    pub fn system_view(&self) -> Map<String, Value> {
+        self.specs.iter().enumerate().filter(|(_, s)| s.visibility != Visibility::Private).map(|(i, s)| (s.name.clone(), self.value_of(i))).collect()
+    }
+
+    /// The private channels of the owner whose key this is. `NOT_OWNER` for an unknown key.
+    pub fn private_view(&self, key: &str) -> Result<Map<String, Value>> {
+        let owner = self
+            .keys
+            .iter()
+            .find(|(_, k)| k.as_str() == key)
+            .map(|(o, _)| o.as_str())
+            .ok_or_else(|| Error::new(ErrorCode::NotOwner, "this key owns no private channel"))?;
+        Ok(self
+            .specs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.visibility == Visibility::Private && s.owner.as_deref() == Some(owner))
+            .map(|(i, s)| (s.name.clone(), self.value_of(i)))
+            .collect())
+    }
+
+    /// Applies one command at time `now_ms` (ms since the epoch, for the budget deadline and the
+    /// event). Errors: every code of the pipeline; the store is unchanged on error.
+    pub fn apply(&mut self, cmd: &Command, now_ms: u64) -> Result<Applied> {
+        let decoded = self.decode(cmd)?;
+        let mut out = self.run_batch(vec![decoded], now_ms).map_err(|e| Error { command: None, ..e })?;
+        Ok(Applied { version: self.version, ids: out.pop().unwrap_or_default() })
+    }
+
+    /// Applies the commands of one superstep, all or nothing, in call order; each gets its own
+    /// event and version. Two commands writing one `replace` channel, or one key of a `merge`
+    /// channel declaring `onConflict: "error"`, fail with `CONCURRENT_WRITE` naming both authors.
+    /// `expectedVersion`s are checked against the version before the batch. Errors carry
+    /// `command` = the index of the failing command.
+    pub fn apply_batch(&mut self, cmds: &[Command], now_ms: u64) -> Result<BatchApplied> {
+        let decoded = cmds.iter().enumerate().map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci))).collect::<Result<Vec<_>>>()?;
+        let ids = self.run_batch(decoded, now_ms)?;
+        Ok(BatchApplied { version: self.version, ids })
+    }
+
+    /// decode: channel names → indices, messages → ops. No state is read but the schema.
+    fn decode(&self, cmd: &Command) -> Result<Decoded> {
+        let mut writes = Vec::with_capacity(cmd.update.len());
+        for (name, value) in &cmd.update {
+            let i = self.index(name)?;
+            let write = match self.specs.get(i).map(|s| s.reducer) {
+                Some(Reducer::Messages) => Write::Messages(decode_ops(value).map_err(|e| Error { channel: Some(name.clone()), ..e })?),
+                _ => Write::Json(value.clone()),
+            };
+            writes.push((i, write));
+        }
+        Ok(Decoded {
+            author: cmd.author.clone(),
+            expected_version: cmd.expected_version,
+            writes,
+            correlation_id: cmd.correlation_id.clone(),
+            causation_id: cmd.causation_id.clone(),
+        })
+    }
+
+    /// authorise: the author must be the channel's owner (if any) and among its writers (if listed).
+    fn authorise(&self, author: &str, i: usize) -> Result<()> {
+        let Some(spec) = self.specs.get(i) else { return Ok(()) };
+        if spec.owner.as_deref().is_some_and(|o| o != author) {
+            return Err(Error::new(ErrorCode::NotOwner, format!("channel '{}' is written only by its owner", spec.name)).channel(&spec.name));
+        }
+        if spec.writers.as_ref().is_some_and(|w| !w.iter().any(|a| a == author)) {
+            return Err(Error::new(ErrorCode::NotAuthorized, format!("author '{author}' may not write channel '{}'", spec.name)).channel(&spec.name));
+        }
+        Ok(())
+    }
+
+    /// The pipeline for decoded commands: authorise and lock every command first, then reduce
+    /// them in order under a journal; on any error restore everything.
+    fn run_batch(&mut self, batch: Vec<Decoded>, now_ms: u64) -> Result<Vec<Vec<String>>> {
+        for (ci, cmd) in batch.iter().enumerate() {
+            for (i, _) in &cmd.writes {
+                self.authorise(&cmd.author, *i).map_err(|e| e.command(ci))?;
+            }
+        }
+        for (ci, cmd) in batch.iter().enumerate() {
+            if let Some(v) = cmd.expected_version.filter(|v| *v != self.version) {
+                return Err(Error::new(
+                    ErrorCode::VersionConflict,
+                    format!("expected version {v}, but the store is at version {}; read the state again and retry", self.version),
+                )
+                .command(ci));
+            }
+        }
+        let mut journal = Journal { version: self.version, log_len: self.log.len(), json: Vec::new(), messages: Vec::new() };
+        let result = self.reduce_batch(batch, now_ms, &mut journal);
+        match result {
+            Ok(ids) => {
+                for i in journal.messages {
+                    if let Some(Slot::Messages(m)) = self.slots.get_mut(i) {
+                        m.commit();
+                    }
+                }
+                Ok(ids)
+            }
+            Err(e) => {
+                for (i, v) in journal.json.into_iter().rev() {
+                    if let Some(slot) = self.slots.get_mut(i) {
+                        *slot = Slot::Json(v);
+                    }
+                }
+                for i in journal.messages {
+                    if let Some(Slot::Messages(m)) = self.slots.get_mut(i) {
+                        m.rollback();
+                    }
+                }
+                self.version = journal.version;
+                self.log.truncate(journal.log_len);
+                Err(e)
+            }
+        }
+    }
+
+    fn reduce_batch(&mut self, batch: Vec<Decoded>, now_ms: u64, journal: &mut Journal) -> Result<Vec<Vec<String>>> {
+        let mut written_by: HashMap<(usize, String), (usize, String)> = HashMap::new();
+        let mut all_ids = Vec::with_capacity(batch.len());
+        for (ci, cmd) in batch.into_iter().enumerate() {
+            let ids = self.reduce_command(cmd, ci, now_ms, journal, &mut written_by).map_err(|e| e.command(ci))?;
+            all_ids.push(ids);
+        }
+        Ok(all_ids)
+    }
+
+    /// validate → reduce → cross-channel checks → version + 1 → event, for one command.
+    fn reduce_command(
+        &mut self,
+        mut cmd: Decoded,
+        ci: usize,
+        now_ms: u64,
+        journal: &mut Journal,
+        written_by: &mut HashMap<(usize, String), (usize, String)>,
+    ) -> Result<Vec<String>> {
+        let sequence = self.version + 1;
+        let (run_i, approvals_i, budget_i) = (self.kind_slot(Kind::Run), self.kind_slot(Kind::Approvals), self.kind_slot(Kind::Budget));
+        let run_before = self.json(run_i).map(run_status).unwrap_or(RunStatus::Created);
+        let budget_before = self.json(budget_i).cloned().unwrap_or(Value::Null);
+        let mut fx = Effects::default();
+        let prefix = format!("{}:{sequence}", self.run_id);
+        for (i, write) in cmd.writes.iter_mut() {
+            let i = *i;
+            journal.touch(i, &mut self.slots);
+            let spec = self.specs.get(i).ok_or_else(|| Error::new(ErrorCode::UnknownChannel, "internal: channel index out of range"))?;
+            match (self.slots.get_mut(i), write) {
+                (Some(Slot::Messages(channel)), Write::Messages(ops)) => {
+                    channel.assign_ids(ops, &prefix);
+                    let e = channel.apply(ops).map_err(|e| e.channel(&spec.name))?;
+                    if e.model_or_tool && run_before.is_terminal() {
+                        return Err(Error::new(ErrorCode::RunEnded, format!("the run is {}; it takes no new assistant or tool messages", run_before.as_str())).channel(&spec.name));
+                    }
+                    fx.ids.extend(e.ids);
+                    fx.turns += e.turns;
+                    fx.tool_calls += e.tool_calls;
+                    fx.tokens += e.tokens;
+                    fx.results.extend(e.results);
+                    fx.model_or_tool |= e.model_or_tool;
+                }
+                (Some(Slot::Json(value)), Write::Json(update)) => {
+                    let written = reduce(spec, value, update).map_err(|e| e.channel(&spec.name))?;
+                    for key in written.conflicting {
+                        match written_by.get(&(i, key.clone())) {
+                            Some((other, first)) if *other != ci => {
+                                let what = if key.is_empty() { format!("channel '{}'", spec.name) } else { format!("key '{key}' of channel '{}'", spec.name) };
+                                let mut e = Error::new(
+                                    ErrorCode::ConcurrentWrite,
+                                    format!("'{first}' and '{}' both wrote {what} in one batch; write it from one of them, or declare onConflict: \"callOrder\"", cmd.author),
+                                )
+                                .channel(&spec.name);
+                                if !key.is_empty() {
+                                    e = e.field(key);
+                                }
+                                e.authors = vec![first.clone(), cmd.author.clone()];
+                                return Err(e);
+                            }
+                            _ => {
+                                written_by.insert((i, key), (ci, cmd.author.clone()));
+                            }
+                        }
+                    }
+                }
+                _ => return Err(Error::new(ErrorCode::InvalidUpdate, "internal: write does not fit the channel")),
+            }
+        }
+        self.check_cross(&fx, (run_before, &budget_before), (run_i, approvals_i, budget_i), now_ms, journal)?;
+        self.version = sequence;
+        let payload = Payload(cmd.writes.into_iter().map(|(i, w)| (self.specs.get(i).map(|s| s.name.clone()).unwrap_or_default(), w)).collect());
+        self.log.push(Event {
+            sequence,
+            kind: payload.kind(),
+            author: cmd.author,
+            payload,
+            created_at: now_ms,
+            correlation_id: cmd.correlation_id,
+            causation_id: cmd.causation_id,
+        });
+        Ok(fx.ids)
+    }
+
+    /// The rules that span channels, on the state after the command's writes: approvals before
+    /// tool results, leaving `waiting_approval`, budget counters and the deadline.
+    /// `before` is the run status and budget before the command; `slots` the run, approvals and
+    /// budget channels.
+    fn check_cross(
+        &mut self,
+        fx: &Effects,
+        (run_before, before): (RunStatus, &Value),
+        (run_i, approvals_i, budget_i): (Option<usize>, Option<usize>, Option<usize>),
+        now_ms: u64,
+        journal: &mut Journal,
+    ) -> Result<()> {
+        if let Some(approvals) = self.json(approvals_i) {
+            for (call, status) in &fx.results {
+                match approval_of(approvals, call) {
+                    Some(ApprovalStatus::Pending) => {
+                        return Err(Error::new(ErrorCode::ApprovalPending, format!("call '{call}' is waiting for approval; decide the approval first")).field("tool_call_id"))
+                    }
+                    Some(ApprovalStatus::Rejected | ApprovalStatus::Expired) if *status == ToolStatus::Success => {
+                        return Err(Error::new(
+                            ErrorCode::ApprovalRejected,
+                            format!("call '{call}' was not approved; only an error result (the rejection notice) may answer it"),
+                        )
+                        .field("tool_call_id"))
+                    }
+                    _ => {}
+                }
+            }
+            let run_now = self.json(run_i).map(run_status).unwrap_or(RunStatus::Created);
+            if run_before == RunStatus::WaitingApproval && run_now == RunStatus::Running && any_pending(approvals) {
+                return Err(Error::new(ErrorCode::InvalidTransition, "the run cannot leave waiting_approval while an approval is pending; decide it first")
+                    .channel("run")
+                    .field("status"));
+            }
+        }
+        let Some(bi) = budget_i else { return Ok(()) };
+        if fx.turns + fx.tokens + fx.tool_calls > 0 {
+            journal.touch(bi, &mut self.slots);
+            if let Some(Slot::Json(Value::Object(budget))) = self.slots.get_mut(bi) {
+                add_used(budget, "turns", fx.turns);
+                add_used(budget, "tokens", fx.tokens);
+                add_used(budget, "tool_calls", fx.tool_calls);
+            }
+        }
+        let after = self.json(Some(bi)).cloned().unwrap_or(Value::Null);
+        let used = |b: &Value, c: &str| b.get("used").and_then(|u| u.get(c)).and_then(Value::as_u64).unwrap_or(0);
+        let mut grown = after.clone();
+        // Only counters this command raised are held to their limits: lowering a limit below
+        // what was already used does not fail the command that lowers it.
+        if let Some(limits) = grown.get_mut("limits").and_then(Value::as_object_mut) {
+            for (counter, max) in COUNTERS {
+                if used(&after, counter) <= used(before, counter) {
+                    limits.shift_remove(max);
+                }
+            }
+        }
+        domain::check_budget(&grown, now_ms, fx.model_or_tool)
+    }
+
+    /// Repairs the stored `messages` (DESIGN §5) as one command by `author`: synthetic results
+    /// are inserted right after their calls with their own ids, misplaced results are moved,
+    /// duplicates and (unless `keep_orphans`) orphans removed, content fixed in place. Nothing to
+    /// repair → no command. The report's indices are positions before the repair.
+    pub fn repair(&mut self, opts: &RepairOptions, author: &str, now_ms: u64) -> Result<Repaired> {
+        let i = self.index("messages")?;
+        self.authorise(author, i)?;
+        let Some(Slot::Messages(channel)) = self.slots.get(i) else {
+            return Err(Error::new(ErrorCode::InvalidOption, "channel 'messages' is not a messages channel"));
+        };
+        let list = channel.messages();
+        let (items, report) = plan(&shapes_of_messages(list), opts);
+        if report.is_empty() {
+            return Ok(Repaired { version: self.version, report, ids: Vec::new() });
+        }
+        // Target order; originals on the longest increasing run stay where they are, others move.
+        let kept: Vec<usize> = items.iter().filter_map(|it| if let Item::Keep(k, _) = it { Some(*k) } else { None }).collect();
+        let stay: HashSet<usize> = longest_increasing(&kept).into_iter().collect();
+        let id_at = |k: usize| list.get(k).and_then(|m| m.id.clone()).unwrap_or_default();
+        let mut ops: Vec<MessageOp> = (0..list.len()).filter(|k| !stay.contains(k)).map(|k| MessageOp::Remove { remove: id_at(k) }).collect();
+        let mut synthetic: Vec<MessageOp> = items
+            .iter()
+            .filter(|it| matches!(it, Item::Synthetic { .. }))
+            .filter_map(|it| materialize(it, list, opts))
+            .map(MessageOp::Put)
+            .collect();
+        channel.assign_ids(&mut synthetic, &format!("{}:{}", self.run_id, self.version + 1));
+        let mut synthetic = synthetic.into_iter().filter_map(|op| if let MessageOp::Put(m) = op { Some(m) } else { None });
+        let mut anchor: Option<String> = None;
+        let mut new_ids = Vec::new();
+        for item in &items {
+            let (message, in_place) = match item {
+                Item::Keep(k, fix) => {
+                    let Some(m) = list.get(*k) else { continue };
+                    let fixed = if fix.is_none() { None } else { Some(crate::repair::apply_fix(m.clone(), *fix)) };
+                    if stay.contains(k) {
+                        if let Some(f) = fixed {
+                            ops.push(MessageOp::Replace { replace: f });
+                        }
+                        anchor = m.id.clone();
+                        continue;
+                    }
+                    (fixed.unwrap_or_else(|| m.clone()), true)
+                }
+                Item::Synthetic { .. } => match synthetic.next() {
+                    Some(m) => (m, false),
+                    None => continue,
+                },
+            };
+            let id = message.id.clone();
+            if !in_place {
+                new_ids.extend(id.clone());
+            }
+            let Some(after) = anchor.clone() else {
+                return Err(Error::new(ErrorCode::InvalidUpdate, "internal: a repaired history cannot start with a moved message"));
+            };
+            ops.push(MessageOp::InsertAfter { insert_after: after, message });
+            anchor = id;
+        }
+        // Removed messages that are not re-inserted stay removed; a moved message's insert
+        // cancels its removal.
+        let cmd = Decoded { author: author.to_string(), expected_version: None, writes: vec![(i, Write::Messages(ops))], correlation_id: None, causation_id: None };
+        self.run_batch(vec![cmd], now_ms).map_err(|e| Error { command: None, ..e })?;
+        Ok(Repaired { version: self.version, report, ids: new_ids })
+    }
+}
+
+/// The channels touched by a batch, with the values to restore on failure.
+struct Journal {
+    version: u64,
+    log_len: usize,
+    json: Vec<(usize, Value)>,
+    messages: Vec<usize>,
+}
+
+impl Journal {
+    /// Records channel `i`'s value before its first change in this batch.
+    fn touch(&mut self, i: usize, slots: &mut [Slot]) {
+        match slots.get_mut(i) {
+            Some(Slot::Json(v)) if !self.json.iter().any(|(j, _)| *j == i) => self.json.push((i, v.clone())),
+            Some(Slot::Messages(m)) if !self.messages.contains(&i) => {
+                m.begin();
+                self.messages.push(i);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Positions of one longest strictly increasing subsequence of `xs` (patience sorting), returned
+/// as the values themselves.
+fn longest_increasing(xs: &[usize]) -> Vec<usize> {
+    let mut tails: Vec<usize> = Vec::new(); // index into xs of the smallest tail of each length
+    let mut prev: Vec<Option<usize>> = vec![None; xs.len()];
+    for (i, &x) in xs.iter().enumerate() {
+        let len = tails.partition_point(|&t| xs[t] < x);
+        prev[i] = if len > 0 { Some(tails[len - 1]) } else { None };
+        if len == tails.len() {
+            tails.push(i);
+        } else {
+            tails[len] = i;
+        }
+    }
+    let mut out = Vec::with_capacity(tails.len());
+    let mut cur = tails.last().copied();
+    while let Some(i) = cur {
+        out.push(xs[i]);
+        cur = prev[i];
+    }
+    out.reverse();
+    out
+}

@@ -1,0 +1,324 @@
+//! Native tests of the store: the cases, reducers through the pipeline, rollback.
+
+use super::*;
+use crate::error::ErrorCode;
+use serde_json::{json, Value};
+
+fn store() -> Store {
+    Store::new(StoreOptions::default()).unwrap()
+}
+
+fn cmd(author: &str, update: Value) -> Command {
+    Command {
+        author: author.into(),
+        expected_version: None,
+        update: update.as_object().cloned().unwrap_or_default(),
+        correlation_id: None,
+        causation_id: None,
+    }
+}
+
+/// Everything a caller can observe: version, every channel (private too), the log.
+fn snapshot(s: &Store) -> String {
+    let private: Vec<Value> = s.keys_for_tests().iter().map(|k| Value::Object(s.private_view(k).unwrap())).collect();
+    serde_json::to_string(&json!({
+        "version": s.version(),
+        "system": s.system_view(),
+        "private": private,
+        "events": s.events(),
+    }))
+    .unwrap()
+}
+
+fn ai_calls(id: &str, calls: &[&str]) -> Value {
+    let tc: Vec<Value> = calls.iter().map(|c| json!({"id": c, "type": "function", "function": {"name": "t", "arguments": "{}"}})).collect();
+    json!({"id": id, "role": "assistant", "content": null, "tool_calls": tc})
+}
+
+fn result(call: &str) -> Value {
+    json!({"role": "tool", "tool_call_id": call, "content": "ok"})
+}
+
+fn ids(s: &Store) -> Vec<String> {
+    s.messages("messages").unwrap().messages().iter().map(|m| m.id.clone().unwrap()).collect()
+}
+
+#[test]
+fn three_parallel_calls_merge_and_answer_in_one_superstep() {
+    let mut s = Store::new(StoreOptions { channels: vec![ChannelSpec::new("flags", Reducer::Merge)], ..Default::default() }).unwrap();
+    s.apply(&cmd("model", json!({"messages": [{"role": "user", "content": "go"}, ai_calls("a1", &["c1", "c2", "c3"])]})), 0).unwrap();
+    let batch: Vec<Command> = [("c1", "a"), ("c2", "b"), ("c3", "c")]
+        .iter()
+        .map(|(c, k)| cmd(&format!("tool:{c}"), json!({"flags": {*k: true}, "messages": [result(c)]})))
+        .collect();
+    let out = s.apply_batch(&batch, 0).unwrap();
+    assert_eq!(out.version, 4);
+    assert_eq!(s.get("flags").unwrap(), json!({"a": true, "b": true, "c": true}));
+    let msgs = s.messages("messages").unwrap().messages();
+    assert_eq!(msgs.len(), 5);
+    assert_eq!(msgs.iter().filter_map(|m| m.tool_call_id.as_deref()).collect::<Vec<_>>(), vec!["c1", "c2", "c3"]);
+    assert_eq!(out.ids, vec![vec!["run:2:0".to_string()], vec!["run:3:0".to_string()], vec!["run:4:0".to_string()]]);
+}
+
+#[test]
+fn two_writes_to_a_replace_channel_conflict_naming_both() {
+    let mut s = Store::new(StoreOptions { channels: vec![ChannelSpec::new("answer", Reducer::Replace)], ..Default::default() }).unwrap();
+    let before = snapshot(&s);
+    let e = s.apply_batch(&[cmd("alice", json!({"answer": 1})), cmd("bob", json!({"answer": 2}))], 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::ConcurrentWrite);
+    assert_eq!(e.authors, vec!["alice".to_string(), "bob".to_string()]);
+    assert!(e.message.contains("'alice'") && e.message.contains("'bob'"), "{}", e.message);
+    assert_eq!(e.command, Some(1));
+    assert_eq!(snapshot(&s), before);
+}
+
+#[test]
+fn files_at_different_paths_merge_same_path_conflicts() {
+    let mut s = store();
+    s.apply_batch(&[cmd("w1", json!({"files": {"/a.txt": {"content": ["a"]}}})), cmd("w2", json!({"files": {"/b.txt": {"content": ["b"]}}}))], 0).unwrap();
+    assert_eq!(s.get("files").unwrap(), json!({"/a.txt": {"content": ["a"]}, "/b.txt": {"content": ["b"]}}));
+    let before = snapshot(&s);
+    let e = s.apply_batch(&[cmd("w1", json!({"files": {"/a.txt": {"content": ["x"]}}})), cmd("w2", json!({"files": {"/a.txt": {"content": ["y"]}}}))], 0).unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::ConcurrentWrite, Some("/a.txt")));
+    assert_eq!(snapshot(&s), before);
+    // facts declare callOrder: the later call wins.
+    s.apply_batch(&[cmd("w1", json!({"facts": {"k": 1}})), cmd("w2", json!({"facts": {"k": 2}}))], 0).unwrap();
+    assert_eq!(s.get("facts").unwrap(), json!({"k": 2}));
+}
+
+#[test]
+fn ids_are_assigned_at_intake_and_unknown_updates_are_refused() {
+    let mut s = Store::new(StoreOptions { run_id: Some("r7".into()), ..Default::default() }).unwrap();
+    let out = s.apply(&cmd("user", json!({"messages": {"role": "user", "content": "hi"}})), 0).unwrap();
+    assert_eq!(out.ids, vec!["r7:1:0"]);
+    assert_eq!(s.get("messages").unwrap()[0]["id"], "r7:1:0");
+    let before = snapshot(&s);
+    for update in [json!({"replace": {"id": "nope", "role": "user", "content": "x"}}), json!({"remove": "nope"})] {
+        let e = s.apply(&cmd("user", json!({"messages": [update]})), 0).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownMessageId);
+        assert_eq!(snapshot(&s), before);
+    }
+    // Same id replaces in place; explicit replace works on an existing id.
+    s.apply(&cmd("user", json!({"messages": [{"id": "r7:1:0", "role": "user", "content": "hello"}]})), 0).unwrap();
+    s.apply(&cmd("user", json!({"messages": [{"replace": {"id": "r7:1:0", "role": "user", "content": "hey"}}]})), 0).unwrap();
+    let msgs = s.get("messages").unwrap();
+    assert_eq!((msgs.as_array().unwrap().len(), &msgs[0]["id"], &msgs[0]["content"]), (1, &json!("r7:1:0"), &json!("hey")));
+}
+
+#[test]
+fn add_messages_cases_from_langgraph() {
+    let mut s = store();
+    let h = |id: &str, c: &str| json!({"type": "human", "id": id, "content": c});
+    let a = |id: &str, c: &str| json!({"type": "ai", "id": id, "content": c});
+    s.apply(&cmd("u", json!({"messages": [h("1", "Hello"), a("2", "Hi")]})), 0).unwrap();
+    // test_mixed_operations: [H1, AI2] + [H1 "Updated hello", Remove2, S3] → [H1 updated, S3]
+    s.apply(&cmd("u", json!({"messages": [h("1", "Updated hello"), {"remove": "2"}, {"type": "system", "id": "3", "content": "S"}]})), 0).unwrap();
+    assert_eq!(ids(&s), vec!["1", "3"]);
+    // test_duplicates_in_input_with_remove: remove then re-add the same id → replaced in place.
+    s.apply(&cmd("u", json!({"messages": [{"remove": "1"}, h("1", "again"), h("1", "again!")]})), 0).unwrap();
+    assert_eq!(ids(&s), vec!["1", "3"]);
+    assert_eq!(s.get("messages").unwrap()[0]["content"], "again!");
+    // remove all: LangChain's sentinel and our op.
+    s.apply(&cmd("u", json!({"messages": [h("4", "x"), {"type": "remove", "id": "__remove_all__"}, h("5", "y")]})), 0).unwrap();
+    assert_eq!(ids(&s), vec!["5"]);
+    s.apply(&cmd("u", json!({"messages": [{"removeAll": true}]})), 0).unwrap();
+    assert!(ids(&s).is_empty());
+}
+
+#[test]
+fn version_lock_lets_only_the_first_writer_in() {
+    let mut s = store();
+    let mut first = cmd("alice", json!({"facts": {"owner": "alice"}}));
+    first.expected_version = Some(0);
+    let mut second = cmd("bob", json!({"facts": {"owner": "bob"}}));
+    second.expected_version = Some(0);
+    s.apply(&first, 0).unwrap();
+    let before = snapshot(&s);
+    let e = s.apply(&second, 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::VersionConflict);
+    assert_eq!(snapshot(&s), before);
+    assert_eq!(s.get("facts").unwrap(), json!({"owner": "alice"}));
+}
+
+#[test]
+fn tool_result_invariants() {
+    let mut s = store();
+    s.apply(&cmd("m", json!({"messages": [ai_calls("a1", &["c1"])]})), 0).unwrap();
+    assert_eq!(s.apply(&cmd("t", json!({"messages": [result("zz")]})), 0).unwrap_err().code, ErrorCode::UnknownToolCall);
+    let r = s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap();
+    let e = s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::AlreadyAnswered);
+    // Replacing the result by its id is allowed.
+    let mut again = result("c1");
+    again["id"] = json!(r.ids[0]);
+    again["content"] = json!("better");
+    s.apply(&cmd("t", json!({"messages": [again]})), 0).unwrap();
+    assert_eq!(s.get("messages").unwrap()[1]["content"], "better");
+}
+
+#[test]
+fn run_machine_terminal_runs_and_approvals() {
+    let mut s = store();
+    assert_eq!(s.apply(&cmd("app", json!({"run": {"status": "completed"}})), 0).unwrap_err().code, ErrorCode::InvalidTransition);
+    s.apply(&cmd("app", json!({"run": {"status": "running"}, "messages": [ai_calls("a1", &["c1", "c2"])]})), 0).unwrap();
+    s.apply(&cmd("hitl", json!({"approvals": {"ap1": {"tool_call_id": "c1", "status": "pending"}}, "run": {"status": "waiting_approval"}})), 0).unwrap();
+    assert_eq!(s.events().last().unwrap().kind, crate::log::EventType::ApprovalRequest);
+    // A result for a call whose approval is pending is refused; so is leaving waiting_approval.
+    assert_eq!(s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap_err().code, ErrorCode::ApprovalPending);
+    let e = s.apply(&cmd("app", json!({"run": {"status": "running"}})), 0).unwrap_err();
+    assert_eq!((e.code, e.channel.as_deref()), (ErrorCode::InvalidTransition, Some("run")));
+    // Decided in the same command → allowed.
+    s.apply(&cmd("hitl", json!({"approvals": {"ap1": {"status": "rejected"}}, "run": {"status": "running"}})), 0).unwrap();
+    assert_eq!(s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap_err().code, ErrorCode::ApprovalRejected);
+    s.apply(&cmd("t", json!({"messages": [{"type": "tool", "tool_call_id": "c1", "content": "rejected", "status": "error"}]})), 0).unwrap();
+    assert_eq!(s.apply(&cmd("hitl", json!({"approvals": {"ap1": {"status": "approved"}}})), 0).unwrap_err().code, ErrorCode::InvalidTransition);
+    s.apply(&cmd("app", json!({"run": {"status": "completed"}})), 0).unwrap();
+    let before = snapshot(&s);
+    let e = s.apply(&cmd("t", json!({"messages": [result("c2")]})), 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::RunEnded);
+    assert_eq!(snapshot(&s), before);
+    // The user may still write (e.g. a follow-up the app turns into a new run).
+    s.apply(&cmd("u", json!({"messages": [{"role": "user", "content": "thanks"}]})), 0).unwrap();
+}
+
+#[test]
+fn plan_dependencies_and_cycles() {
+    let mut s = store();
+    s.apply(&cmd("planner", json!({"plan": {"s1": {"title": "read"}, "s2": {"title": "write", "depends_on": ["s1"]}}})), 0).unwrap();
+    assert_eq!(s.get("plan").unwrap()["s2"]["status"], "pending");
+    let e = s.apply(&cmd("planner", json!({"plan": {"s3": {"title": "x", "depends_on": ["nope"]}}})), 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidPlan);
+    let e = s.apply(&cmd("planner", json!({"plan": {"s1": {"depends_on": ["s2"]}}})), 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidPlan);
+    assert!(e.message.contains("cycle"));
+    let e = s.apply(&cmd("planner", json!({"plan": {"s2": {"status": "running"}}})), 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidTransition);
+    s.apply(&cmd("planner", json!({"plan": {"s1": {"status": "running"}}})), 0).unwrap();
+    s.apply(&cmd("planner", json!({"plan": {"s1": {"status": "succeeded"}}})), 0).unwrap();
+    s.apply(&cmd("planner", json!({"plan": {"s2": {"status": "running"}}})), 0).unwrap();
+    assert_eq!(s.apply(&cmd("planner", json!({"plan": {"s1": {"status": "pending"}}})), 0).unwrap_err().code, ErrorCode::InvalidTransition);
+}
+
+#[test]
+fn budget_counts_turns_tool_calls_tokens_and_deadline() {
+    let mut s = store();
+    s.apply(&cmd("app", json!({"budget": {"limits": {"max_turns": 2, "max_tool_calls": 2, "max_tokens": 100, "deadline_ms": 1000}}})), 0).unwrap();
+    s.apply(&cmd("m", json!({"messages": [ai_calls("a1", &["c1"])]})), 10).unwrap();
+    s.apply(&cmd("t", json!({"messages": [result("c1")]})), 10).unwrap();
+    let e = s.apply(&cmd("m", json!({"messages": [ai_calls("a2", &["c2", "c3"])]})), 10).unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::BudgetExceeded, Some("max_tool_calls")));
+    s.apply(&cmd("m", json!({"messages": [{"type": "ai", "content": "hi", "usage_metadata": {"input_tokens": 50, "output_tokens": 10, "total_tokens": 60}}]})), 10).unwrap();
+    assert_eq!(s.get("budget").unwrap()["used"], json!({"turns": 2, "tokens": 60, "tool_calls": 1}));
+    let e = s.apply(&cmd("app", json!({"budget": {"used": {"tokens": 41}}})), 10).unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::BudgetExceeded, Some("max_tokens")));
+    assert_eq!(s.apply(&cmd("m", json!({"messages": [{"type": "ai", "content": "x"}]})), 10).unwrap_err().code, ErrorCode::BudgetExceeded);
+    s.apply(&cmd("app", json!({"budget": {"limits": {"max_turns": null}}})), 10).unwrap();
+    assert_eq!(s.apply(&cmd("m", json!({"messages": [{"type": "ai", "content": "late"}]})), 2000).unwrap_err().field.as_deref(), Some("deadline_ms"));
+    s.apply(&cmd("m", json!({"messages": [{"type": "ai", "content": "in time"}]})), 999).unwrap();
+}
+
+#[test]
+fn private_channels_are_invisible_outside_their_owner() {
+    let mut s = store();
+    let mut spec = ChannelSpec::new("memory_contents", Reducer::Merge);
+    spec.visibility = Visibility::Private;
+    spec.owner = Some("memory".into());
+    let key = s.register_channel(spec, None, || "k-123".into()).unwrap().unwrap();
+    let canary = "CANARY-7f3a9b1c";
+    s.apply(&cmd("memory", json!({"memory_contents": {"AGENTS.md": canary}})), 0).unwrap();
+    assert_eq!(s.private_view(&key).unwrap()["memory_contents"], json!({"AGENTS.md": canary}));
+    assert!(!serde_json::to_string(&s.system_view()).unwrap().contains(canary));
+    let e = s.get("memory_contents").unwrap_err();
+    assert_eq!(e.code, ErrorCode::PrivateChannel);
+    let e = s.apply(&cmd("someone", json!({"memory_contents": {"x": canary}})), 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotOwner);
+    assert!(!format!("{e:?}").contains(canary));
+    let mut typed = ChannelSpec::new("secret_n", Reducer::Replace);
+    typed.visibility = Visibility::Private;
+    typed.owner = Some("memory".into());
+    typed.value_type = ValueType::Integer;
+    assert_eq!(s.register_channel(typed.clone(), None, || "other".into()).unwrap_err().code, ErrorCode::NotOwner);
+    s.register_channel(typed, Some(&key), || unreachable!()).unwrap();
+    let e = s.apply(&cmd("memory", json!({"secret_n": canary})), 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidUpdate);
+    assert!(!format!("{e:?}").contains(canary));
+    assert_eq!(s.private_view("wrong").unwrap_err().code, ErrorCode::NotOwner);
+}
+
+#[test]
+fn writers_and_unknown_channels() {
+    let mut spec = ChannelSpec::new("notes", Reducer::Append);
+    spec.writers = Some(vec!["scribe".into()]);
+    let mut s = Store::new(StoreOptions { channels: vec![spec], ..Default::default() }).unwrap();
+    assert_eq!(s.apply(&cmd("intruder", json!({"notes": ["x"]})), 0).unwrap_err().code, ErrorCode::NotAuthorized);
+    s.apply(&cmd("scribe", json!({"notes": ["x"]})), 0).unwrap();
+    assert_eq!(s.apply(&cmd("scribe", json!({"nope": 1})), 0).unwrap_err().code, ErrorCode::UnknownChannel);
+    assert_eq!(Store::new(StoreOptions { channels: vec![ChannelSpec::new("todos", Reducer::Replace)], ..Default::default() }).unwrap_err().code, ErrorCode::ChannelExists);
+}
+
+#[test]
+fn a_failure_late_in_a_batch_restores_everything() {
+    let mut s = store();
+    s.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "hi"}, ai_calls("a1", &["c1", "c2"])], "todos": [{"content": "x", "status": "pending"}]})), 0).unwrap();
+    let before = snapshot(&s);
+    let batch = [
+        cmd("t1", json!({"messages": [result("c1")], "files": {"/a": "1"}, "facts": {"k": 1}})),
+        cmd("t2", json!({"messages": [{"remove": "a1"}]})),
+        cmd("t3", json!({"todos": [{"content": "y", "status": "done"}]})),
+    ];
+    let e = s.apply_batch(&batch, 0).unwrap_err();
+    assert_eq!((e.code, e.command), (ErrorCode::InvalidUpdate, Some(2)));
+    assert_eq!(snapshot(&s), before);
+    // Still usable, and equal to a twin that never saw the failure.
+    let mut twin = store();
+    twin.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "hi"}, ai_calls("a1", &["c1", "c2"])], "todos": [{"content": "x", "status": "pending"}]})), 0).unwrap();
+    for st in [&mut s, &mut twin] {
+        st.apply(&cmd("t1", json!({"messages": [result("c1")]})), 0).unwrap();
+    }
+    assert_eq!(snapshot(&s), snapshot(&twin));
+}
+
+#[test]
+fn repair_places_synthetic_results_after_their_calls() {
+    let mut s = store();
+    s.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "q"}, ai_calls("a1", &["c1", "c2"])]})), 0).unwrap();
+    s.apply(&cmd("t", json!({"messages": [{"role": "user", "content": "interrupt!"}]})), 0).unwrap();
+    s.apply(&cmd("t", json!({"messages": [result("c2")]})), 0).unwrap();
+    let mut opts = crate::repair::RepairOptions::default();
+    opts.reasons.insert("c1".into(), crate::repair::Reason::Interrupted);
+    let out = s.repair(&opts, "repair", 5).unwrap();
+    assert_eq!(out.version, 4);
+    assert_eq!(out.ids, vec!["run:4:0"]);
+    let msgs = s.get("messages").unwrap();
+    let roles: Vec<(&str, &str)> = msgs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap(), m.get("tool_call_id").or(m.get("id")).and_then(Value::as_str).unwrap()))
+        .collect();
+    assert_eq!(roles, vec![("user", "run:1:0"), ("assistant", "a1"), ("tool", "c1"), ("tool", "c2"), ("user", "run:2:0")]);
+    assert!(msgs[2]["content"].as_str().unwrap().contains("interrupted"));
+    assert_eq!(msgs[2]["status"], "error");
+    assert!(crate::repair::validate(s.messages("messages").unwrap().messages(), crate::repair::Provider::Anthropic).is_empty());
+    // Nothing left to repair: no command.
+    assert_eq!(s.repair(&opts, "repair", 6).unwrap(), Repaired { version: 4, report: vec![], ids: vec![] });
+    assert_eq!(s.events().len(), 4);
+}
+
+#[test]
+fn events_record_types_ids_and_correlation() {
+    let mut s = store();
+    let mut c = cmd("m", json!({"messages": [ai_calls("a1", &["c1"])]}));
+    c.correlation_id = Some("turn-1".into());
+    s.apply(&c, 42).unwrap();
+    let mut c = cmd("t", json!({"messages": [result("c1")]}));
+    c.correlation_id = Some("c1".into());
+    c.causation_id = Some("1".into());
+    s.apply(&c, 43).unwrap();
+    let ev = serde_json::to_value(s.events()).unwrap();
+    assert_eq!(ev[0]["type"], "model_decision");
+    assert_eq!(ev[0]["created_at"], 42);
+    assert_eq!(ev[1]["type"], "tool_result");
+    assert_eq!(ev[1]["payload"]["messages"][0]["id"], "run:2:0");
+    assert_eq!((ev[1]["correlation_id"].as_str(), ev[1]["causation_id"].as_str()), (Some("c1"), Some("1")));
+}
