@@ -9,8 +9,40 @@
 import { skeleton } from "./skeleton.js";
 import type * as Wasm from "./node/stategate_wasm.js";
 import type { Violation, Fix, Message, Provider, Format, Reason } from "./node/stategate_wasm.js";
+import type {
+  StateStore,
+  StoreInit,
+  StoreRepairOptions,
+  StoreEvent,
+  EventType,
+  Command,
+  Applied,
+  BatchApplied,
+  Repaired,
+  ChannelSpec,
+  Reducer,
+  Visibility,
+  ValueType,
+  OnConflict,
+} from "./node/stategate_wasm.js";
 
 export type { Violation, Fix, Message, Provider, Format, Reason };
+export type {
+  StateStore,
+  StoreInit,
+  StoreRepairOptions,
+  StoreEvent,
+  EventType,
+  Command,
+  Applied,
+  BatchApplied,
+  Repaired,
+  ChannelSpec,
+  Reducer,
+  Visibility,
+  ValueType,
+  OnConflict,
+};
 
 /** Messages as an array of objects in any supported format(s), or that array's JSON text. */
 export type MessagesInput = readonly unknown[] | string;
@@ -77,6 +109,11 @@ export interface Api {
   decodeMessages(messages: MessagesInput): Message[];
   /** Reads a recorded transcript file's text; runs are encoded in `format` (default `"openai"`). */
   readTranscript(text: string, opts?: { format?: Format }): Transcript;
+  /**
+   * The state store class (DESIGN §3): `new StateStore({runId?, channels?, clock?})`. Call
+   * `store.free()` when done with it, or let the garbage collector release it.
+   */
+  StateStore: typeof StateStore;
 }
 
 function check(messages: unknown): void {
@@ -119,6 +156,7 @@ export function makeApi(wasm: typeof Wasm): Api {
     readTranscript(text, opts = {}) {
       return wasm.readTranscript(text, opts.format);
     },
+    StateStore: wasm.StateStore,
   };
 }
 

@@ -20,5 +20,9 @@ export const convertMessages = api.convertMessages;
 export const decodeMessages = api.decodeMessages;
 /** See {@link Api.readTranscript}. */
 export const readTranscript = api.readTranscript;
+/** See {@link Api.StateStore}. */
+export const StateStore = api.StateStore;
+/** A state store instance. */
+export type StateStore = InstanceType<typeof api.StateStore>;
 /** @internal Raw wasm exports, for tests. */
 export const raw = wasm;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 /// A core error as a JS `Error` whose `code` is the stable code and whose `details` holds
-/// `{index?, field?}`. Never a thrown string.
+/// `{index?, field?, channel?, command?, authors?}`. Never a thrown string.
 pub(crate) fn to_js_error(e: Error) -> JsValue {
     let err = js_sys::Error::new(&e.to_string());
     err.set_name("StategateError");
@@ -17,6 +17,16 @@ pub(crate) fn to_js_error(e: Error) -> JsValue {
     }
     if let Some(f) = &e.field {
         let _ = js_sys::Reflect::set(&details, &"field".into(), &JsValue::from_str(f));
+    }
+    if let Some(c) = &e.channel {
+        let _ = js_sys::Reflect::set(&details, &"channel".into(), &JsValue::from_str(c));
+    }
+    if let Some(c) = e.command {
+        let _ = js_sys::Reflect::set(&details, &"command".into(), &JsValue::from(c as u32));
+    }
+    if !e.authors.is_empty() {
+        let authors: js_sys::Array = e.authors.iter().map(|a| JsValue::from_str(a)).collect();
+        let _ = js_sys::Reflect::set(&details, &"authors".into(), &authors);
     }
     let _ = js_sys::Reflect::set(&err, &"code".into(), &JsValue::from_str(e.code.as_str()));
     let _ = js_sys::Reflect::set(&err, &"details".into(), &details);
@@ -32,6 +42,11 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
 /// JS → Rust; a shape mismatch is `INVALID_OPTION` (options are the only typed JS input).
 pub(crate) fn from_js<T: DeserializeOwned>(v: JsValue) -> Result<T, JsValue> {
     serde_wasm_bindgen::from_value(v).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, format!("invalid options: {e}"))))
+}
+
+/// JS → Rust for data (commands, updates); a shape mismatch is `code` with `what` and the reason.
+pub(crate) fn from_js_code<T: DeserializeOwned>(v: JsValue, code: ErrorCode, what: &str) -> Result<T, JsValue> {
+    serde_wasm_bindgen::from_value(v).map_err(|e| to_js_error(Error::new(code, format!("{what}: {e}"))))
 }
 
 /// Messages given as an array of objects, or as JSON text (parsed in Rust: 3–4× cheaper).

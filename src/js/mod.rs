@@ -5,6 +5,9 @@
 //! serializer (plain objects, never `Map`s; BOUNDARY.md trap 1).
 
 mod interop;
+mod store;
+
+pub use store::JsStateStore;
 
 use crate::message::formats::{decode_messages, decode_one, encode_messages, Format};
 use crate::repair::{self, assemble, parse_skeleton, plan, Output, Provider, RepairOptions};

@@ -177,7 +177,6 @@ pub struct ChannelSpec {
     pub on_conflict: OnConflict,
     /// Domain rules (default channels only; not settable from JS).
     #[serde(skip)]
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "never", optional))]
     pub kind: Kind,
 }
 
