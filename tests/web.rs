@@ -3,7 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Array, JsString, Object, Reflect};
-use stategate::js::{convert_messages, read_transcript, repair_json, repair_skeleton, validate_json, validate_skeleton};
+use stategate::js::{convert_messages, read_transcript, repair_json, repair_skeleton, validate_json, validate_skeleton, JsStateStore};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -104,4 +104,69 @@ fn reads_the_claude_code_transcript() {
     let run = runs.get(0);
     let violations = validate_json(run, "openai").unwrap();
     assert_eq!(Array::from(&violations).length(), 0);
+}
+
+fn store() -> JsStateStore {
+    JsStateStore::new(parse(r#"{"runId": "w", "channels": [{"name": "flags", "reducer": "merge"}, {"name": "answer", "reducer": "replace"}]}"#)).unwrap()
+}
+
+const CALLS: &str = r#"{"author": "model", "update": {"messages": [{"role": "user", "content": "go"},
+  {"role": "assistant", "content": null, "tool_calls": [
+    {"id": "c1", "type": "function", "function": {"name": "t", "arguments": "{}"}},
+    {"id": "c2", "type": "function", "function": {"name": "t", "arguments": "{}"}},
+    {"id": "c3", "type": "function", "function": {"name": "t", "arguments": "{}"}}]}]}}"#;
+
+fn observed(s: &JsStateStore) -> String {
+    let all = Array::of3(&s.to_json().unwrap(), &s.events().unwrap(), &JsValue::from(s.version()));
+    js_sys::JSON::stringify(&all).unwrap().as_string().unwrap()
+}
+
+#[wasm_bindgen_test]
+fn store_superstep_merges_parallel_results() {
+    let mut s = store();
+    let out = s.apply(parse(CALLS)).unwrap();
+    assert_eq!(Array::from(&get(&out, "ids")).get(0).as_string().unwrap(), "w:1:0");
+    let batch = parse(
+        r#"[{"author": "t1", "update": {"flags": {"a": true}, "messages": [{"role": "tool", "tool_call_id": "c1", "content": "1"}]}},
+            {"author": "t2", "update": {"flags": {"b": true}, "messages": [{"role": "tool", "tool_call_id": "c2", "content": "2"}]}},
+            {"author": "t3", "update": {"flags": {"c": true}, "messages": [{"role": "tool", "tool_call_id": "c3", "content": "3"}]}}]"#,
+    );
+    let out = s.apply_batch(batch).unwrap();
+    assert_eq!(get(&out, "version").as_f64().unwrap(), 4.0);
+    let flags = js_sys::JSON::stringify(&s.get("flags").unwrap()).unwrap();
+    assert_eq!(flags, r#"{"a":true,"b":true,"c":true}"#);
+    assert_eq!(Array::from(&s.get("messages").unwrap()).length(), 5);
+}
+
+#[wasm_bindgen_test]
+fn store_conflicts_and_version_locks_change_nothing() {
+    let mut s = store();
+    s.apply(parse(CALLS)).unwrap();
+    let before = observed(&s);
+    let err = s.apply_batch(parse(r#"[{"author": "alice", "update": {"answer": 1}}, {"author": "bob", "update": {"answer": 2}}]"#)).unwrap_err();
+    assert!(err.is_instance_of::<js_sys::Error>());
+    assert_eq!(get(&err, "code").as_string().unwrap(), "CONCURRENT_WRITE");
+    let authors = Array::from(&get(&get(&err, "details"), "authors"));
+    assert_eq!((authors.get(0).as_string().unwrap(), authors.get(1).as_string().unwrap()), ("alice".into(), "bob".into()));
+    let err = s.apply(parse(r#"{"author": "late", "expectedVersion": 0, "update": {"answer": 3}}"#)).unwrap_err();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "VERSION_CONFLICT");
+    let err = s.apply(parse(r#"{"author": "t", "update": {"messages": [{"role": "tool", "tool_call_id": "zz", "content": "x"}]}}"#)).unwrap_err();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "UNKNOWN_TOOL_CALL");
+    assert_eq!(observed(&s), before);
+}
+
+#[wasm_bindgen_test]
+fn store_private_channel_stays_private() {
+    let mut s = store();
+    let key = s.register_channel(parse(r#"{"name": "memory_contents", "reducer": "merge", "visibility": "private", "owner": "memory"}"#), None).unwrap().unwrap();
+    assert!(key.starts_with("sgk_") && key.len() > 30);
+    s.apply(parse(r#"{"author": "memory", "update": {"memory_contents": {"AGENTS.md": "CANARY-0c9d8e7f"}}}"#)).unwrap();
+    let err = s.apply(parse(r#"{"author": "intruder", "update": {"memory_contents": {"x": "CANARY-0c9d8e7f"}}}"#)).unwrap_err();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "NOT_OWNER");
+    let text = |v: &JsValue| js_sys::JSON::stringify(v).unwrap().as_string().unwrap();
+    for v in [s.system_view().unwrap(), s.to_json().unwrap(), err.clone(), get(&err, "details"), get(&err, "message")] {
+        assert!(!text(&v).contains("CANARY"), "leaked: {}", text(&v));
+    }
+    assert!(text(&s.private_view(&key).unwrap()).contains("CANARY-0c9d8e7f"));
+    assert_eq!(get(&s.get("memory_contents").unwrap_err(), "code").as_string().unwrap(), "PRIVATE_CHANNEL");
 }

@@ -194,7 +194,7 @@ test("files: different paths in one batch are both kept; the same path twice con
 test("message ids are assigned at intake, returned in `ids`, deterministic, and usable by replace/remove", () => {
   const commands = [
     { author: "user", update: { messages: [{ role: "user", content: "hello" }] } },
-    { author: "model", update: { messages: [{ role: "assistant", content: "hi there" }, { type: "human", content: "again" }, { type: "ai", content: "with an id", id: "given-1" }] } },
+    { author: "model", update: { messages: [{ type: "ai", content: "hi there" }, { type: "human", content: "again" }, { type: "ai", content: "with an id", id: "given-1" }] } },
     { author: "user", update: { messages: { role: "user", content: "a single item, not an array" } } },
   ];
   const run = () => {
@@ -245,6 +245,22 @@ test("message ids are assigned at intake, returned in `ids`, deterministic, and 
       ["given-1", "with an id"],
       [r3.ids[0], "a single item, not an array"],
     ],
+  );
+});
+
+test("one update may mix message formats: a plain {role, content} message next to LangChain dicts", () => {
+  // "a message in any format" per op; LangGraph's own reducer coerces {role, content} next to
+  // {type, content} message-likes in one update.
+  const store = new StateStore({ runId: "run-mixed" });
+  startRun(store);
+  const r = store.apply({
+    author: "model",
+    update: { messages: [{ role: "assistant", content: "hi there" }, { type: "human", content: "again" }, { role: "user", content: "plain user" }, { type: "ai", content: "with an id", id: "given-1" }] },
+  });
+  assert.equal(r.ids.length, 4);
+  assert.deepEqual(
+    store.get("messages").map((m) => [m.role, m.content]),
+    [["assistant", "hi there"], ["user", "again"], ["user", "plain user"], ["assistant", "with an id"]],
   );
 });
 

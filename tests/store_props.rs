@@ -1,0 +1,131 @@
+//! Property tests of the store (native): a failing command changes nothing; the version rises
+//! exactly once per applied command; a store equals a twin that only saw the applied commands;
+//! batches of commutative writes do not depend on order.
+#![cfg(not(target_arch = "wasm32"))]
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use stategate::state::{ChannelSpec, Reducer, Visibility};
+use stategate::{Command, Store, StoreOptions};
+
+fn new_store() -> (Store, String) {
+    let channels = vec![
+        ChannelSpec::new("n", Reducer::Counter),
+        ChannelSpec::new("tags", Reducer::Union),
+        ChannelSpec::new("answer", Reducer::Replace),
+        ChannelSpec::new("notes", Reducer::Append),
+    ];
+    let mut s = Store::new(StoreOptions { run_id: Some("p".into()), channels }).unwrap();
+    let mut private = ChannelSpec::new("secrets", Reducer::Merge);
+    private.visibility = Visibility::Private;
+    private.owner = Some("vault".into());
+    let key = s.register_channel(private, None, || "key".into()).unwrap().unwrap();
+    (s, key)
+}
+
+fn snapshot(s: &Store, key: &str) -> String {
+    serde_json::to_string(&json!({
+        "version": s.version(),
+        "system": s.system_view(),
+        "private": s.private_view(key).unwrap(),
+        "events": s.events(),
+    }))
+    .unwrap()
+}
+
+fn command(author: &str, update: Value) -> Command {
+    Command { author: author.into(), expected_version: None, update: update.as_object().cloned().unwrap_or_default(), correlation_id: None, causation_id: None }
+}
+
+/// A command built from three small numbers; about half of them are invalid in some state.
+fn build(kind: u8, a: u8, b: u8, version: u64) -> Command {
+    let call = format!("c{}", a % 6);
+    let pick = |xs: &[&str], i: u8| xs[i as usize % xs.len()].to_string();
+    let run = pick(&["running", "waiting_tool", "waiting_approval", "paused", "completed", "failed", "cancelled", "bogus"], a);
+    let step = pick(&["pending", "running", "succeeded", "failed", "skipped"], b);
+    let approval = pick(&["pending", "approved", "rejected", "expired"], b);
+    let mut c = match kind % 16 {
+        0 => command("user", json!({"messages": [{"role": "user", "content": format!("u{a}")}]})),
+        1 => command("model", json!({"messages": [{"role": "assistant", "content": null, "tool_calls": [{"id": call, "type": "function", "function": {"name": "t", "arguments": "{}"}}]}]})),
+        2 => command("tool", json!({"messages": [{"type": "tool", "tool_call_id": call, "content": "r", "status": if b % 2 == 0 { "success" } else { "error" }}]})),
+        3 => command("user", json!({"messages": [{"remove": format!("p:{}:0", a % 8)}]})),
+        4 => command("user", json!({"messages": [{"replace": {"id": format!("p:{}:0", a % 8), "role": "user", "content": "edited"}}]})),
+        5 => command("w", json!({"facts": {format!("k{}", a % 4): if b % 3 == 0 { Value::Null } else { json!(b) }}})),
+        6 => command("w", json!({"n": (a as i64) - 100})),
+        7 => command("w", json!({"tags": [format!("t{}", a % 5), format!("t{}", b % 5)]})),
+        8 => command("w", json!({"answer": a})),
+        9 => command("app", json!({"run": {"status": run}})),
+        10 => command("planner", json!({"plan": {format!("s{}", a % 4): {"title": "step", "status": step, "depends_on": if a % 4 > 0 { json!([format!("s{}", a % 4 - 1)]) } else { json!([]) }}}})),
+        11 => command("hitl", json!({"approvals": {format!("ap{}", a % 3): {"tool_call_id": call, "status": approval}}})),
+        12 => command("app", json!({"budget": {"limits": {"max_turns": a % 10, "max_tool_calls": b % 10}}})),
+        13 => command(if b % 2 == 0 { "vault" } else { "thief" }, json!({"secrets": {"s": format!("secret-{a}")}})),
+        14 => command("w", json!({"todos": [{"content": "x", "status": if a % 2 == 0 { "pending" } else { "done" }}]})),
+        _ => command("w", json!({"notes": [a], "nope": 1})),
+    };
+    if b % 7 == 0 {
+        c.expected_version = Some(version.saturating_sub((a % 2) as u64));
+    }
+    c
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Every rejected command leaves the store byte-identical; every applied one adds exactly one
+    /// version and one event; and the store equals a twin fed only the applied commands.
+    #[test]
+    fn failures_change_nothing_and_versions_count_commands(ops in proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 1..60)) {
+        let (mut s, key) = new_store();
+        let (mut twin, twin_key) = new_store();
+        for (kind, a, b) in ops {
+            let cmd = build(kind, a, b, s.version());
+            let before = snapshot(&s, &key);
+            let v = s.version();
+            match s.apply(&cmd, 1_000) {
+                Ok(out) => {
+                    prop_assert_eq!(out.version, v + 1);
+                    prop_assert_eq!(s.events().len() as u64, v + 1);
+                    twin.apply(&cmd, 1_000).unwrap();
+                }
+                Err(e) => {
+                    prop_assert_eq!(snapshot(&s, &key), before, "{:?} changed the store", e.code);
+                    prop_assert!(!e.message.contains("secret-"), "an error leaked a private value: {}", e.message);
+                }
+            }
+        }
+        prop_assert_eq!(snapshot(&s, &key), snapshot(&twin, &twin_key));
+    }
+
+    /// A batch whose writes commute (counter adds, merges of distinct keys, union) gives the same
+    /// state in any call order (union compared as a set); a failed batch changes nothing.
+    #[test]
+    fn commutative_batches_do_not_depend_on_order(writes in proptest::collection::vec((0u8..3, any::<u8>()), 2..8), seed in any::<u64>()) {
+        let cmds: Vec<Command> = writes
+            .iter()
+            .enumerate()
+            .map(|(i, (kind, x))| match kind {
+                0 => command(&format!("a{i}"), json!({"n": *x as i64})),
+                1 => command(&format!("a{i}"), json!({"files": {format!("/f{i}"): {"content": [x.to_string()]}}})),
+                _ => command(&format!("a{i}"), json!({"tags": [format!("t{}", x % 4)]})),
+            })
+            .collect();
+        let mut shuffled = cmds.clone();
+        // Deterministic Fisher-Yates from the seed.
+        let mut r = seed;
+        for i in (1..shuffled.len()).rev() {
+            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            shuffled.swap(i, (r >> 33) as usize % (i + 1));
+        }
+        let (mut x, _) = new_store();
+        let (mut y, _) = new_store();
+        x.apply_batch(&cmds, 0).unwrap();
+        y.apply_batch(&shuffled, 0).unwrap();
+        prop_assert_eq!(x.version(), y.version());
+        prop_assert_eq!(x.get("n").unwrap(), y.get("n").unwrap());
+        let sorted = |v: Value| { let mut t: Vec<String> = v.as_array().unwrap().iter().map(|t| t.to_string()).collect(); t.sort(); t };
+        prop_assert_eq!(sorted(x.get("tags").unwrap()), sorted(y.get("tags").unwrap()));
+        let files = |s: &Store| { let f = s.get("files").unwrap(); let mut k: Vec<(String, Value)> = f.as_object().unwrap().clone().into_iter().collect(); k.sort_by(|a, b| a.0.cmp(&b.0)); k };
+        prop_assert_eq!(files(&x), files(&y));
+    }
+}
+
