@@ -85,8 +85,11 @@ export interface Transcript {
 export interface StategateError extends Error {
   /** Stable code, e.g. `"INVALID_MESSAGE"`, `"UNKNOWN_ROLE"`, `"INVALID_OPTION"`. */
   code: string;
-  /** `{index?, field?}`: the offending input message and field. */
-  details: { index?: number; field?: string };
+  /**
+   * Where it happened: `index` (input message), `field`, `channel` (state channel), `command`
+   * (index in a batch), `authors` (both writers of a `CONCURRENT_WRITE`). Never state values.
+   */
+  details: { index?: number; field?: string; channel?: string; command?: number; authors?: string[] };
 }
 
 /** The public functions, bound to one instance of the wasm module. */

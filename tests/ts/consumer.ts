@@ -14,3 +14,25 @@ validateMessages(history, { provider: "mistral" });
 // @ts-expect-error: an unknown format is a type error
 convertMessages(history, { to: "xml" });
 export { rule, kind, converted, runs };
+
+// The state store, as a user would type it.
+import { StateStore, type Command, type Applied, type StoreEvent, type ChannelSpec, type StategateError } from "../../pkg/index.js";
+const spec: ChannelSpec = { name: "notes", reducer: "append", type: "string" };
+const store: StateStore = new StateStore({ runId: "r1", channels: [spec], clock: () => 0 });
+const command: Command = { author: "user", update: { messages: [{ role: "user", content: "hi" }] } };
+const applied: Applied = store.apply(command);
+const ids: string[] = applied.ids;
+const version: number = store.version;
+const events: StoreEvent[] = store.events();
+const key: string | undefined = store.registerChannel({ name: "mem", reducer: "merge", visibility: "private", owner: "memory" });
+try {
+  store.applyBatch([{ author: "a", expectedVersion: 0, update: { notes: ["x"] } }]);
+} catch (e) {
+  const code: string = (e as StategateError).code;
+  void code;
+}
+// @ts-expect-error: a command needs an author
+store.apply({ update: {} });
+// @ts-expect-error: an unknown reducer is a type error
+store.registerChannel({ name: "x", reducer: "sum" });
+export { ids, version, events, key };
