@@ -264,7 +264,9 @@ const READERS: Record<Fmt, (m: Obj) => Unit[] | undefined> = { l: langchain, o: 
 export function skeleton(messages: readonly unknown[]): string | undefined {
   const detected = messages.map(detect);
   if (detected.includes(undefined)) return undefined;
-  const dominant = (detected.find((d) => d !== null) ?? "o") as Fmt;
+  // Plain `{role, content}` messages take the dominant role-based format (as decode_messages does).
+  const sure = detected.find((d) => d !== null);
+  const dominant: Fmt = sure === "a" || sure === "s" ? sure : "o";
   const records: string[] = [];
   for (let i = 0; i < messages.length; i++) {
     const fmt = (detected[i] ?? dominant) as Fmt;

@@ -44,9 +44,15 @@ pub(crate) fn from_js<T: DeserializeOwned>(v: JsValue) -> Result<T, JsValue> {
     serde_wasm_bindgen::from_value(v).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, format!("invalid options: {e}"))))
 }
 
-/// JS → Rust for data (commands, updates); a shape mismatch is `code` with `what` and the reason.
-pub(crate) fn from_js_code<T: DeserializeOwned>(v: JsValue, code: ErrorCode, what: &str) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(v).map_err(|e| to_js_error(Error::new(code, format!("{what}: {e}"))))
+/// JS → Rust through `JSON.stringify` + serde_json: for commands, whose message text dominates,
+/// this is ~2 µs cheaper per message than reading the object field by field, and it treats
+/// `undefined` fields as JSON does (dropped), so `{k: undefined}` never deletes a key. `NaN` and
+/// `Infinity` become `null`; a `BigInt` or a cycle is `code`.
+pub(crate) fn from_js_json<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str) -> Result<T, JsValue> {
+    let text = js_sys::JSON::stringify(v)
+        .map_err(|e| to_js_error(Error::new(code, format!("{what}: it cannot be written as JSON ({})", js_sys::Error::from(e).message()))))?;
+    let text = text.as_string().ok_or_else(|| to_js_error(Error::new(code, format!("{what}: got undefined"))))?;
+    serde_json::from_str(&text).map_err(|e| to_js_error(Error::new(code, format!("{what}: {e}"))))
 }
 
 /// Messages given as an array of objects, or as JSON text (parsed in Rust: 3–4× cheaper).

@@ -1,7 +1,7 @@
 //! The `StateStore` JS class: converts arguments, calls [`crate::state::Store`], converts results.
 //! One message crosses the boundary per append; the state stays inside wasm (BOUNDARY.md).
 
-use super::interop::{from_js, from_js_code, to_js, to_js_error};
+use super::interop::{from_js, from_js_json, to_js, to_js_error};
 use crate::error::{Error, ErrorCode};
 use crate::message::formats::{encode_messages, Format};
 use crate::repair::RepairOptions;
@@ -124,7 +124,7 @@ impl JsStateStore {
     /// `APPROVAL_REJECTED`, `BUDGET_EXCEEDED`) and `details` `{channel?, index?, field?}`.
     #[wasm_bindgen(unchecked_return_type = "Applied")]
     pub fn apply(&mut self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
-        let cmd: Command = from_js_code(command, ErrorCode::InvalidUpdate, "a command is {author, update, expectedVersion?, correlationId?, causationId?}")?;
+        let cmd: Command = from_js_json(&command, ErrorCode::InvalidUpdate, "a command is {author, update, expectedVersion?, correlationId?, causationId?}")?;
         let now = self.now()?;
         to_js(&self.inner.apply(&cmd, now).map_err(to_js_error)?)
     }
@@ -135,7 +135,7 @@ impl JsStateStore {
     /// `details.command` is the index of the failing command.
     #[wasm_bindgen(js_name = applyBatch, unchecked_return_type = "BatchApplied")]
     pub fn apply_batch(&mut self, #[wasm_bindgen(unchecked_param_type = "Command[]")] commands: JsValue) -> JsResult<JsValue> {
-        let cmds: Vec<Command> = from_js_code(commands, ErrorCode::InvalidUpdate, "a batch is a list of commands {author, update, …}")?;
+        let cmds: Vec<Command> = from_js_json(&commands, ErrorCode::InvalidUpdate, "a batch is a list of commands {author, update, …}")?;
         let now = self.now()?;
         to_js(&self.inner.apply_batch(&cmds, now).map_err(to_js_error)?)
     }

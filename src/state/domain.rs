@@ -243,25 +243,45 @@ pub(crate) fn reduce_budget(spec: &ChannelSpec, value: &mut Value, update: &Valu
 
 /// Adds `n` to the budget counter `counter`.
 pub(crate) fn add_used(budget: &mut Map<String, Value>, counter: &str, n: u64) {
-    let used = budget.entry("used").or_insert_with(|| json!({}));
-    if let Some(used) = used.as_object_mut() {
-        let now = used.get(counter).and_then(Value::as_u64).unwrap_or(0);
-        used.insert(counter.to_string(), json!(now.saturating_add(n)));
+    if n > 0 {
+        let current = budget.get("used").and_then(|u| u.get(counter)).and_then(Value::as_u64).unwrap_or(0);
+        set_used(budget, counter, current.saturating_add(n));
     }
 }
 
-/// `BUDGET_EXCEEDED` when a counter is over its limit, or `now_ms` is past `deadline_ms` and the
-/// command wrote model or tool messages.
-pub(crate) fn check_budget(budget: &Value, now_ms: u64, wrote_turn: bool) -> Result<()> {
+/// Sets the budget counter `counter` to `n`.
+pub(crate) fn set_used(budget: &mut Map<String, Value>, counter: &str, n: u64) {
+    let used = budget.entry("used").or_insert_with(|| json!({}));
+    if let Some(used) = used.as_object_mut() {
+        match used.get_mut(counter) {
+            Some(v) => *v = json!(n),
+            None => {
+                used.insert(counter.to_string(), json!(n));
+            }
+        }
+    }
+}
+
+/// The budget's counters `[turns, tokens, tool_calls]`.
+pub(crate) fn used_counters(budget: Option<&Value>) -> [u64; 3] {
+    let used = budget.and_then(|b| b.get("used"));
+    COUNTERS.map(|(c, _)| used.and_then(|u| u.get(c)).and_then(Value::as_u64).unwrap_or(0))
+}
+
+/// `BUDGET_EXCEEDED` when a counter the command raised (`before` → now) is over its limit, or
+/// `now_ms` is past `deadline_ms` and the command wrote model or tool messages. Lowering a limit
+/// below what was already used does not fail the command that lowers it.
+pub(crate) fn check_budget(budget: &Value, before: [u64; 3], now_ms: u64, wrote_turn: bool) -> Result<()> {
     let limit = |k: &str| budget.get("limits").and_then(|l| l.get(k)).and_then(Value::as_u64);
-    for (counter, max) in COUNTERS {
-        let used = budget.get("used").and_then(|u| u.get(counter)).and_then(Value::as_u64).unwrap_or(0);
-        if let Some(max_v) = limit(max) {
-            if used > max_v {
+    let after = used_counters(Some(budget));
+    for (((counter, max), used), was) in COUNTERS.iter().zip(after).zip(before) {
+        match limit(max) {
+            Some(max_v) if used > was && used > max_v => {
                 return Err(Error::new(ErrorCode::BudgetExceeded, format!("this command would use {used} {counter}; the budget allows {max_v} ({max})"))
                     .field(max.to_string())
                     .channel("budget"));
             }
+            _ => {}
         }
     }
     if let Some(deadline) = limit("deadline_ms") {

@@ -77,7 +77,7 @@ impl MessageOp {
 
 /// Decodes a messages update from the caller: one item or a list; messages in any supported
 /// format (decoded together, so Gemini results pair with their calls); op objects as above.
-pub fn decode_ops(update: &Value) -> Result<Vec<MessageOp>> {
+pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
     let items: &[Value] = match update {
         Value::Array(a) => a,
         other => std::slice::from_ref(other),
@@ -89,10 +89,10 @@ pub fn decode_ops(update: &Value) -> Result<Vec<MessageOp>> {
         InsertAfter(String, usize),
     }
     let mut slots = Vec::with_capacity(items.len());
-    let mut to_decode: Vec<Value> = Vec::new();
+    let mut to_decode: Vec<&Value> = Vec::new();
     let mut origin: Vec<usize> = Vec::new();
-    let mut queue = |v: &Value, i: usize| {
-        to_decode.push(v.clone());
+    let mut queue = |v: &'a Value, i: usize| {
+        to_decode.push(v);
         origin.push(i);
         to_decode.len() - 1
     };

@@ -1,7 +1,7 @@
 //! The store: channel values, the apply pipeline with its journal, views and repair.
 
 use super::command::{Applied, BatchApplied, Command, Repaired, StoreOptions};
-use super::domain::{self, add_used, any_pending, approval_of, run_status, COUNTERS};
+use super::domain::{self, add_used, any_pending, approval_of, run_status, set_used, used_counters, COUNTERS};
 use super::messages::{decode_ops, Effects, MessageOp, MessagesChannel};
 use super::reducer::reduce;
 use super::schema::{default_schema, ChannelSpec, Kind, Reducer, Visibility};
@@ -293,7 +293,7 @@ impl Store {
                 .command(ci));
             }
         }
-        let mut journal = Journal { version: self.version, log_len: self.log.len(), json: Vec::new(), messages: Vec::new() };
+        let mut journal = Journal { version: self.version, log_len: self.log.len(), json: Vec::new(), messages: Vec::new(), counters: None };
         let result = self.reduce_batch(batch, now_ms, &mut journal);
         match result {
             Ok(ids) => {
@@ -305,6 +305,13 @@ impl Store {
                 Ok(ids)
             }
             Err(e) => {
+                if let Some((bi, counters)) = journal.counters {
+                    if let Some(Slot::Json(Value::Object(budget))) = self.slots.get_mut(bi) {
+                        for ((name, _), n) in COUNTERS.iter().zip(counters) {
+                            set_used(budget, name, n);
+                        }
+                    }
+                }
                 for (i, v) in journal.json.into_iter().rev() {
                     if let Some(slot) = self.slots.get_mut(i) {
                         *slot = Slot::Json(v);
@@ -344,7 +351,7 @@ impl Store {
         let sequence = self.version + 1;
         let (run_i, approvals_i, budget_i) = (self.kind_slot(Kind::Run), self.kind_slot(Kind::Approvals), self.kind_slot(Kind::Budget));
         let run_before = self.json(run_i).map(run_status).unwrap_or(RunStatus::Created);
-        let budget_before = self.json(budget_i).cloned().unwrap_or(Value::Null);
+        let budget_before = used_counters(self.json(budget_i));
         let mut fx = Effects::default();
         let prefix = format!("{}:{sequence}", self.run_id);
         for (i, write) in cmd.writes.iter_mut() {
@@ -391,7 +398,7 @@ impl Store {
                 _ => return Err(Error::new(ErrorCode::InvalidUpdate, "internal: write does not fit the channel")),
             }
         }
-        self.check_cross(&fx, (run_before, &budget_before), (run_i, approvals_i, budget_i), now_ms, journal)?;
+        self.check_cross(&fx, (run_before, budget_before), (run_i, approvals_i, budget_i), now_ms, journal)?;
         self.version = sequence;
         let payload = Payload(cmd.writes.into_iter().map(|(i, w)| (self.specs.get(i).map(|s| s.name.clone()).unwrap_or_default(), w)).collect());
         self.log.push(Event {
@@ -413,7 +420,7 @@ impl Store {
     fn check_cross(
         &mut self,
         fx: &Effects,
-        (run_before, before): (RunStatus, &Value),
+        (run_before, before): (RunStatus, [u64; 3]),
         (run_i, approvals_i, budget_i): (Option<usize>, Option<usize>, Option<usize>),
         now_ms: u64,
         journal: &mut Journal,
@@ -443,26 +450,20 @@ impl Store {
         }
         let Some(bi) = budget_i else { return Ok(()) };
         if fx.turns + fx.tokens + fx.tool_calls > 0 {
-            journal.touch(bi, &mut self.slots);
+            // Counting is the hot path (every model turn): journal the three counters, not the value.
+            if journal.counters.is_none() {
+                journal.counters = Some((bi, used_counters(self.json(Some(bi)))));
+            }
             if let Some(Slot::Json(Value::Object(budget))) = self.slots.get_mut(bi) {
                 add_used(budget, "turns", fx.turns);
                 add_used(budget, "tokens", fx.tokens);
                 add_used(budget, "tool_calls", fx.tool_calls);
             }
         }
-        let after = self.json(Some(bi)).cloned().unwrap_or(Value::Null);
-        let used = |b: &Value, c: &str| b.get("used").and_then(|u| u.get(c)).and_then(Value::as_u64).unwrap_or(0);
-        let mut grown = after.clone();
-        // Only counters this command raised are held to their limits: lowering a limit below
-        // what was already used does not fail the command that lowers it.
-        if let Some(limits) = grown.get_mut("limits").and_then(Value::as_object_mut) {
-            for (counter, max) in COUNTERS {
-                if used(&after, counter) <= used(before, counter) {
-                    limits.shift_remove(max);
-                }
-            }
+        match self.json(Some(bi)) {
+            Some(budget) => domain::check_budget(budget, before, now_ms, fx.model_or_tool),
+            None => Ok(()),
         }
-        domain::check_budget(&grown, now_ms, fx.model_or_tool)
     }
 
     /// Repairs the stored `messages` (DESIGN §5) as one command by `author`: synthetic results
@@ -532,12 +533,14 @@ impl Store {
     }
 }
 
-/// The channels touched by a batch, with the values to restore on failure.
+/// The channels touched by a batch, with the values to restore on failure. The budget's
+/// counters are restored first, then whole JSON values (which win when both were recorded).
 struct Journal {
     version: u64,
     log_len: usize,
     json: Vec<(usize, Value)>,
     messages: Vec<usize>,
+    counters: Option<(usize, [u64; 3])>,
 }
 
 impl Journal {

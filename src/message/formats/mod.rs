@@ -162,20 +162,23 @@ pub struct Decoded {
 /// Decodes a list of messages in any supported format(s).
 ///
 /// `hint` is the format given to plain messages that fit several formats; without it, the first
-/// message whose format is certain decides, else OpenAI. Gemini results without ids are paired
+/// message whose format is certain decides, else OpenAI. A plain message is `{role, content}`,
+/// so it only takes a role-based format (OpenAI, Anthropic, AI SDK): next to LangChain dicts or
+/// Gemini contents it decodes as OpenAI. Gemini results without ids are paired
 /// with the calls of the preceding model turn by order (Gemini's own rule).
 ///
 /// Errors carry the index of the offending input message: `INVALID_MESSAGE`, `UNKNOWN_ROLE`,
 /// `MISSING_TOOL_CALL_ID`, `INVALID_TOOL_CALL`.
-pub fn decode_messages(values: &[Value], hint: Option<Format>) -> Result<Decoded> {
+pub fn decode_messages<V: std::borrow::Borrow<Value>>(values: &[V], hint: Option<Format>) -> Result<Decoded> {
     let detected = values
         .iter()
         .enumerate()
-        .map(|(i, v)| detect(v).map_err(|e| e.at(i)))
+        .map(|(i, v)| detect(v.borrow()).map_err(|e| e.at(i)))
         .collect::<Result<Vec<_>>>()?;
-    let dominant = hint
-        .or_else(|| detected.iter().find_map(|d| if let Detected::Sure(f) = d { Some(*f) } else { None }))
-        .unwrap_or(Format::Openai);
+    let dominant = match hint.or_else(|| detected.iter().find_map(|d| if let Detected::Sure(f) = d { Some(*f) } else { None })) {
+        Some(f @ (Format::Anthropic | Format::AiSdk)) => f,
+        _ => Format::Openai,
+    };
     let mut out = Decoded { messages: Vec::with_capacity(values.len()), source: Vec::with_capacity(values.len()), formats: Vec::with_capacity(values.len()) };
     let mut gemini_pending: Vec<(String, String)> = Vec::new();
     for (i, (value, det)) in values.iter().zip(&detected).enumerate() {
@@ -183,7 +186,7 @@ pub fn decode_messages(values: &[Value], hint: Option<Format>) -> Result<Decoded
             Detected::Sure(f) => *f,
             Detected::Plain => dominant,
         };
-        let decoded = decode_one(value, format).map_err(|e| e.at(i))?;
+        let decoded = decode_one(value.borrow(), format).map_err(|e| e.at(i))?;
         for mut m in decoded {
             if format == Format::Gemini {
                 gemini::pair_ids(&mut m, &mut gemini_pending, i);

@@ -31,6 +31,22 @@ fn detects_each_format() {
 }
 
 #[test]
+fn plain_messages_beside_langchain_or_gemini_decode_as_openai() {
+    let values = vec![
+        json!({"type": "human", "content": "a"}),
+        json!({"role": "assistant", "content": "b"}),
+        json!({"role": "model", "parts": [{"text": "c"}]}),
+        json!({"role": "user", "content": "d"}),
+    ];
+    let d = decode_messages(&values, None).unwrap();
+    assert_eq!(d.formats, vec![Format::Langchain, Format::Openai, Format::Gemini, Format::Openai]);
+    assert_eq!(d.messages.iter().map(|m| m.content.text()).collect::<Vec<_>>(), vec!["a", "b", "c", "d"]);
+    // Beside an Anthropic message, plain ones still take the Anthropic format.
+    let values = vec![json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}), json!({"role": "user", "content": "hi"})];
+    assert_eq!(decode_messages(&values, None).unwrap().formats, vec![Format::Anthropic, Format::Anthropic]);
+}
+
+#[test]
 fn langchain_envelopes_decode_alike() {
     let dict = json!({"type": "ai", "content": "ok", "id": "a1", "tool_calls": [{"name": "t", "args": {"x": 1}, "id": "c1", "type": "tool_call"}]});
     let wrapped = json!({"type": "ai", "data": {"content": "ok", "id": "a1", "tool_calls": [{"name": "t", "args": {"x": 1}, "id": "c1", "type": "tool_call"}]}});
