@@ -64,6 +64,15 @@ pub enum ErrorCode {
     ApprovalRejected,
     /// The command would take a budget counter over its limit, or comes after the deadline.
     BudgetExceeded,
+    /// An event log whose hash chain, sequence or content does not hold (`details.index` names
+    /// the first broken event).
+    TamperedLog,
+    /// A checkpoint that does not parse or whose digest does not match its content.
+    CorruptCheckpoint,
+    /// A checkpoint written in a format version this build cannot read.
+    UnsupportedFormatVersion,
+    /// A past view (`at(sequence)`) cannot be changed.
+    ReadOnly,
 }
 
 impl ErrorCode {
@@ -95,6 +104,10 @@ impl ErrorCode {
             ErrorCode::ApprovalPending => "APPROVAL_PENDING",
             ErrorCode::ApprovalRejected => "APPROVAL_REJECTED",
             ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
+            ErrorCode::TamperedLog => "TAMPERED_LOG",
+            ErrorCode::CorruptCheckpoint => "CORRUPT_CHECKPOINT",
+            ErrorCode::UnsupportedFormatVersion => "UNSUPPORTED_FORMAT_VERSION",
+            ErrorCode::ReadOnly => "READ_ONLY",
         }
     }
 }

@@ -1,28 +1,38 @@
-//! The event log (DESIGN §4): one event per applied command, in order.
+//! The event log (DESIGN §4): one event per applied command, chained by SHA-256.
 //!
 //! Every applied command appends exactly one [`Event`] whose payload is the update as it was
 //! reduced (message ids already assigned), so a replay yields the same state and the same ids.
-//! Rejected commands leave no event.
+//! `hash` is the SHA-256 of the canonical encoding ([`canonical`]) of every other field,
+//! `prev_hash` included, so changing, dropping, inserting or reordering an event breaks the chain
+//! at that event ([`verify_log`]). Rejected commands leave no event.
 
+pub mod canonical;
+mod checkpoint;
+
+pub use checkpoint::{Checkpoint, Snapshot, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION};
+
+use crate::error::{Error, ErrorCode, Result};
 use crate::message::Role;
 use crate::state::{MessageOp, Write};
-use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
 
+/// `prev_hash` of the first event of a run: 64 zeros.
+pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
 /// What an event records (seed 001 types), derived from the command's update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 #[serde(rename_all = "snake_case")]
 pub enum EventType {
-    /// A user message.
+    /// A user (or system) message.
     UserInput,
-    /// An assistant message (text or tool calls).
+    /// An assistant message without tool calls.
     ModelDecision,
-    /// A tool call recorded without a model turn (not derived from updates yet; reserved).
+    /// An assistant message that calls tools.
     ToolCall,
     /// A tool result.
     ToolResult,
@@ -36,16 +46,21 @@ pub enum EventType {
     StatePatch,
     /// A change of the async task ledger.
     TaskEvent,
-    /// The run completed with its final answer.
+    /// The run completed.
     FinalOutput,
-    /// The run failed, or an error was recorded.
+    /// The run failed, or an error was recorded in `last_error`.
     Error,
 }
 
-/// One applied command.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One applied command (the seed-001 envelope plus the hash chain).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Event {
-    /// 1-based position in the log; equals the store's version after the command.
+    /// `{run_id}:{sequence}`.
+    pub event_id: String,
+    /// The store's run id.
+    pub run_id: String,
+    /// 1-based position in the run's log; equals the store's version after the command.
     pub sequence: u64,
     /// What it records.
     #[serde(rename = "type")]
@@ -53,46 +68,106 @@ pub struct Event {
     /// The command's author.
     pub author: String,
     /// The update as reduced: `{channel: value}`, messages as canonical ops with their ids.
-    pub payload: Payload,
+    pub payload: Map<String, Value>,
     /// Milliseconds since the Unix epoch, from the store's clock.
     pub created_at: u64,
-    /// The command's correlation id.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Ties the events of one request together; a tool result's defaults to its tool call id.
     pub correlation_id: Option<String>,
-    /// The command's causation id.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The event that caused this one; a tool result's defaults to the event of its tool call.
     pub causation_id: Option<String>,
+    /// The previous event's `hash` ([`GENESIS_HASH`] for the first).
+    pub prev_hash: String,
+    /// SHA-256 (lowercase hex) of the canonical encoding of every other field.
+    pub hash: String,
 }
 
-/// The writes of one command, by channel name, in the order they were applied.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Payload(pub Vec<(String, Write)>);
-
-impl Serialize for Payload {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (channel, write) in &self.0 {
-            match write {
-                Write::Messages(ops) => map.serialize_entry(channel, ops)?,
-                Write::Json(v) => map.serialize_entry(channel, v)?,
-            }
-        }
-        map.end()
+impl Event {
+    /// The hash this event should carry: SHA-256 over the canonical encoding of all its fields
+    /// but `hash`.
+    pub fn compute_hash(&self) -> String {
+        let mut out = Vec::with_capacity(256);
+        let opt = |o: &Option<String>| o.as_ref().map(|s| Value::String(s.clone())).unwrap_or(Value::Null);
+        // Keys in sorted order, as canonical::write would order them.
+        out.extend_from_slice(b"{\"author\":");
+        canonical::write_str(&self.author, &mut out);
+        out.extend_from_slice(b",\"causation_id\":");
+        canonical::write(&opt(&self.causation_id), &mut out);
+        out.extend_from_slice(b",\"correlation_id\":");
+        canonical::write(&opt(&self.correlation_id), &mut out);
+        out.extend_from_slice(b",\"created_at\":");
+        out.extend_from_slice(self.created_at.to_string().as_bytes());
+        out.extend_from_slice(b",\"event_id\":");
+        canonical::write_str(&self.event_id, &mut out);
+        out.extend_from_slice(b",\"payload\":");
+        write_map(&self.payload, &mut out);
+        out.extend_from_slice(b",\"prev_hash\":");
+        canonical::write_str(&self.prev_hash, &mut out);
+        out.extend_from_slice(b",\"run_id\":");
+        canonical::write_str(&self.run_id, &mut out);
+        out.extend_from_slice(b",\"sequence\":");
+        out.extend_from_slice(self.sequence.to_string().as_bytes());
+        out.extend_from_slice(b",\"type\":");
+        canonical::write_str(self.kind.as_str(), &mut out);
+        out.push(b'}');
+        canonical::sha256_hex(&out)
     }
 }
 
-impl Payload {
-    /// The event type of these writes: the most specific of the message, approval, task and run
-    /// changes, else `state_patch`.
-    pub fn kind(&self) -> EventType {
+fn write_map(map: &Map<String, Value>, out: &mut Vec<u8>) {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort_unstable();
+    out.push(b'{');
+    for (i, k) in keys.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        canonical::write_str(k, out);
+        out.push(b':');
+        if let Some(v) = map.get(k) {
+            canonical::write(v, out);
+        }
+    }
+    out.push(b'}');
+}
+
+impl EventType {
+    /// The wire name (`"tool_result"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::UserInput => "user_input",
+            EventType::ModelDecision => "model_decision",
+            EventType::ToolCall => "tool_call",
+            EventType::ToolResult => "tool_result",
+            EventType::Handoff => "handoff",
+            EventType::ApprovalRequest => "approval_request",
+            EventType::ApprovalResult => "approval_result",
+            EventType::StatePatch => "state_patch",
+            EventType::TaskEvent => "task_event",
+            EventType::FinalOutput => "final_output",
+            EventType::Error => "error",
+        }
+    }
+
+    /// The event type of a command's writes (channel name, write): the first specific kind found
+    /// — a tool result, a tool call, a model decision or user input in the messages; an approval
+    /// requested or decided; a task change; the run completing or failing; an error recorded —
+    /// else `state_patch`.
+    pub fn of_writes(writes: &[(String, Write)]) -> EventType {
         let mut kind = EventType::StatePatch;
-        for (channel, write) in &self.0 {
+        for (channel, write) in writes {
             let k = match (channel.as_str(), write) {
-                (_, Write::Messages(ops)) => ops.iter().filter_map(MessageOp::message).fold(EventType::StatePatch, |k, m| match m.role {
-                    Role::Tool => EventType::ToolResult,
-                    Role::Assistant if k != EventType::ToolResult => EventType::ModelDecision,
-                    Role::User | Role::System if k == EventType::StatePatch => EventType::UserInput,
-                    _ => k,
+                (_, Write::Messages(ops)) => ops.iter().filter_map(MessageOp::message).fold(EventType::StatePatch, |k, m| {
+                    let this = match m.role {
+                        Role::Tool => EventType::ToolResult,
+                        Role::Assistant if m.call_ids().next().is_some() => EventType::ToolCall,
+                        Role::Assistant => EventType::ModelDecision,
+                        Role::User | Role::System => EventType::UserInput,
+                    };
+                    if k.rank() >= this.rank() {
+                        k
+                    } else {
+                        this
+                    }
                 }),
                 ("approvals", Write::Json(Value::Object(o))) => {
                     if o.values().any(|a| a.get("status").and_then(Value::as_str).is_some_and(|s| s != "pending")) {
@@ -116,4 +191,81 @@ impl Payload {
         }
         kind
     }
+
+    /// Precedence among message kinds of one update: a result outranks a call, which outranks
+    /// a model answer, which outranks user input.
+    fn rank(self) -> u8 {
+        match self {
+            EventType::ToolResult => 4,
+            EventType::ToolCall => 3,
+            EventType::ModelDecision => 2,
+            EventType::UserInput => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// A break in a log found by [`verify_log`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct BrokenLink {
+    /// Position of the first bad event in the list given.
+    pub index: usize,
+    /// Its `sequence` as written.
+    pub sequence: u64,
+    /// What is wrong: `"hash"` (content changed), `"prev_hash"` (the chain is cut),
+    /// `"sequence"` (an event is missing, repeated or out of order) or `"run_id"`.
+    pub reason: String,
+}
+
+/// Checks a log's chain: each event's hash matches its content, links to the previous one and
+/// follows it in sequence; the first follows `anchor` (`(sequence, hash)` of the event before it,
+/// `(0, GENESIS_HASH)` for a whole log). Returns the first broken link.
+pub fn verify_log(events: &[Event], anchor: (u64, &str)) -> std::result::Result<(), BrokenLink> {
+    let (mut seq, mut prev) = (anchor.0, anchor.1.to_string());
+    let run_id = events.first().map(|e| e.run_id.clone()).unwrap_or_default();
+    for (index, e) in events.iter().enumerate() {
+        let broken = |reason: &str| BrokenLink { index, sequence: e.sequence, reason: reason.to_string() };
+        if e.run_id != run_id {
+            return Err(broken("run_id"));
+        }
+        if e.sequence != seq + 1 {
+            return Err(broken("sequence"));
+        }
+        if e.prev_hash != prev {
+            return Err(broken("prev_hash"));
+        }
+        if e.compute_hash() != e.hash {
+            return Err(broken("hash"));
+        }
+        seq = e.sequence;
+        prev = e.hash.clone();
+    }
+    Ok(())
+}
+
+impl BrokenLink {
+    /// As a `TAMPERED_LOG` error naming the event.
+    pub fn into_error(self) -> Error {
+        let what = match self.reason.as_str() {
+            "hash" => "its content does not match its hash",
+            "prev_hash" => "it does not link to the event before it",
+            "sequence" => "an event is missing, repeated or out of order before it",
+            _ => "it belongs to another run",
+        };
+        Error::new(ErrorCode::TamperedLog, format!("event {} (sequence {}) breaks the log: {what}", self.index, self.sequence)).at(self.index).field(self.reason)
+    }
+}
+
+/// Parses a log given as JSON Lines (one event per line; blank lines ignored).
+/// Errors: `TAMPERED_LOG` naming the first line that is not an event.
+pub fn parse_jsonl(text: &str) -> Result<Vec<Event>> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, line)| {
+            serde_json::from_str::<Event>(line)
+                .map_err(|e| Error::new(ErrorCode::TamperedLog, format!("line {} of the log is not an event: {e}", i + 1)).at(i))
+        })
+        .collect()
 }

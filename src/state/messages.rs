@@ -175,6 +175,8 @@ pub struct Effects {
     pub turns: u64,
     /// Tool calls that were not in the channel before: tool calls of the budget.
     pub tool_calls: u64,
+    /// Their ids.
+    pub new_calls: Vec<String>,
     /// `usage_metadata.total_tokens` of the appended assistant messages (LangChain).
     pub tokens: u64,
     /// Results written: (tool call id, status).
@@ -208,6 +210,20 @@ pub struct MessagesChannel {
 }
 
 impl MessagesChannel {
+    /// A channel holding `list` (a restored snapshot). Messages without an id are refused
+    /// (`INVALID_MESSAGE`): a snapshot is written with every id.
+    pub fn from_messages(list: Vec<Message>) -> Result<MessagesChannel> {
+        if let Some(i) = list.iter().position(|m| m.id.is_none()) {
+            return Err(Error::new(ErrorCode::InvalidMessage, "a stored message has no id").at(i));
+        }
+        let mut c = MessagesChannel { list, ..MessagesChannel::default() };
+        c.reindex();
+        if c.pos.len() != c.list.len() {
+            return Err(Error::new(ErrorCode::InvalidMessage, "two stored messages share an id"));
+        }
+        Ok(c)
+    }
+
     /// The messages, in order; each has an id.
     pub fn messages(&self) -> &[Message] {
         &self.list
@@ -223,12 +239,28 @@ impl MessagesChannel {
         self.pos.contains_key(id)
     }
 
-    /// Ids of calls that have no result, with the id of the assistant message that made them.
-    pub fn unanswered(&self) -> Vec<(&str, &str)> {
-        let mut out: Vec<(&str, &str)> =
-            self.calls.iter().filter(|(_, c)| c.result.is_none()).map(|(id, c)| (id.as_str(), c.assistant.as_str())).collect();
-        out.sort_by_key(|(id, a)| (self.pos.get(*a).copied(), *id));
-        out
+    /// Calls that have no result, in message order: `(call id, tool name, assistant message id)`.
+    pub fn unanswered(&self) -> Vec<(&str, &str, &str)> {
+        let mut out: Vec<(usize, usize, &str, &str, &str)> = Vec::new();
+        for (call_id, call) in &self.calls {
+            if call.result.is_some() {
+                continue;
+            }
+            let Some(&at) = self.pos.get(&call.assistant) else { continue };
+            let Some(m) = self.list.get(at) else { continue };
+            let (k, name) = m
+                .tool_calls
+                .iter()
+                .map(|c| (c.id.as_str(), c.name.as_str()))
+                .chain(m.invalid_tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str())))
+                .enumerate()
+                .find(|(_, (id, _))| id == call_id)
+                .map(|(k, (_, name))| (k, name))
+                .unwrap_or((0, ""));
+            out.push((at, k, call_id.as_str(), name, call.assistant.as_str()));
+        }
+        out.sort();
+        out.into_iter().map(|(_, _, id, name, assistant)| (id, name, assistant)).collect()
     }
 
     /// Gives every message without an id one: `{prefix}:{k}` for the k-th message of the update,
@@ -315,19 +347,17 @@ impl MessagesChannel {
         }
     }
 
-    /// Registers the calls of an assistant message; returns how many are new.
-    fn register_calls(&mut self, m: &Message, id: &str) -> u64 {
-        let mut new = 0;
+    /// Registers the calls of an assistant message; adds the new ones to `new`.
+    fn register_calls(&mut self, m: &Message, id: &str, new: &mut Vec<String>) {
         for c in m.call_ids() {
             match self.calls.get(c) {
                 Some(call) if call.assistant == id => {}
                 _ => {
                     self.calls.insert(c.to_string(), Call { assistant: id.to_string(), result: None });
-                    new += 1;
+                    new.push(c.to_string());
                 }
             }
         }
-        new
     }
 
     /// Checks a tool result against the call index and records it as the call's answer.
@@ -401,7 +431,9 @@ impl MessagesChannel {
                         _ => None,
                     };
                     if m.role == Role::Assistant {
-                        fx.tool_calls += self.register_calls(m, &id);
+                        let before = fx.new_calls.len();
+                        self.register_calls(m, &id, &mut fx.new_calls);
+                        fx.tool_calls += (fx.new_calls.len() - before) as u64;
                     }
                     if m.role == Role::Tool {
                         self.answer(m, &id, index)?;

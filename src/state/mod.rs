@@ -7,13 +7,17 @@
 
 mod command;
 mod domain;
+mod history;
 mod messages;
 mod reducer;
 mod schema;
 mod store;
 #[cfg(test)]
+mod history_tests;
+#[cfg(test)]
 mod tests;
 
+pub use history::{DanglingCall, EventFilter};
 pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions};
 pub use messages::{decode_ops, Effects, MessageOp, MessagesChannel, REMOVE_ALL};
 pub use schema::{default_schema, ChannelSpec, Kind, OnConflict, Reducer, ValueType, Visibility};

@@ -7,7 +7,7 @@ use super::reducer::reduce;
 use super::schema::{default_schema, ChannelSpec, Kind, Reducer, Visibility};
 use crate::error::{Error, ErrorCode, Result};
 use crate::lifecycle::{ApprovalStatus, RunStatus};
-use crate::log::{Event, Payload};
+use crate::log::{Event, EventType, GENESIS_HASH};
 use crate::message::ToolStatus;
 use crate::repair::{materialize, plan, shapes_of_messages, Item, RepairOptions};
 use serde_json::{Map, Value};
@@ -23,18 +23,18 @@ pub enum Write {
 }
 
 #[derive(Debug, Clone)]
-enum Slot {
+pub(super) enum Slot {
     Json(Value),
     Messages(MessagesChannel),
 }
 
 /// A command after decoding: channel indices and typed writes.
-struct Decoded {
-    author: String,
-    expected_version: Option<u64>,
-    writes: Vec<(usize, Write)>,
-    correlation_id: Option<String>,
-    causation_id: Option<String>,
+pub(super) struct Decoded {
+    pub(super) author: String,
+    pub(super) expected_version: Option<u64>,
+    pub(super) writes: Vec<(usize, Write)>,
+    pub(super) correlation_id: Option<String>,
+    pub(super) causation_id: Option<String>,
 }
 
 /// An agent's state: one value per channel, the version, and the log of applied commands.
@@ -43,14 +43,21 @@ struct Decoded {
 /// result answers a call made before it in its channel (unless a removal orphaned it later).
 #[derive(Debug, Clone)]
 pub struct Store {
-    run_id: String,
-    specs: Vec<ChannelSpec>,
+    pub(super) run_id: String,
+    pub(super) specs: Vec<ChannelSpec>,
     by_name: HashMap<String, usize>,
-    slots: Vec<Slot>,
-    version: u64,
-    log: Vec<Event>,
-    /// Owner name → key, for private channels.
-    keys: HashMap<String, String>,
+    pub(super) slots: Vec<Slot>,
+    pub(super) version: u64,
+    /// Events since `base` (all of them unless the store was restored from a checkpoint).
+    pub(super) log: Vec<Event>,
+    /// The sequence and hash the in-memory log follows, and the checkpoint it was restored from.
+    pub(super) base: (u64, String, Option<Box<crate::log::Checkpoint>>),
+    /// Owner name → key, for private channels (absent until claimed after a restore).
+    pub(super) keys: HashMap<String, String>,
+    /// Tool call id → the event that recorded the call (causation of its result's event).
+    call_events: HashMap<String, String>,
+    /// A past view (`at`): every change is refused with `READ_ONLY`.
+    pub(super) read_only: bool,
 }
 
 impl Store {
@@ -66,7 +73,10 @@ impl Store {
             slots: Vec::new(),
             version: 0,
             log: Vec::new(),
+            base: (0, GENESIS_HASH.to_string(), None),
             keys: HashMap::new(),
+            call_events: HashMap::new(),
+            read_only: false,
         };
         for spec in default_schema() {
             store.add(spec, true)?;
@@ -81,7 +91,7 @@ impl Store {
     }
 
     /// Adds a channel; domain rules ([`Kind`]) are kept only for `builtin` (default) channels.
-    fn add(&mut self, mut spec: ChannelSpec, builtin: bool) -> Result<()> {
+    pub(super) fn add(&mut self, mut spec: ChannelSpec, builtin: bool) -> Result<()> {
         spec.check()?;
         if self.by_name.contains_key(&spec.name) {
             return Err(Error::new(ErrorCode::ChannelExists, format!("a channel named '{}' already exists", spec.name)).channel(&spec.name));
@@ -100,6 +110,7 @@ impl Store {
     /// of an owner creates the key with `new_key()`; later ones must present it as `owner_key`
     /// (`NOT_OWNER` otherwise). Errors: `INVALID_OPTION`, `CHANNEL_EXISTS`, `NOT_OWNER`.
     pub fn register_channel(&mut self, spec: ChannelSpec, owner_key: Option<&str>, new_key: impl FnOnce() -> String) -> Result<Option<String>> {
+        self.writable()?;
         spec.check()?;
         if self.by_name.contains_key(&spec.name) {
             return Err(Error::new(ErrorCode::ChannelExists, format!("a channel named '{}' already exists", spec.name)).channel(&spec.name));
@@ -129,6 +140,14 @@ impl Store {
         keys
     }
 
+    /// `READ_ONLY` for a past view.
+    pub(super) fn writable(&self) -> Result<()> {
+        if self.read_only {
+            return Err(Error::new(ErrorCode::ReadOnly, "this is a past view of the store (at(sequence)); apply commands to the live store"));
+        }
+        Ok(())
+    }
+
     /// The run id.
     pub fn run_id(&self) -> &str {
         &self.run_id
@@ -149,7 +168,7 @@ impl Store {
         &self.log
     }
 
-    fn index(&self, channel: &str) -> Result<usize> {
+    pub(super) fn index(&self, channel: &str) -> Result<usize> {
         self.by_name.get(channel).copied().ok_or_else(|| {
             Error::new(ErrorCode::UnknownChannel, format!("no channel named '{channel}'; register it first")).channel(channel)
         })
@@ -166,7 +185,7 @@ impl Store {
         }
     }
 
-    fn value_of(&self, i: usize) -> Value {
+    pub(super) fn value_of(&self, i: usize) -> Value {
         match self.slots.get(i) {
             Some(Slot::Json(v)) => v.clone(),
             Some(Slot::Messages(m)) => serde_json::to_value(m.messages()).unwrap_or(Value::Null),
@@ -278,7 +297,8 @@ impl Store {
 
     /// The pipeline for decoded commands: authorise and lock every command first, then reduce
     /// them in order under a journal; on any error restore everything.
-    fn run_batch(&mut self, batch: Vec<Decoded>, now_ms: u64) -> Result<Vec<Vec<String>>> {
+    pub(super) fn run_batch(&mut self, batch: Vec<Decoded>, now_ms: u64) -> Result<Vec<Vec<String>>> {
+        self.writable()?;
         for (ci, cmd) in batch.iter().enumerate() {
             for (i, _) in &cmd.writes {
                 self.authorise(&cmd.author, *i).map_err(|e| e.command(ci))?;
@@ -293,7 +313,7 @@ impl Store {
                 .command(ci));
             }
         }
-        let mut journal = Journal { version: self.version, log_len: self.log.len(), json: Vec::new(), messages: Vec::new(), counters: None };
+        let mut journal = Journal { version: self.version, log_len: self.log.len(), json: Vec::new(), messages: Vec::new(), counters: None, call_events: Vec::new() };
         let result = self.reduce_batch(batch, now_ms, &mut journal);
         match result {
             Ok(ids) => {
@@ -321,6 +341,12 @@ impl Store {
                     if let Some(Slot::Messages(m)) = self.slots.get_mut(i) {
                         m.rollback();
                     }
+                }
+                for (call, old) in journal.call_events.into_iter().rev() {
+                    match old {
+                        Some(event) => self.call_events.insert(call, event),
+                        None => self.call_events.remove(&call),
+                    };
                 }
                 self.version = journal.version;
                 self.log.truncate(journal.log_len);
@@ -370,6 +396,7 @@ impl Store {
                     fx.tool_calls += e.tool_calls;
                     fx.tokens += e.tokens;
                     fx.results.extend(e.results);
+                    fx.new_calls.extend(e.new_calls);
                     fx.model_or_tool |= e.model_or_tool;
                 }
                 (Some(Slot::Json(value)), Write::Json(update)) => {
@@ -399,18 +426,50 @@ impl Store {
             }
         }
         self.check_cross(&fx, (run_before, budget_before), (run_i, approvals_i, budget_i), now_ms, journal)?;
-        self.version = sequence;
-        let payload = Payload(cmd.writes.into_iter().map(|(i, w)| (self.specs.get(i).map(|s| s.name.clone()).unwrap_or_default(), w)).collect());
-        self.log.push(Event {
+        let event_id = format!("{}:{sequence}", self.run_id);
+        // A tool result's event: correlated by its call id, caused by the call's event.
+        if let (None, Some((call, _))) = (&cmd.correlation_id, fx.results.first()) {
+            cmd.causation_id = cmd.causation_id.or_else(|| self.call_events.get(call).cloned());
+            cmd.correlation_id = Some(call.clone());
+        }
+        for call in fx.new_calls {
+            let old = self.call_events.insert(call.clone(), event_id.clone());
+            journal.call_events.push((call, old));
+        }
+        let writes: Vec<(String, Write)> = cmd.writes.into_iter().map(|(i, w)| (self.specs.get(i).map(|s| s.name.clone()).unwrap_or_default(), w)).collect();
+        let kind = EventType::of_writes(&writes);
+        let payload = writes
+            .into_iter()
+            .map(|(name, w)| {
+                let v = match w {
+                    Write::Messages(ops) => serde_json::to_value(ops).unwrap_or(Value::Null),
+                    Write::Json(v) => v,
+                };
+                (name, v)
+            })
+            .collect();
+        let mut event = Event {
+            event_id,
+            run_id: self.run_id.clone(),
             sequence,
-            kind: payload.kind(),
+            kind,
             author: cmd.author,
             payload,
             created_at: now_ms,
             correlation_id: cmd.correlation_id,
             causation_id: cmd.causation_id,
-        });
+            prev_hash: self.last_hash().to_string(),
+            hash: String::new(),
+        };
+        event.hash = event.compute_hash();
+        self.log.push(event);
+        self.version = sequence;
         Ok(fx.ids)
+    }
+
+    /// The hash of the last event (the checkpoint's, or [`GENESIS_HASH`], before any).
+    pub fn last_hash(&self) -> &str {
+        self.log.last().map(|e| e.hash.as_str()).unwrap_or(&self.base.1)
     }
 
     /// The rules that span channels, on the state after the command's writes: approvals before
@@ -471,6 +530,7 @@ impl Store {
     /// duplicates and (unless `keep_orphans`) orphans removed, content fixed in place. Nothing to
     /// repair → no command. The report's indices are positions before the repair.
     pub fn repair(&mut self, opts: &RepairOptions, author: &str, now_ms: u64) -> Result<Repaired> {
+        self.writable()?;
         let i = self.index("messages")?;
         self.authorise(author, i)?;
         let Some(Slot::Messages(channel)) = self.slots.get(i) else {
@@ -541,6 +601,8 @@ struct Journal {
     json: Vec<(usize, Value)>,
     messages: Vec<usize>,
     counters: Option<(usize, [u64; 3])>,
+    /// `call_events` entries replaced, with their old values.
+    call_events: Vec<(String, Option<String>)>,
 }
 
 impl Journal {

@@ -316,7 +316,7 @@ fn events_record_types_ids_and_correlation() {
     c.causation_id = Some("1".into());
     s.apply(&c, 43).unwrap();
     let ev = serde_json::to_value(s.events()).unwrap();
-    assert_eq!(ev[0]["type"], "model_decision");
+    assert_eq!(ev[0]["type"], "tool_call");
     assert_eq!(ev[0]["created_at"], 42);
     assert_eq!(ev[1]["type"], "tool_result");
     assert_eq!(ev[1]["payload"]["messages"][0]["id"], "run:2:0");

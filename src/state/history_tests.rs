@@ -1,0 +1,200 @@
+//! Native tests of the store's history: hash chain, replay, past views, checkpoints, restore.
+
+use super::*;
+use crate::error::ErrorCode;
+use crate::log::{parse_jsonl, verify_log, Event, GENESIS_HASH};
+use serde_json::{json, Value};
+
+fn cmd(author: &str, update: Value) -> Command {
+    Command { author: author.into(), expected_version: None, update: update.as_object().cloned().unwrap_or_default(), correlation_id: None, causation_id: None }
+}
+
+fn calls(id: &str, ids: &[&str]) -> Value {
+    let tc: Vec<Value> = ids.iter().map(|c| json!({"id": c, "type": "function", "function": {"name": "fetch", "arguments": "{\"url\": \"x\"}"}})).collect();
+    json!({"id": id, "role": "assistant", "content": null, "tool_calls": tc})
+}
+
+fn result(call: &str) -> Value {
+    json!({"role": "tool", "tool_call_id": call, "content": format!("result of {call}")})
+}
+
+/// What replay/restore must reproduce: version, every channel, the private ones.
+fn state(s: &Store) -> Value {
+    json!({"version": s.version(), "system": s.system_view(), "last_hash": s.last_hash()})
+}
+
+fn session() -> Store {
+    let mut s = Store::new(StoreOptions { run_id: Some("run-a".into()), ..Default::default() }).unwrap();
+    s.apply(&cmd("user", json!({"messages": [{"role": "user", "content": "fetch three pages"}], "run": {"status": "running"}})), 1_000).unwrap();
+    s.apply(&cmd("model", json!({"messages": [calls("a1", &["c1", "c2", "c3"])], "plan": {"s1": {"title": "fetch"}}})), 1_001).unwrap();
+    s.apply(&cmd("tool", json!({"messages": [result("c1")], "files": {"/p1": "page one"}})), 1_002).unwrap();
+    s
+}
+
+#[test]
+fn events_chain_and_carry_the_seed_envelope() {
+    let s = session();
+    let ev = s.events();
+    assert_eq!(ev.len(), 3);
+    assert_eq!(ev[0].prev_hash, GENESIS_HASH);
+    assert_eq!(ev[1].prev_hash, ev[0].hash);
+    assert_eq!((ev[2].event_id.as_str(), ev[2].run_id.as_str(), ev[2].sequence), ("run-a:3", "run-a", 3));
+    // A tool result's event: correlation = call id, causation = the tool call's event.
+    assert_eq!(ev[1].kind, crate::log::EventType::ToolCall);
+    assert_eq!(ev[2].kind, crate::log::EventType::ToolResult);
+    assert_eq!((ev[2].correlation_id.as_deref(), ev[2].causation_id.as_deref()), (Some("c1"), Some("run-a:2")));
+    assert_eq!(verify_log(ev, (0, GENESIS_HASH)), Ok(()));
+    assert_eq!(ev[0].created_at, 1_000);
+}
+
+#[test]
+fn verify_names_the_first_broken_link() {
+    let s = session();
+    let mut ev: Vec<Event> = s.events().to_vec();
+    ev[1].author = "mallory".into();
+    let b = verify_log(&ev, (0, GENESIS_HASH)).unwrap_err();
+    assert_eq!((b.index, b.reason.as_str()), (1, "hash"));
+    let mut ev: Vec<Event> = s.events().to_vec();
+    ev.remove(1);
+    let b = verify_log(&ev, (0, GENESIS_HASH)).unwrap_err();
+    assert_eq!((b.index, b.reason.as_str()), (1, "sequence"));
+    // Rehashing a changed event does not help: the next one no longer links to it.
+    let mut ev: Vec<Event> = s.events().to_vec();
+    ev[0].payload.insert("facts".into(), json!({"forged": true}));
+    ev[0].hash = ev[0].compute_hash();
+    let b = verify_log(&ev, (0, GENESIS_HASH)).unwrap_err();
+    assert_eq!((b.index, b.reason.as_str()), (1, "prev_hash"));
+}
+
+#[test]
+fn a_message_without_id_replayed_twice_gets_the_same_ids() {
+    let s = session();
+    let a = Store::replay(StoreOptions::default(), s.events()).unwrap();
+    let b = Store::replay(StoreOptions::default(), s.events()).unwrap();
+    assert_eq!(state(&a), state(&s));
+    assert_eq!(state(&a), state(&b));
+    assert_eq!(a.get("messages").unwrap()[0]["id"], "run-a:1:0");
+    assert_eq!(a.events(), s.events());
+}
+
+#[test]
+fn replay_refuses_a_tampered_log() {
+    let s = session();
+    let mut ev: Vec<Event> = s.events().to_vec();
+    ev[2].payload.insert("files".into(), json!({"/p1": "forged"}));
+    let e = Store::replay(StoreOptions::default(), &ev).unwrap_err();
+    assert_eq!((e.code, e.index), (ErrorCode::TamperedLog, Some(2)));
+    // Even with every hash recomputed, a payload that does not apply is refused.
+    let mut ev: Vec<Event> = s.events().to_vec();
+    ev[2].payload.insert("messages".into(), json!([{"id": "x", "role": "tool", "tool_call_id": "zz", "content": "forged", "status": "success"}]));
+    let mut prev = GENESIS_HASH.to_string();
+    for e in &mut ev {
+        e.prev_hash = prev.clone();
+        e.hash = e.compute_hash();
+        prev = e.hash.clone();
+    }
+    let e = Store::replay(StoreOptions::default(), &ev).unwrap_err();
+    assert_eq!((e.code, e.index), (ErrorCode::TamperedLog, Some(2)));
+    assert!(e.message.contains("UNKNOWN_TOOL_CALL"), "{}", e.message);
+}
+
+#[test]
+fn at_is_a_read_only_past_view() {
+    let mut s = session();
+    let past = s.at(1).unwrap();
+    assert_eq!(past.version(), 1);
+    assert_eq!(past.get("messages").unwrap().as_array().unwrap().len(), 1);
+    assert_eq!(past.get("run").unwrap()["status"], "running");
+    let mut past = past;
+    assert_eq!(past.apply(&cmd("x", json!({"facts": {"a": 1}})), 0).unwrap_err().code, ErrorCode::ReadOnly);
+    assert_eq!(s.at(4).unwrap_err().code, ErrorCode::InvalidOption);
+    assert_eq!(state(&s.at(3).unwrap()), state(&s));
+    s.apply(&cmd("x", json!({"facts": {"a": 1}})), 0).unwrap();
+    assert_eq!(s.at(0).unwrap().get("messages").unwrap(), json!([]));
+}
+
+#[test]
+fn checkpoint_restore_and_crash_in_the_middle_of_a_tool_batch() {
+    let s = session();
+    let bytes = s.checkpoint().encode();
+    let restored = Store::restore(&bytes, &[]).unwrap();
+    assert_eq!(state(&restored), state(&s));
+    // Crash after the first of three results: c1 kept, c2 and c3 dangling, nothing re-run.
+    let dangling: Vec<String> = restored.dangling_tool_calls().into_iter().map(|d| d.tool_call_id).collect();
+    assert_eq!(dangling, vec!["c2", "c3"]);
+    assert_eq!(restored.dangling_tool_calls()[0].name, "fetch");
+    let mut restored = restored;
+    let mut opts = crate::repair::RepairOptions::default();
+    for c in &dangling {
+        opts.reasons.insert(c.clone(), crate::repair::Reason::Interrupted);
+    }
+    let out = restored.repair(&opts, "recovery", 2_000).unwrap();
+    assert_eq!(out.report.len(), 2);
+    let msgs = restored.get("messages").unwrap();
+    let results: Vec<(&str, &str)> = msgs.as_array().unwrap().iter().filter(|m| m["role"] == "tool").map(|m| (m["tool_call_id"].as_str().unwrap(), m["status"].as_str().unwrap_or("success"))).collect();
+    // Placeholders go right after the call, before real results (as deepagents places them).
+    assert_eq!(results, vec![("c2", "error"), ("c3", "error"), ("c1", "success")]);
+    assert!(restored.dangling_tool_calls().is_empty());
+}
+
+#[test]
+fn restore_with_a_tail_equals_the_live_store() {
+    let mut s = session();
+    let bytes = s.checkpoint().encode();
+    s.apply(&cmd("tool", json!({"messages": [result("c2")]})), 1_003).unwrap();
+    s.apply(&cmd("tool", json!({"messages": [result("c3")]})), 1_004).unwrap();
+    // The whole log as tail: events up to the checkpoint are skipped.
+    let r = Store::restore(&bytes, s.events()).unwrap();
+    assert_eq!(state(&r), state(&s));
+    assert_eq!(r.at(3).unwrap().version(), 3);
+    assert_eq!(r.at(2).unwrap_err().code, ErrorCode::InvalidOption);
+    // A tail that skips an event is refused, nothing is half-loaded.
+    let tail = vec![s.events()[4].clone()];
+    let e = Store::restore(&bytes, &tail).unwrap_err();
+    assert_eq!((e.code, e.index), (ErrorCode::TamperedLog, Some(0)));
+}
+
+#[test]
+fn corrupt_or_unknown_checkpoints_are_refused() {
+    let s = session();
+    let bytes = s.checkpoint().encode();
+    let mut v: Value = serde_json::from_slice(&bytes).unwrap();
+    v["format_version"] = json!(2);
+    let e = Store::restore(&serde_json::to_vec(&v).unwrap(), &[]).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnsupportedFormatVersion);
+    let mut v: Value = serde_json::from_slice(&bytes).unwrap();
+    v["values"]["files"]["/p1"] = json!("forged");
+    assert_eq!(Store::restore(&serde_json::to_vec(&v).unwrap(), &[]).unwrap_err().code, ErrorCode::CorruptCheckpoint);
+    assert_eq!(Store::restore(&bytes[..bytes.len() - 1], &[]).unwrap_err().code, ErrorCode::CorruptCheckpoint);
+    assert_eq!(Store::restore(b"", &[]).unwrap_err().code, ErrorCode::CorruptCheckpoint);
+}
+
+#[test]
+fn private_channels_are_checkpointed_but_never_exported() {
+    let mut s = session();
+    let mut spec = ChannelSpec::new("memory_contents", Reducer::Merge);
+    spec.visibility = Visibility::Private;
+    spec.owner = Some("memory".into());
+    s.register_channel(spec, None, || "k1".into()).unwrap();
+    s.apply(&cmd("memory", json!({"memory_contents": {"AGENTS.md": "CANARY-5e1f0a"}})), 0).unwrap();
+    let export = serde_json::to_string(&s.export_for_transport()).unwrap();
+    assert!(!export.contains("CANARY") && !export.contains("memory_contents"), "{export}");
+    let mut r = Store::restore(&s.checkpoint().encode(), &[]).unwrap();
+    assert_eq!(r.private_view("k1").unwrap_err().code, ErrorCode::NotOwner);
+    let key = r.claim_owner_key("memory", || "k2".into()).unwrap();
+    assert_eq!(r.private_view(&key).unwrap()["memory_contents"]["AGENTS.md"], "CANARY-5e1f0a");
+    assert_eq!(r.claim_owner_key("memory", || "k3".into()).unwrap_err().code, ErrorCode::NotOwner);
+}
+
+#[test]
+fn events_filter_and_jsonl() {
+    let s = session();
+    let f = EventFilter { since: Some(1), until: Some(2), kind: None };
+    assert_eq!(s.events_matching(&f).iter().map(|e| e.sequence).collect::<Vec<_>>(), vec![2]);
+    let f = EventFilter { kind: Some(crate::log::EventType::ToolResult), ..Default::default() };
+    assert_eq!(s.events_matching(&f).len(), 1);
+    let jsonl: String = s.events().iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    assert_eq!(parse_jsonl(&jsonl).unwrap(), s.events());
+    let torn = &jsonl[..jsonl.len() - 10];
+    assert_eq!(parse_jsonl(torn).unwrap_err().index, Some(2));
+}
