@@ -47,22 +47,28 @@ fn corrupt(what: impl Into<String>) -> Error {
     Error::new(ErrorCode::CorruptCheckpoint, format!("the checkpoint is corrupt: {}; nothing was loaded", what.into()))
 }
 
-impl Checkpoint {
-    /// The digest of this checkpoint's content (its `digest` field excluded).
-    fn compute_digest(&self) -> String {
-        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
-        if let Some(o) = v.as_object_mut() {
-            o.shift_remove("digest");
-        }
-        let mut out = Vec::new();
-        canonical::write(&v, &mut out);
-        canonical::sha256_hex(&out)
+/// The digest of a checkpoint as JSON: SHA-256 of the canonical encoding of every field but
+/// `digest`. Computed over the bytes as parsed, never over a re-serialised struct, so a field
+/// renamed or added in transit changes it.
+fn digest_of(value: &Value) -> String {
+    let mut v = value.clone();
+    if let Some(o) = v.as_object_mut() {
+        o.shift_remove("digest");
     }
+    let mut out = Vec::new();
+    canonical::write(&v, &mut out);
+    canonical::sha256_hex(&out)
+}
 
+impl Checkpoint {
     /// Seals and encodes: UTF-8 JSON bytes.
-    pub fn encode(mut self) -> Vec<u8> {
-        self.digest = self.compute_digest();
-        serde_json::to_vec(&self).unwrap_or_default()
+    pub fn encode(self) -> Vec<u8> {
+        let mut v = serde_json::to_value(&self).unwrap_or(Value::Null);
+        let digest = digest_of(&v);
+        if let Some(o) = v.as_object_mut() {
+            o.insert("digest".into(), Value::String(digest));
+        }
+        serde_json::to_vec(&v).unwrap_or_default()
     }
 
     /// Decodes and checks bytes written by [`Checkpoint::encode`].
@@ -82,10 +88,9 @@ impl Checkpoint {
             }
             None => return Err(corrupt("no format version")),
         }
-        let cp: Checkpoint = serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))?;
-        if cp.digest != cp.compute_digest() {
+        if value.get("digest").and_then(Value::as_str) != Some(digest_of(&value).as_str()) {
             return Err(corrupt("its digest does not match its content"));
         }
-        Ok(cp)
+        serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))
     }
 }
