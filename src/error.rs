@@ -73,6 +73,8 @@ pub enum ErrorCode {
     UnsupportedFormatVersion,
     /// A past view (`at(sequence)`) cannot be changed.
     ReadOnly,
+    /// A persistence adapter failed (IndexedDB, the file system).
+    StorageError,
 }
 
 impl ErrorCode {
@@ -108,6 +110,7 @@ impl ErrorCode {
             ErrorCode::CorruptCheckpoint => "CORRUPT_CHECKPOINT",
             ErrorCode::UnsupportedFormatVersion => "UNSUPPORTED_FORMAT_VERSION",
             ErrorCode::ReadOnly => "READ_ONLY",
+            ErrorCode::StorageError => "STORAGE_ERROR",
         }
     }
 }

@@ -24,6 +24,12 @@ import type {
   Visibility,
   ValueType,
   OnConflict,
+  EventQuery,
+  RestoreInit,
+  Rejection,
+  LogCheck,
+  DanglingCall,
+  IndexedDbLog,
 } from "./node/stategate_wasm.js";
 
 export type { Violation, Fix, Message, Provider, Format, Reason };
@@ -42,6 +48,12 @@ export type {
   Visibility,
   ValueType,
   OnConflict,
+  EventQuery,
+  RestoreInit,
+  Rejection,
+  LogCheck,
+  DanglingCall,
+  IndexedDbLog,
 };
 
 /** Messages as an array of objects in any supported format(s), or that array's JSON text. */
@@ -117,6 +129,13 @@ export interface Api {
    * `store.free()` when done with it, or let the garbage collector release it.
    */
   StateStore: typeof StateStore;
+  /**
+   * Checks a log's hash chain (events or their JSON Lines): `{ok: true}`, or the first broken
+   * link `{ok: false, index, sequence, reason: "hash" | "prev_hash" | "sequence" | "run_id"}`.
+   */
+  verifyLog(events: readonly StoreEvent[] | string): LogCheck;
+  /** The IndexedDB persistence adapter (browsers and workers; `open` rejects elsewhere). */
+  IndexedDbLog: typeof IndexedDbLog;
 }
 
 function check(messages: unknown): void {
@@ -160,6 +179,10 @@ export function makeApi(wasm: typeof Wasm): Api {
       return wasm.readTranscript(text, opts.format);
     },
     StateStore: wasm.StateStore,
+    verifyLog(events) {
+      return wasm.verifyLog(events as StoreEvent[] | string);
+    },
+    IndexedDbLog: wasm.IndexedDbLog,
   };
 }
 

@@ -24,5 +24,8 @@ export const readTranscript = api.readTranscript;
 export const StateStore = api.StateStore;
 /** A state store instance. */
 export type StateStore = InstanceType<typeof api.StateStore>;
+/** See {@link Api.verifyLog}. */
+export const verifyLog = api.verifyLog;
+export { FileLog, type LoadedLog } from "./file-log.js";
 /** @internal Raw wasm exports, for tests. */
 export const raw = wasm;

@@ -30,6 +30,7 @@ function detect(m: any): Fmt | null | undefined {
   if (m === null || typeof m !== "object" || Array.isArray(m)) return undefined;
   if ("lc" in m && "kwargs" in m) return "l";
   if (typeof m.type === "string" && !("role" in m)) return "l";
+  if (m.type === "message") return "a"; // an Anthropic Messages API response kept whole
   if (Array.isArray(m.parts)) return "g";
   const role = m.role;
   if (typeof role !== "string") return undefined;

@@ -33,26 +33,89 @@ pub(crate) fn to_js_error(e: Error) -> JsValue {
     err.into()
 }
 
-/// Rust → JS with plain objects (BOUNDARY.md trap 1: never `Map`s).
+/// What a thrown JS value says, without calling anything that could throw again: an `Error`'s
+/// message, a thrown string, or a note that something else was thrown.
+pub(crate) fn describe(e: &JsValue) -> String {
+    if let Some(s) = e.as_string() {
+        return s;
+    }
+    match e.dyn_ref::<js_sys::Error>() {
+        Some(err) => String::from(err.message()),
+        None => "a value that is not an Error was thrown".to_string(),
+    }
+}
+
+/// Rust → JS through JSON text and `JSON.parse`: plain objects (never `Map`s, BOUNDARY.md trap
+/// 1), `__proto__` keys as own data properties, and integers beyond 2^53 rounded to the nearest
+/// double as JavaScript itself would, instead of failing (trap 3).
 pub(crate) fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidMessage, format!("could not convert the result to JS: {e}"))))
+    let text = serde_json::to_string(v).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, format!("could not write the result as JSON: {e}"))))?;
+    js_sys::JSON::parse(&text).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, format!("could not read the result back: {}", describe(&e)))))
 }
 
-/// JS → Rust; a shape mismatch is `INVALID_OPTION` (options are the only typed JS input).
+/// JS → Rust for options; a shape mismatch is `INVALID_OPTION`.
 pub(crate) fn from_js<T: DeserializeOwned>(v: JsValue) -> Result<T, JsValue> {
-    serde_wasm_bindgen::from_value(v).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, format!("invalid options: {e}"))))
+    from_js_json(&v, ErrorCode::InvalidOption, "invalid options")
 }
 
-/// JS → Rust through `JSON.stringify` + serde_json: for commands, whose message text dominates,
-/// this is ~2 µs cheaper per message than reading the object field by field, and it treats
-/// `undefined` fields as JSON does (dropped), so `{k: undefined}` never deletes a key. `NaN` and
-/// `Infinity` become `null`; a `BigInt` or a cycle is `code`.
+/// The largest command, batch or option value accepted, in UTF-16 code units of its JSON text.
+pub(crate) const MAX_INPUT_CHARS: u32 = 32 * 1024 * 1024;
+
+#[wasm_bindgen(inline_js = "
+const replacer = function (key, value) {
+  switch (typeof value) {
+    case 'number':
+      if (!Number.isFinite(value)) throw new RangeError('NaN and Infinity cannot be stored: JSON would turn them into null');
+      return value;
+    case 'string':
+      return typeof value.isWellFormed !== 'function' || value.isWellFormed() ? value : value.toWellFormed();
+    case 'object':
+      if (value instanceof Map || value instanceof Set) throw new TypeError('a Map or Set cannot be stored: convert it to an object or an array');
+      return value;
+    default:
+      return value;
+  }
+};
+export function stategate_replacer() { return replacer; }
+")]
+extern "C" {
+    fn stategate_replacer() -> js_sys::Function;
+}
+
+thread_local! {
+    static REPLACER: js_sys::Function = stategate_replacer();
+}
+
+/// JS → Rust through `JSON.stringify` + serde_json, never by reading the object from Rust: a
+/// getter or `toJSON` that throws becomes a `code` error instead of an exception through wasm
+/// (which would leave the store borrowed for good), `undefined` fields are dropped as JSON drops
+/// them, `__proto__` stays a plain key, and message text crosses in one copy (~2 µs cheaper per
+/// message than reading fields one by one). `NaN`, `Infinity`, `BigInt`, `Map`, `Set` and cycles
+/// are refused (they would silently become `null` or `{}`); a lone surrogate becomes U+FFFD, as
+/// on the other paths. Text over [`MAX_INPUT_CHARS`] is `TOO_LARGE`.
 pub(crate) fn from_js_json<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str) -> Result<T, JsValue> {
-    let text = js_sys::JSON::stringify(v)
-        .map_err(|e| to_js_error(Error::new(code, format!("{what}: it cannot be written as JSON ({})", js_sys::Error::from(e).message()))))?;
+    let text = REPLACER
+        .with(|r| js_sys::JSON::stringify_with_replacer(v, r))
+        .map_err(|e| to_js_error(Error::new(code, format!("{what}: it cannot be stored as JSON ({})", describe(&e)))))?;
+    if text.length() > MAX_INPUT_CHARS {
+        return Err(to_js_error(Error::new(ErrorCode::TooLarge, format!("{what}: {} characters of JSON; the limit is {MAX_INPUT_CHARS}", text.length()))));
+    }
     let text = text.as_string().ok_or_else(|| to_js_error(Error::new(code, format!("{what}: got undefined"))))?;
     serde_json::from_str(&text).map_err(|e| to_js_error(Error::new(code, format!("{what}: {e}"))))
+}
+
+/// A string argument; anything else is `INVALID_OPTION` naming the argument (wasm-bindgen does
+/// not check types: a number passed as `&str` would be read as garbage).
+pub(crate) fn string_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
+    v.as_string().ok_or_else(|| to_js_error(Error::new(ErrorCode::InvalidOption, format!("{what} must be a string"))))
+}
+
+/// An optional string argument (`undefined` / `null` = absent).
+pub(crate) fn opt_string_arg(v: &JsValue, what: &str) -> Result<Option<String>, JsValue> {
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    string_arg(v, what).map(Some)
 }
 
 /// Messages given as an array of objects, or as JSON text (parsed in Rust: 3–4× cheaper).

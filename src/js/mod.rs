@@ -4,10 +4,13 @@
 //! and `details` ([`interop::to_js_error`]). Outputs use serde-wasm-bindgen's JSON-compatible
 //! serializer (plain objects, never `Map`s; BOUNDARY.md trap 1).
 
+mod indexeddb;
 mod interop;
 mod store;
 
-pub use store::JsStateStore;
+pub use indexeddb::JsIndexedDbLog;
+
+pub use store::{verify_log_js, JsStateStore};
 
 use crate::message::formats::{decode_messages, decode_one, encode_messages, Format};
 use crate::repair::{self, assemble, parse_skeleton, plan, Output, Provider, RepairOptions};

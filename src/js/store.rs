@@ -5,7 +5,8 @@ use super::interop::{from_js, from_js_json, to_js, to_js_error};
 use crate::error::{Error, ErrorCode};
 use crate::message::formats::{encode_messages, Format};
 use crate::repair::RepairOptions;
-use crate::state::{ChannelSpec, Command, Store, StoreOptions};
+use crate::log::{parse_jsonl, verify_log, Event, GENESIS_HASH};
+use crate::state::{ChannelSpec, Command, EventFilter, Store, StoreOptions};
 use serde::Deserialize;
 use serde_json::json;
 use wasm_bindgen::prelude::*;
@@ -22,9 +23,37 @@ export interface StoreInit {
   channels?: ChannelSpec[];
   /** The store's clock in ms since the epoch (event times, budget deadline). Default `Date.now`. */
   clock?: () => number;
+  /** Called with each event right after its command is applied (e.g. to append it to a log file). */
+  onEvent?: (event: StoreEvent) => void;
+  /** Called with each rejected command's author, error code, message and details (no values). */
+  audit?: (rejection: Rejection) => void;
 }
-/** One applied command in the store's log. */
+/** A rejected command, as the `audit` callback receives it. */
+export interface Rejection {
+  author: string;
+  /** The channels the command tried to write. */
+  channels: string[];
+  code: string;
+  message: string;
+  details: { index?: number; field?: string; channel?: string; command?: number; authors?: string[] };
+  /** ms since the epoch, from the store's clock. */
+  created_at: number;
+}
+/** Options of `StateStore.replay` and `StateStore.restore`. */
+export interface RestoreInit {
+  /** Channels the log writes beyond the default schema (replay only; private ones included). */
+  channels?: ChannelSpec[];
+  clock?: () => number;
+  onEvent?: (event: StoreEvent) => void;
+  audit?: (rejection: Rejection) => void;
+}
+/** What `verifyLog` returns. */
+export type LogCheck = { ok: true } | { ok: false; index: number; sequence: number; reason: "hash" | "prev_hash" | "sequence" | "run_id" };
+/** One applied command in the store's log (seed-001 envelope + hash chain). */
 export interface StoreEvent {
+  /** `{run_id}:{sequence}`. */
+  event_id: string;
+  run_id: string;
   /** 1-based; equals the version after the command. */
   sequence: number;
   type: EventType;
@@ -33,8 +62,20 @@ export interface StoreEvent {
   payload: Record<string, unknown>;
   /** ms since the epoch, from the store's clock. */
   created_at: number;
-  correlation_id?: string;
-  causation_id?: string;
+  /** A tool result's defaults to its tool call id. */
+  correlation_id: string | null;
+  /** A tool result's defaults to the event_id of its tool call's event. */
+  causation_id: string | null;
+  /** The previous event's hash (64 zeros for the first). */
+  prev_hash: string;
+  /** SHA-256 (hex) of the canonical encoding of every other field. */
+  hash: string;
+}
+/** Which events `events(filter)` lists: `sequence > since`, `sequence <= until`, of `type`. */
+export interface EventQuery {
+  since?: number;
+  until?: number;
+  type?: EventType;
 }
 /** Options of `store.repair(opts)`: the repair options plus the command's author (default `"repair"`). */
 export interface StoreRepairOptions extends RepairOptions {
@@ -56,7 +97,56 @@ export interface StoreRepairOptions extends RepairOptions {
 #[wasm_bindgen(js_name = StateStore)]
 pub struct JsStateStore {
     inner: Store,
+    hooks: Hooks,
+}
+
+/// The JS callbacks of a store: clock, event sink, audit.
+#[derive(Default, Clone)]
+struct Hooks {
     clock: Option<js_sys::Function>,
+    on_event: Option<js_sys::Function>,
+    audit: Option<js_sys::Function>,
+}
+
+impl Hooks {
+    /// Reads `clock`, `onEvent` and `audit` from an init object.
+    fn read(init: &JsValue) -> JsResult<Hooks> {
+        let f = |name: &str| -> JsResult<Option<js_sys::Function>> {
+            if init.is_undefined() || init.is_null() {
+                return Ok(None);
+            }
+            let v = js_sys::Reflect::get(init, &name.into())?;
+            if v.is_undefined() {
+                return Ok(None);
+            }
+            v.dyn_into::<js_sys::Function>().map(Some).map_err(|_| to_js_error(Error::new(ErrorCode::InvalidOption, format!("{name} must be a function"))))
+        };
+        Ok(Hooks { clock: f("clock")?, on_event: f("onEvent")?, audit: f("audit")? })
+    }
+}
+
+/// Events given as an array of event objects, or as JSON Lines text (cheaper).
+fn events_from_js(events: &JsValue) -> JsResult<Vec<Event>> {
+    if events.is_undefined() || events.is_null() {
+        return Ok(Vec::new());
+    }
+    match events.as_string() {
+        Some(text) => parse_jsonl(&text).map_err(to_js_error),
+        None => from_js_json(events, ErrorCode::TamperedLog, "events are a list of logged events or their JSON Lines"),
+    }
+}
+
+/// A log check as `{ok: true}` or `{ok: false, index, sequence, reason}`.
+#[wasm_bindgen(js_name = verifyLog, unchecked_return_type = "LogCheck")]
+pub fn verify_log_js(
+    #[wasm_bindgen(unchecked_param_type = "StoreEvent[] | string")] events: JsValue,
+) -> JsResult<JsValue> {
+    let events = events_from_js(&events)?;
+    let anchor = events.first().map(|e| (e.sequence.saturating_sub(1), e.prev_hash.clone())).unwrap_or((0, GENESIS_HASH.to_string()));
+    match verify_log(&events, (anchor.0, &anchor.1)) {
+        Ok(()) => to_js(&json!({"ok": true})),
+        Err(b) => to_js(&json!({"ok": false, "index": b.index, "sequence": b.sequence, "reason": b.reason})),
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -74,13 +164,9 @@ impl JsStateStore {
     /// Throws `INVALID_OPTION`, `CHANNEL_EXISTS`.
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_param_type = "StoreInit | undefined")] init: JsValue) -> JsResult<JsStateStore> {
-        let mut clock = None;
+        let hooks = Hooks::read(&init)?;
         let mut opts = StoreOptions::default();
         if !init.is_undefined() && !init.is_null() {
-            let c = js_sys::Reflect::get(&init, &"clock".into())?;
-            if !c.is_undefined() {
-                clock = Some(c.dyn_into::<js_sys::Function>().map_err(|_| to_js_error(Error::new(ErrorCode::InvalidOption, "clock must be a function returning ms since the epoch")))?);
-            }
             let run_id = js_sys::Reflect::get(&init, &"runId".into())?;
             if !run_id.is_undefined() {
                 opts.run_id = Some(run_id.as_string().ok_or_else(|| to_js_error(Error::new(ErrorCode::InvalidOption, "runId must be a string")))?);
@@ -90,11 +176,11 @@ impl JsStateStore {
                 opts.channels = from_js(channels)?;
             }
         }
-        Ok(JsStateStore { inner: Store::new(opts).map_err(to_js_error)?, clock })
+        Ok(JsStateStore { inner: Store::new(opts).map_err(to_js_error)?, hooks })
     }
 
     fn now(&self) -> JsResult<u64> {
-        let ms = match &self.clock {
+        let ms = match &self.hooks.clock {
             Some(f) => f.call0(&JsValue::UNDEFINED)?.as_f64().unwrap_or(f64::NAN),
             None => js_sys::Date::now(),
         };
@@ -102,6 +188,34 @@ impl JsStateStore {
             return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "the clock must return a finite number of ms ≥ 0")));
         }
         Ok(ms as u64)
+    }
+
+    /// Runs a change: on success hands the new events to `onEvent`; on failure tells `audit`.
+    fn change<T>(&mut self, author: &str, channels: Vec<String>, f: impl FnOnce(&mut Store, u64) -> crate::error::Result<T>) -> JsResult<T> {
+        let now = self.now()?;
+        let before = self.inner.version();
+        match f(&mut self.inner, now) {
+            Ok(out) => {
+                if let Some(sink) = &self.hooks.on_event {
+                    let filter = EventFilter { since: Some(before), ..EventFilter::default() };
+                    for e in self.inner.events_matching(&filter) {
+                        sink.call1(&JsValue::UNDEFINED, &to_js(e)?)?;
+                    }
+                }
+                Ok(out)
+            }
+            Err(e) => {
+                if let Some(audit) = &self.hooks.audit {
+                    let rejection = json!({
+                        "author": author, "channels": channels, "code": e.code.as_str(), "message": e.to_string(),
+                        "details": {"index": e.index, "field": e.field, "channel": e.channel, "command": e.command, "authors": e.authors},
+                        "created_at": now,
+                    });
+                    audit.call1(&JsValue::UNDEFINED, &to_js(&rejection)?)?;
+                }
+                Err(to_js_error(e))
+            }
+        }
     }
 
     /// The version: the number of commands applied so far.
@@ -125,8 +239,9 @@ impl JsStateStore {
     #[wasm_bindgen(unchecked_return_type = "Applied")]
     pub fn apply(&mut self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
         let cmd: Command = from_js_json(&command, ErrorCode::InvalidUpdate, "a command is {author, update, expectedVersion?, correlationId?, causationId?}")?;
-        let now = self.now()?;
-        to_js(&self.inner.apply(&cmd, now).map_err(to_js_error)?)
+        let channels = cmd.update.keys().cloned().collect();
+        let out = self.change(&cmd.author.clone(), channels, |s, now| s.apply(&cmd, now))?;
+        to_js(&out)
     }
 
     /// Applies the commands of one superstep together, all or nothing, in call order (one event
@@ -136,8 +251,11 @@ impl JsStateStore {
     #[wasm_bindgen(js_name = applyBatch, unchecked_return_type = "BatchApplied")]
     pub fn apply_batch(&mut self, #[wasm_bindgen(unchecked_param_type = "Command[]")] commands: JsValue) -> JsResult<JsValue> {
         let cmds: Vec<Command> = from_js_json(&commands, ErrorCode::InvalidUpdate, "a batch is a list of commands {author, update, …}")?;
-        let now = self.now()?;
-        to_js(&self.inner.apply_batch(&cmds, now).map_err(to_js_error)?)
+        let authors: Vec<&str> = cmds.iter().map(|c| c.author.as_str()).collect();
+        let channels = cmds.iter().flat_map(|c| c.update.keys().cloned()).collect();
+        let author = authors.join(", ");
+        let out = self.change(&author, channels, |s, now| s.apply_batch(&cmds, now))?;
+        to_js(&out)
     }
 
     /// Adds a channel. For a private channel returns its owner's key (the first private channel
@@ -196,12 +314,26 @@ impl JsStateStore {
         to_js(self.inner.channels())
     }
 
-    /// The events of every applied command, in order: `{sequence, type, author, payload,
-    /// created_at, correlation_id?, causation_id?}`. Local to this store: payloads include
-    /// private channel writes.
+    /// The events in memory, in order, optionally filtered `{since?, until?, type?}`
+    /// (`sequence > since`, `sequence <= until`). Local to this store: payloads include private
+    /// channel writes — never send them elsewhere (use `exportForTransport`).
     #[wasm_bindgen(unchecked_return_type = "StoreEvent[]")]
-    pub fn events(&self) -> JsResult<JsValue> {
-        to_js(self.inner.events())
+    pub fn events(&self, #[wasm_bindgen(unchecked_param_type = "EventQuery | undefined")] filter: JsValue) -> JsResult<JsValue> {
+        let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
+        to_js(&self.inner.events_matching(&filter))
+    }
+
+    /// The events in memory as JSON Lines (one event per line, each ending in `\n`), the form
+    /// `FileLog` appends and `replay` / `restore` read fastest.
+    #[wasm_bindgen(js_name = eventsJsonl)]
+    pub fn events_jsonl(&self, #[wasm_bindgen(unchecked_param_type = "EventQuery | undefined")] filter: JsValue) -> JsResult<String> {
+        let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
+        let mut out = String::new();
+        for e in self.inner.events_matching(&filter) {
+            out.push_str(&serde_json::to_string(e).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?);
+            out.push('\n');
+        }
+        Ok(out)
     }
 
     /// Repairs the stored messages as one command (DESIGN §5): synthetic error results right
@@ -210,9 +342,89 @@ impl JsStateStore {
     #[wasm_bindgen(unchecked_return_type = "Repaired")]
     pub fn repair(&mut self, #[wasm_bindgen(unchecked_param_type = "StoreRepairOptions | undefined")] opts: JsValue) -> JsResult<JsValue> {
         let args: RepairArgs = if opts.is_undefined() || opts.is_null() { RepairArgs::default() } else { from_js(opts)? };
-        let now = self.now()?;
-        let author = args.author.as_deref().unwrap_or("repair");
-        to_js(&self.inner.repair(&args.opts, author, now).map_err(to_js_error)?)
+        let author = args.author.clone().unwrap_or_else(|| "repair".into());
+        let out = self.change(&author.clone(), vec!["messages".into()], |s, now| s.repair(&args.opts, &author, now))?;
+        to_js(&out)
+    }
+
+    /// The hash of the last event (64 zeros before any).
+    #[wasm_bindgen(getter, js_name = lastHash)]
+    pub fn last_hash(&self) -> String {
+        self.inner.last_hash().to_string()
+    }
+
+    /// Rebuilds a store from a whole log (an array of events or their JSON Lines), checking
+    /// every link and hash and that each event reproduces. Private channels' owners claim their
+    /// keys with `claimOwnerKey`. Throws `TAMPERED_LOG` with `details.index` of the first bad event.
+    pub fn replay(
+        #[wasm_bindgen(unchecked_param_type = "StoreEvent[] | string")] events: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RestoreInit | undefined")] init: JsValue,
+    ) -> JsResult<JsStateStore> {
+        let hooks = Hooks::read(&init)?;
+        let mut opts = StoreOptions::default();
+        if !init.is_undefined() && !init.is_null() {
+            let channels = js_sys::Reflect::get(&init, &"channels".into())?;
+            if !channels.is_undefined() {
+                opts.channels = from_js(channels)?;
+            }
+        }
+        let events = events_from_js(&events)?;
+        Ok(JsStateStore { inner: Store::replay(opts, &events).map_err(to_js_error)?, hooks })
+    }
+
+    /// A read-only view of the store right after event `sequence` (0 = before any), with the
+    /// same read API and private keys; its changes throw `READ_ONLY`. Throws `INVALID_OPTION` for
+    /// a sequence outside the history in memory.
+    pub fn at(&self, sequence: f64) -> JsResult<JsStateStore> {
+        if !(sequence >= 0.0 && sequence.fract() == 0.0) {
+            return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "sequence is a whole number ≥ 0")));
+        }
+        Ok(JsStateStore { inner: self.inner.at(sequence as u64).map_err(to_js_error)?, hooks: Hooks::default() })
+    }
+
+    /// The current state as checkpoint bytes (UTF-8 JSON sealed by a SHA-256 digest): every
+    /// channel (private ones too: for local persistence only), last sequence and hash, format
+    /// version. Never contains owner keys.
+    pub fn checkpoint(&self) -> Vec<u8> {
+        self.inner.checkpoint().encode()
+    }
+
+    /// Restores a store from checkpoint bytes and the events after it (an array or JSON Lines;
+    /// events up to the checkpoint are skipped, so a whole log may be passed). Throws
+    /// `CORRUPT_CHECKPOINT`, `UNSUPPORTED_FORMAT_VERSION`, `TAMPERED_LOG`; nothing is half-loaded.
+    pub fn restore(
+        checkpoint: &[u8],
+        #[wasm_bindgen(unchecked_param_type = "StoreEvent[] | string | undefined")] tail: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RestoreInit | undefined")] init: JsValue,
+    ) -> JsResult<JsStateStore> {
+        let hooks = Hooks::read(&init)?;
+        let tail = events_from_js(&tail)?;
+        Ok(JsStateStore { inner: Store::restore(checkpoint, &tail).map_err(to_js_error)?, hooks })
+    }
+
+    /// A snapshot meant to leave the machine: like a checkpoint but without private channels,
+    /// their specs or keys. `{format: "stategate-export", format_version, run_id, last_sequence,
+    /// last_hash, channels, values, digest}`.
+    #[wasm_bindgen(js_name = exportForTransport, unchecked_return_type = "Record<string, unknown>")]
+    pub fn export_for_transport(&self) -> JsResult<JsValue> {
+        let bytes = self.inner.export_for_transport().encode();
+        let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?;
+        to_js(&v)
+    }
+
+    /// Tool calls without a result, in message order: `[{toolCallId, name, messageId}]` — after
+    /// a restore in the middle of a tool batch, pass them to `repair({reasons})` as `"interrupted"`.
+    #[wasm_bindgen(js_name = danglingToolCalls, unchecked_return_type = "DanglingCall[]")]
+    pub fn dangling_tool_calls(&self) -> JsResult<JsValue> {
+        to_js(&self.inner.dangling_tool_calls())
+    }
+
+    /// Hands out `owner`'s private-channel key once after a replay or restore (keys are never
+    /// persisted). Throws `NOT_OWNER` if the owner has no private channel or already has its key.
+    #[wasm_bindgen(js_name = claimOwnerKey)]
+    pub fn claim_owner_key(&mut self, owner: &str) -> JsResult<String> {
+        let key = random_key()?;
+        self.inner.claim_owner_key(owner, || key).map_err(to_js_error)
     }
 }
 

@@ -79,6 +79,10 @@ pub struct Event {
     pub prev_hash: String,
     /// SHA-256 (lowercase hex) of the canonical encoding of every other field.
     pub hash: String,
+    /// True for a command the store issued itself (`repair`), which is exempt from the
+    /// run-ended, deadline and approval rules. Absent (false) otherwise; hashed only when true.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub system: bool,
 }
 
 impl Event {
@@ -106,6 +110,9 @@ impl Event {
         canonical::write_str(&self.run_id, &mut out);
         out.extend_from_slice(b",\"sequence\":");
         out.extend_from_slice(self.sequence.to_string().as_bytes());
+        if self.system {
+            out.extend_from_slice(b",\"system\":true");
+        }
         out.extend_from_slice(b",\"type\":");
         canonical::write_str(self.kind.as_str(), &mut out);
         out.push(b'}');
@@ -185,7 +192,8 @@ impl EventType {
                 ("last_error", Write::Json(v)) if !v.is_null() => EventType::Error,
                 _ => EventType::StatePatch,
             };
-            if kind == EventType::StatePatch {
+            // The run completing or failing is the event's headline; otherwise the first kind found.
+            if kind == EventType::StatePatch || matches!(k, EventType::FinalOutput | EventType::Error) {
                 kind = k;
             }
         }

@@ -61,13 +61,13 @@ pub(crate) fn reduce_records(
     })
 }
 
-/// `plan`: steps by id `{title, status, depends_on}`. A new step needs a title; status defaults to
-/// `pending`. Status changes follow the step table, a step runs only once its dependencies
-/// succeeded or were skipped, every dependency exists and there is no cycle (`INVALID_PLAN`).
+/// `plan`: steps by id `{title, status, depends_on}`. A new step needs a title; it starts
+/// `pending` (or moves from pending as the step table allows). Status changes follow the table,
+/// a running or succeeded step has every dependency succeeded or skipped, every dependency
+/// exists and there is no cycle (`INVALID_PLAN`).
 pub(crate) fn reduce_plan(spec: &ChannelSpec, value: &mut Value, update: &Value) -> Result<Written> {
     let name = spec.name.as_str();
-    let mut started: Vec<String> = Vec::new();
-    let written = reduce_records(spec, value, update, |id, old, step| {
+    let written = reduce_records(spec, value, update, |_, old, step| {
         if !step.get("title").is_some_and(Value::is_string) {
             return Err(invalid(name, "a plan step needs a string title").field("title"));
         }
@@ -77,20 +77,14 @@ pub(crate) fn reduce_plan(spec: &ChannelSpec, value: &mut Value, update: &Value)
             Some(_) => return Err(invalid(name, "depends_on is a list of step ids").field("depends_on")),
         }
         let to = status_of(step, name, StepStatus::parse)?.unwrap_or(StepStatus::Pending);
-        let from = old.map(|o| status_of(o, name, StepStatus::parse)).transpose()?.flatten();
-        if let Some(from) = from {
-            check_transition("a plan step", from, to, StepStatus::can_become, StepStatus::as_str).map_err(|e| e.channel(name))?;
-        }
-        if to == StepStatus::Running && from != Some(StepStatus::Running) {
-            started.push(id.to_string());
-        }
-        Ok(())
+        let from = old.map(|o| status_of(o, name, StepStatus::parse)).transpose()?.flatten().unwrap_or(StepStatus::Pending);
+        check_transition("a plan step", from, to, StepStatus::can_become, StepStatus::as_str).map_err(|e| e.channel(name))
     })?;
     let plan = object_mut(value, name)?;
     for step in plan.values_mut().filter_map(Value::as_object_mut) {
         step.entry("status").or_insert_with(|| json!("pending"));
     }
-    check_plan(plan, &started).map_err(|e| e.channel(name))?;
+    check_plan(plan).map_err(|e| e.channel(name))?;
     Ok(written)
 }
 
@@ -98,9 +92,9 @@ fn deps(step: &Value) -> impl Iterator<Item = &str> {
     step.get("depends_on").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
 }
 
-/// Every dependency exists, the graph has no cycle, and each step in `started` has all its
-/// dependencies done.
-fn check_plan(plan: &Map<String, Value>, started: &[String]) -> Result<()> {
+/// Every dependency exists, the graph has no cycle, and each running or succeeded step has all
+/// its dependencies done.
+fn check_plan(plan: &Map<String, Value>) -> Result<()> {
     for (id, step) in plan {
         if let Some(missing) = deps(step).find(|d| !plan.contains_key(*d)) {
             return Err(Error::new(ErrorCode::InvalidPlan, format!("step '{id}' depends on '{missing}', which is not in the plan")).field(id.clone()));
@@ -130,14 +124,14 @@ fn check_plan(plan: &Map<String, Value>, started: &[String]) -> Result<()> {
     if let Some(id) = plan.keys().find(|id| !done.contains(id.as_str())) {
         return Err(Error::new(ErrorCode::InvalidPlan, format!("step '{id}' is part of a dependency cycle")).field(id.clone()));
     }
-    for id in started {
-        let step = plan.get(id).unwrap_or(&Value::Null);
+    let status = |s: &Value| s.get("status").and_then(Value::as_str).and_then(|t| StepStatus::parse(t).ok()).unwrap_or(StepStatus::Pending);
+    for (id, step) in plan.iter().filter(|(_, s)| matches!(status(s), StepStatus::Running | StepStatus::Succeeded)) {
         let blocked = deps(step).find(|d| {
             let status = plan.get(*d).and_then(|s| s.get("status")).and_then(Value::as_str).unwrap_or("pending");
             !StepStatus::parse(status).map(StepStatus::unblocks).unwrap_or(false)
         });
         if let Some(d) = blocked {
-            return Err(Error::new(ErrorCode::InvalidTransition, format!("step '{id}' cannot start before step '{d}' succeeded or was skipped")).field(id.clone()));
+            return Err(Error::new(ErrorCode::InvalidTransition, format!("step '{id}' cannot run or succeed before step '{d}' succeeded or was skipped")).field(id.clone()));
         }
     }
     Ok(())

@@ -112,8 +112,9 @@ impl Store {
             writes,
             correlation_id: e.correlation_id.clone(),
             causation_id: e.causation_id.clone(),
+            system: e.system,
         };
-        self.run_batch(vec![cmd], e.created_at)
+        self.run_batch(vec![cmd], e.created_at, &mut |_| Ok(()))
             .map_err(|err| tampered(index, format!("event {index} (sequence {}) does not apply: {}: {}", e.sequence, err.code.as_str(), err.message)))?;
         if self.log.last().map(|l| &l.hash) != Some(&e.hash) {
             return Err(tampered(index, format!("event {index} (sequence {}) does not reproduce: its payload was altered", e.sequence)));

@@ -347,6 +347,34 @@ impl MessagesChannel {
         }
     }
 
+    /// After an update that moved, removed or re-made messages: every tool result still answers
+    /// a call made before it, and no call has two results (`UNKNOWN_TOOL_CALL`,
+    /// `ALREADY_ANSWERED`). O(n); appends never need it.
+    fn check_pairs(&self) -> Result<()> {
+        let mut made: HashMap<&str, Option<&str>> = HashMap::new();
+        for m in &self.list {
+            let id = m.id.as_deref().unwrap_or("");
+            if m.role == Role::Assistant {
+                for c in m.call_ids() {
+                    made.insert(c, None);
+                }
+            }
+            let (Role::Tool, Some(call)) = (m.role, m.tool_call_id.as_deref()) else { continue };
+            match made.get_mut(call) {
+                None => {
+                    return Err(Error::new(ErrorCode::UnknownToolCall, format!("after this update tool result '{id}' would answer call '{call}', which no earlier message makes"))
+                        .field("tool_call_id"))
+                }
+                Some(Some(first)) => {
+                    return Err(Error::new(ErrorCode::AlreadyAnswered, format!("after this update call '{call}' would have two results ('{first}' and '{id}')"))
+                        .field("tool_call_id"))
+                }
+                Some(slot) => *slot = Some(id),
+            }
+        }
+        Ok(())
+    }
+
     /// Registers the calls of an assistant message; adds the new ones to `new`.
     fn register_calls(&mut self, m: &Message, id: &str, new: &mut Vec<String>) {
         for c in m.call_ids() {
@@ -366,7 +394,6 @@ impl MessagesChannel {
         let Some(call) = self.calls.get_mut(call_id) else {
             return Err(Error::new(ErrorCode::UnknownToolCall, format!("tool result '{id}' answers call '{call_id}', which no assistant message made"))
                 .at(index)
-                .channel("messages")
                 .field("tool_call_id"));
         };
         match &call.result {
@@ -375,7 +402,6 @@ impl MessagesChannel {
                 format!("call '{call_id}' already has a result ('{r}'); replace that message by its id instead of adding another"),
             )
             .at(index)
-            .channel("messages")
             .field("tool_call_id")),
             _ => {
                 call.result = Some(id.to_string());
@@ -421,9 +447,7 @@ impl MessagesChannel {
                         MessageOp::Replace { .. } if existing.is_none() => return Err(unknown_id(&id, index)),
                         MessageOp::InsertAfter { insert_after, .. } => {
                             if existing.is_some_and(|_| !removed.contains(&id)) {
-                                return Err(Error::new(ErrorCode::InvalidUpdate, format!("insertAfter: message '{id}' already exists"))
-                                    .at(index)
-                                    .channel("messages"));
+                                return Err(Error::new(ErrorCode::InvalidUpdate, format!("insertAfter: message '{id}' already exists")).at(index));
                             }
                             let anchor = self.pos.get(insert_after).copied().filter(|_| !removed.contains(insert_after));
                             Some(anchor.ok_or_else(|| unknown_id(insert_after, index))? + 1)
@@ -431,6 +455,12 @@ impl MessagesChannel {
                         _ => None,
                     };
                     if m.role == Role::Assistant {
+                        let mut seen = HashSet::new();
+                        if let Some(dup) = m.call_ids().find(|c| !seen.insert(*c)) {
+                            return Err(Error::new(ErrorCode::InvalidToolCall, format!("call id '{dup}' appears twice in message '{id}'; every call needs its own id"))
+                                .at(index)
+                                .field("tool_calls"));
+                        }
                         let before = fx.new_calls.len();
                         self.register_calls(m, &id, &mut fx.new_calls);
                         fx.tool_calls += (fx.new_calls.len() - before) as u64;
@@ -468,7 +498,7 @@ impl MessagesChannel {
                         (None, None) => {
                             if m.role == Role::Assistant {
                                 fx.turns += 1;
-                                fx.tokens += m.extra.get("usage_metadata").and_then(|u| u.get("total_tokens")).and_then(Value::as_u64).unwrap_or(0);
+                                fx.tokens += tokens_of(m);
                             }
                             self.pos.insert(id.clone(), self.list.len());
                             self.list.push(m.clone());
@@ -485,22 +515,26 @@ impl MessagesChannel {
         }
         if moved {
             self.reindex();
-            // A result written by this update must still answer a call that exists.
-            for (id, call, index) in &written_results {
-                if self.pos.contains_key(id) && !self.calls.contains_key(call) {
-                    return Err(Error::new(ErrorCode::UnknownToolCall, format!("tool result '{id}' answers call '{call}', which this update removed"))
-                        .at(*index)
-                        .channel("messages"));
-                }
-            }
+            self.check_pairs()?;
         }
         Ok(fx)
     }
 }
 
+/// Tokens an assistant message reports using: LangChain `usage_metadata.total_tokens`, an
+/// OpenAI-style `usage.total_tokens`, or Anthropic `usage.input_tokens + output_tokens`.
+fn tokens_of(m: &Message) -> u64 {
+    let n = |v: Option<&Value>, k: &str| v.and_then(|u| u.get(k)).and_then(Value::as_u64);
+    let meta = m.extra.get("usage_metadata");
+    let usage = m.extra.get("usage");
+    n(meta, "total_tokens")
+        .or_else(|| n(usage, "total_tokens"))
+        .or_else(|| Some(n(usage, "input_tokens")? + n(usage, "output_tokens").unwrap_or(0)))
+        .unwrap_or(0)
+}
+
 fn unknown_id(id: &str, index: usize) -> Error {
     Error::new(ErrorCode::UnknownMessageId, format!("no message with id '{id}'; append it as a new message instead"))
         .at(index)
-        .channel("messages")
         .field("id")
 }

@@ -238,7 +238,7 @@ impl ChannelSpec {
 /// | `async_tasks` | merge by task id (later call wins) | records merged field by field |
 /// | `todos` | replace | deepagents `write_todos` list |
 /// | `files` | merge by path (`null` deletes; same path twice in a batch conflicts) | |
-/// | `run` | fields merged | status machine |
+/// | `run` | fields merged (two writes of one field in a batch conflict) | status machine |
 /// | `plan` | merge by step id | dependencies exist, no cycles, step transitions |
 /// | `facts` | merge (later call wins) | |
 /// | `unresolved_questions` | merge by question id (`null` = resolved) | |
@@ -257,7 +257,7 @@ pub fn default_schema() -> Vec<ChannelSpec> {
         }),
         ChannelSpec::new("todos", Replace).with(|c| c.kind = Kind::Todos),
         ChannelSpec::new("files", Merge),
-        ChannelSpec::new("run", Replace).with(|c| c.kind = Kind::Run),
+        ChannelSpec::new("run", Merge).with(|c| c.kind = Kind::Run),
         ChannelSpec::new("plan", Merge).with(|c| {
             c.kind = Kind::Plan;
             c.value_type = ValueType::Object;
@@ -268,7 +268,7 @@ pub fn default_schema() -> Vec<ChannelSpec> {
             c.kind = Kind::Approvals;
             c.value_type = ValueType::Object;
         }),
-        ChannelSpec::new("budget", Replace).with(|c| c.kind = Kind::Budget),
+        ChannelSpec::new("budget", Merge).with(|c| c.kind = Kind::Budget),
         ChannelSpec::new("artifacts", Union),
         ChannelSpec::new("last_error", Replace),
     ]

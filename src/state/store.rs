@@ -13,6 +13,9 @@ use crate::repair::{materialize, plan, shapes_of_messages, Item, RepairOptions};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
+/// Receives the events of a change before it is kept; an error rolls the change back.
+pub type Sink<'a> = &'a mut dyn FnMut(&[Event]) -> Result<()>;
+
 /// One channel's write in a decoded command (and in an event's payload).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Write {
@@ -35,6 +38,9 @@ pub(super) struct Decoded {
     pub(super) writes: Vec<(usize, Write)>,
     pub(super) correlation_id: Option<String>,
     pub(super) causation_id: Option<String>,
+    /// A repair by the store itself: exempt from the run-ended, deadline, approval and turn rules
+    /// (it only answers dangling calls with error results and tidies the list).
+    pub(super) system: bool,
 }
 
 /// An agent's state: one value per channel, the version, and the log of applied commands.
@@ -247,8 +253,14 @@ impl Store {
     /// Applies one command at time `now_ms` (ms since the epoch, for the budget deadline and the
     /// event). Errors: every code of the pipeline; the store is unchanged on error.
     pub fn apply(&mut self, cmd: &Command, now_ms: u64) -> Result<Applied> {
-        let decoded = self.decode(cmd)?;
-        let mut out = self.run_batch(vec![decoded], now_ms).map_err(|e| Error { command: None, ..e })?;
+        self.apply_with(cmd, now_ms, &mut |_| Ok(()))
+    }
+
+    /// [`Store::apply`], handing the new event to `sink` before the change is kept (write-ahead:
+    /// if the sink fails, e.g. the log cannot be written, the command is rolled back).
+    pub fn apply_with(&mut self, cmd: &Command, now_ms: u64, sink: Sink) -> Result<Applied> {
+        let result = self.decode(cmd).and_then(|d| self.run_batch(vec![d], now_ms, sink));
+        let mut out = result.map_err(|e| self.scrub(Error { command: None, ..e }))?;
         Ok(Applied { version: self.version, ids: out.pop().unwrap_or_default() })
     }
 
@@ -258,9 +270,29 @@ impl Store {
     /// `expectedVersion`s are checked against the version before the batch. Errors carry
     /// `command` = the index of the failing command.
     pub fn apply_batch(&mut self, cmds: &[Command], now_ms: u64) -> Result<BatchApplied> {
-        let decoded = cmds.iter().enumerate().map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci))).collect::<Result<Vec<_>>>()?;
-        let ids = self.run_batch(decoded, now_ms)?;
+        self.apply_batch_with(cmds, now_ms, &mut |_| Ok(()))
+    }
+
+    /// [`Store::apply_batch`] with a write-ahead `sink` for the batch's events.
+    pub fn apply_batch_with(&mut self, cmds: &[Command], now_ms: u64, sink: Sink) -> Result<BatchApplied> {
+        let decoded = cmds.iter().enumerate().map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci))).collect::<Result<Vec<_>>>();
+        let ids = decoded.and_then(|d| self.run_batch(d, now_ms, sink)).map_err(|e| self.scrub(e))?;
         Ok(BatchApplied { version: self.version, ids })
+    }
+
+    /// An error about a private channel with everything but its code, channel, position and
+    /// authors withheld: messages and fields may quote the values or keys written.
+    pub(super) fn scrub(&self, e: Error) -> Error {
+        let private = e.channel.as_deref().and_then(|c| self.by_name.get(c)).and_then(|&i| self.specs.get(i)).is_some_and(|s| s.visibility == Visibility::Private);
+        if !private {
+            return e;
+        }
+        let channel = e.channel.clone().unwrap_or_default();
+        Error {
+            message: format!("the write to private channel '{channel}' was refused; details are withheld because the channel is private"),
+            field: None,
+            ..e
+        }
     }
 
     /// decode: channel names → indices, messages → ops. No state is read but the schema.
@@ -274,12 +306,16 @@ impl Store {
             };
             writes.push((i, write));
         }
+        if cmd.author.is_empty() {
+            return Err(Error::new(ErrorCode::InvalidUpdate, "a command needs a non-empty author").field("author"));
+        }
         Ok(Decoded {
             author: cmd.author.clone(),
             expected_version: cmd.expected_version,
             writes,
             correlation_id: cmd.correlation_id.clone(),
             causation_id: cmd.causation_id.clone(),
+            system: false,
         })
     }
 
@@ -297,7 +333,7 @@ impl Store {
 
     /// The pipeline for decoded commands: authorise and lock every command first, then reduce
     /// them in order under a journal; on any error restore everything.
-    pub(super) fn run_batch(&mut self, batch: Vec<Decoded>, now_ms: u64) -> Result<Vec<Vec<String>>> {
+    pub(super) fn run_batch(&mut self, batch: Vec<Decoded>, now_ms: u64, sink: Sink) -> Result<Vec<Vec<String>>> {
         self.writable()?;
         for (ci, cmd) in batch.iter().enumerate() {
             for (i, _) in &cmd.writes {
@@ -315,6 +351,7 @@ impl Store {
         }
         let mut journal = Journal { version: self.version, log_len: self.log.len(), json: Vec::new(), messages: Vec::new(), counters: None, call_events: Vec::new() };
         let result = self.reduce_batch(batch, now_ms, &mut journal);
+        let result = result.and_then(|ids| sink(self.log.get(journal.log_len..).unwrap_or_default()).map(|()| ids));
         match result {
             Ok(ids) => {
                 for i in journal.messages {
@@ -388,7 +425,7 @@ impl Store {
                 (Some(Slot::Messages(channel)), Write::Messages(ops)) => {
                     channel.assign_ids(ops, &prefix);
                     let e = channel.apply(ops).map_err(|e| e.channel(&spec.name))?;
-                    if e.model_or_tool && run_before.is_terminal() {
+                    if e.model_or_tool && run_before.is_terminal() && !cmd.system {
                         return Err(Error::new(ErrorCode::RunEnded, format!("the run is {}; it takes no new assistant or tool messages", run_before.as_str())).channel(&spec.name));
                     }
                     fx.ids.extend(e.ids);
@@ -425,7 +462,9 @@ impl Store {
                 _ => return Err(Error::new(ErrorCode::InvalidUpdate, "internal: write does not fit the channel")),
             }
         }
-        self.check_cross(&fx, (run_before, budget_before), (run_i, approvals_i, budget_i), now_ms, journal)?;
+        if !cmd.system {
+            self.check_cross(&fx, (run_before, budget_before), (run_i, approvals_i, budget_i), now_ms, journal)?;
+        }
         let event_id = format!("{}:{sequence}", self.run_id);
         // A tool result's event: correlated by its call id, caused by the call's event.
         if let (None, Some((call, _))) = (&cmd.correlation_id, fx.results.first()) {
@@ -460,6 +499,7 @@ impl Store {
             causation_id: cmd.causation_id,
             prev_hash: self.last_hash().to_string(),
             hash: String::new(),
+            system: cmd.system,
         };
         event.hash = event.compute_hash();
         self.log.push(event);
@@ -530,6 +570,11 @@ impl Store {
     /// duplicates and (unless `keep_orphans`) orphans removed, content fixed in place. Nothing to
     /// repair → no command. The report's indices are positions before the repair.
     pub fn repair(&mut self, opts: &RepairOptions, author: &str, now_ms: u64) -> Result<Repaired> {
+        self.repair_with(opts, author, now_ms, &mut |_| Ok(()))
+    }
+
+    /// [`Store::repair`] with a write-ahead `sink` for its event.
+    pub fn repair_with(&mut self, opts: &RepairOptions, author: &str, now_ms: u64, sink: Sink) -> Result<Repaired> {
         self.writable()?;
         let i = self.index("messages")?;
         self.authorise(author, i)?;
@@ -587,8 +632,8 @@ impl Store {
         }
         // Removed messages that are not re-inserted stay removed; a moved message's insert
         // cancels its removal.
-        let cmd = Decoded { author: author.to_string(), expected_version: None, writes: vec![(i, Write::Messages(ops))], correlation_id: None, causation_id: None };
-        self.run_batch(vec![cmd], now_ms).map_err(|e| Error { command: None, ..e })?;
+        let cmd = Decoded { author: author.to_string(), expected_version: None, writes: vec![(i, Write::Messages(ops))], correlation_id: None, causation_id: None, system: true };
+        self.run_batch(vec![cmd], now_ms, sink).map_err(|e| Error { command: None, ..e })?;
         Ok(Repaired { version: self.version, report, ids: new_ids })
     }
 }

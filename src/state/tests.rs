@@ -263,7 +263,7 @@ fn a_failure_late_in_a_batch_restores_everything() {
     let before = snapshot(&s);
     let batch = [
         cmd("t1", json!({"messages": [result("c1")], "files": {"/a": "1"}, "facts": {"k": 1}})),
-        cmd("t2", json!({"messages": [{"remove": "a1"}]})),
+        cmd("t2", json!({"messages": [{"remove": "run:1:0"}]})),
         cmd("t3", json!({"todos": [{"content": "y", "status": "done"}]})),
     ];
     let e = s.apply_batch(&batch, 0).unwrap_err();
@@ -321,4 +321,88 @@ fn events_record_types_ids_and_correlation() {
     assert_eq!(ev[1]["type"], "tool_result");
     assert_eq!(ev[1]["payload"]["messages"][0]["id"], "run:2:0");
     assert_eq!((ev[1]["correlation_id"].as_str(), ev[1]["causation_id"].as_str()), (Some("c1"), Some("1")));
+}
+
+#[test]
+fn message_operations_cannot_break_call_result_pairs() {
+    let mut s = store();
+    s.apply(&cmd("m", json!({"messages": [{"id": "u1", "role": "user", "content": "q"}, ai_calls("a1", &["c1"])]})), 0).unwrap();
+    let before = snapshot(&s);
+    let e = s.apply(&cmd("m", json!({"messages": [ai_calls("a2", &["d", "d"])]})), 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidToolCall);
+    let e = s.apply(&cmd("t", json!({"messages": [{"insertAfter": "u1", "message": {"id": "r1", "role": "tool", "tool_call_id": "c1", "content": "x"}}]})), 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnknownToolCall);
+    assert_eq!(snapshot(&s), before);
+    s.apply(&cmd("t", json!({"messages": [{"id": "r1", "role": "tool", "tool_call_id": "c1", "content": "x"}]})), 0).unwrap();
+    let before = snapshot(&s);
+    assert_eq!(s.apply(&cmd("m", json!({"messages": [{"remove": "a1"}]})), 0).unwrap_err().code, ErrorCode::UnknownToolCall);
+    assert_eq!(s.apply(&cmd("m", json!({"messages": [{"replace": {"id": "a1", "role": "assistant", "content": "no calls"}}]})), 0).unwrap_err().code, ErrorCode::UnknownToolCall);
+    assert_eq!(snapshot(&s), before);
+    // Removing the call with its result is fine.
+    s.apply(&cmd("m", json!({"messages": [{"remove": "a1"}, {"remove": "r1"}]})), 0).unwrap();
+    assert_eq!(ids(&s), vec!["u1"]);
+}
+
+#[test]
+fn plan_steps_are_born_pending() {
+    let mut s = store();
+    let e = s.apply(&cmd("p", json!({"plan": {"s1": {"title": "x", "status": "succeeded"}}})), 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidTransition);
+    s.apply(&cmd("p", json!({"plan": {"s1": {"title": "x"}, "s2": {"title": "y", "status": "running"}}})), 0).unwrap();
+    let e = s.apply(&cmd("p", json!({"plan": {"s2": {"depends_on": ["s1"]}}})), 0).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidTransition);
+}
+
+#[test]
+fn repair_works_on_an_ended_run_and_private_errors_say_nothing() {
+    let mut s = store();
+    s.apply(&cmd("app", json!({"run": {"status": "running"}, "budget": {"limits": {"deadline_ms": 10}}})), 0).unwrap();
+    s.apply(&cmd("m", json!({"messages": [ai_calls("a1", &["c1"])]})), 5).unwrap();
+    s.apply(&cmd("hitl", json!({"approvals": {"ap": {"tool_call_id": "c1", "status": "pending"}}})), 6).unwrap();
+    s.apply(&cmd("app", json!({"run": {"status": "cancelled"}})), 7).unwrap();
+    let out = s.repair(&crate::repair::RepairOptions::default(), "repair", 100).unwrap();
+    assert_eq!(out.report.len(), 1);
+    assert!(s.events().last().unwrap().system);
+    // The repair event replays (it is marked as the store's own).
+    let replayed = Store::replay(StoreOptions::default(), s.events()).unwrap();
+    assert_eq!(replayed.system_view(), s.system_view());
+
+    let mut spec = ChannelSpec::new("pmsgs", Reducer::Messages);
+    spec.visibility = Visibility::Private;
+    spec.owner = Some("mem".into());
+    s.register_channel(spec, None, || "k".into()).unwrap();
+    for update in [
+        json!({"pmsgs": [{"role": "CANARY-ROLE-xyz", "content": "x"}]}),
+        json!({"pmsgs": [{"remove": "CANARY-ID-xyz"}]}),
+        json!({"pmsgs": [{"role": "tool", "tool_call_id": "CANARY-CALL-xyz", "content": "x"}]}),
+    ] {
+        let e = s.apply(&cmd("mem", update), 0).unwrap_err();
+        assert_eq!(e.channel.as_deref(), Some("pmsgs"));
+        assert!(!format!("{e:?}").contains("CANARY"), "{e:?}");
+    }
+}
+
+#[test]
+fn a_failing_sink_rolls_the_command_back() {
+    let mut s = store();
+    let before = snapshot(&s);
+    let e = s
+        .apply_with(&cmd("u", json!({"messages": [{"role": "user", "content": "hi"}]})), 0, &mut |events| {
+            assert_eq!(events.len(), 1);
+            Err(crate::Error::new(ErrorCode::StorageError, "disk full"))
+        })
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::StorageError);
+    assert_eq!(snapshot(&s), before);
+}
+
+#[test]
+fn final_output_and_provider_token_usage() {
+    let mut s = store();
+    s.apply(&cmd("app", json!({"run": {"status": "running"}})), 0).unwrap();
+    let anthropic = json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude", "content": [{"type": "text", "text": "done"}], "stop_reason": "end_turn", "usage": {"input_tokens": 30, "output_tokens": 12}});
+    s.apply(&cmd("m", json!({"messages": [anthropic], "run": {"status": "completed"}})), 0).unwrap();
+    assert_eq!(s.events().last().unwrap().kind, crate::log::EventType::FinalOutput);
+    assert_eq!(s.get("budget").unwrap()["used"]["tokens"], 42);
+    assert_eq!(s.get("messages").unwrap()[0]["origin"], "anthropic");
 }

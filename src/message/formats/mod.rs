@@ -96,9 +96,13 @@ pub fn detect(value: &Value) -> Result<Detected> {
     if obj.contains_key("lc") && obj.contains_key("kwargs") {
         return Ok(Detected::Sure(Format::Langchain));
     }
-    if let Some(Value::String(_)) = obj.get("type") {
+    if let Some(Value::String(t)) = obj.get("type") {
         if !obj.contains_key("role") {
             return Ok(Detected::Sure(Format::Langchain));
+        }
+        // An Anthropic Messages API response kept whole: `{id, type: "message", role, model, …}`.
+        if t == "message" {
+            return Ok(Detected::Sure(Format::Anthropic));
         }
     }
     if obj.get("parts").is_some_and(Value::is_array) {

@@ -55,7 +55,7 @@ fn decode_content(v: Option<&Value>) -> Result<Content> {
         Some(Value::String(s)) => Content::Text(s.clone()),
         Some(Value::Array(parts)) => Content::Parts(parts.iter().map(decode_part).collect::<Result<_>>()?),
         Some(v @ Value::Object(_)) => Content::Parts(vec![ContentPart::Other { raw: v.clone() }]),
-        Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string, null or a list of parts, got {}", super::util::kind(v))).field("content")),
+        Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string, null, a list of parts or one part object, got {}", super::util::kind(v))).field("content")),
     })
 }
 
@@ -128,6 +128,10 @@ pub(super) fn encode(m: &Message) -> Value {
         }
         Content::Text(t) => {
             o.insert("content".into(), json!(t));
+        }
+        // An Anthropic or AI SDK turn that held only tool calls: OpenAI wants `content: null`.
+        Content::Parts(p) if p.is_empty() && !own && m.role == Role::Assistant && !(m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty()) => {
+            o.insert("content".into(), Value::Null);
         }
         Content::Parts(_) if m.role == Role::Tool && !keep_parts => {
             o.insert("content".into(), json!(content_as_string(&m.content)));
