@@ -26,7 +26,7 @@ wasm_tests() { # label, then wasm-pack test arguments
   fi
   echo "$label: $ran wasm-bindgen tests passed"
 }
-wasm_tests node wasm-pack test --node
+wasm_tests node wasm-pack test --node -- --test web
 WASM_BINDGEN_USE_BROWSER=1 wasm_tests chrome wasm-pack test --headless --chrome
 WASM_BINDGEN_USE_BROWSER=1 wasm_tests firefox wasm-pack test --headless --firefox
 

@@ -3,7 +3,8 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Array, JsString, Object, Reflect};
-use stategate::js::{convert_messages, read_transcript, repair_json, repair_skeleton, validate_json, validate_skeleton, JsStateStore};
+use wasm_bindgen::closure::Closure;
+use stategate::js::{convert_messages, read_transcript, repair_json, repair_skeleton, validate_json, validate_skeleton, verify_log_js, JsStateStore};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -24,7 +25,7 @@ const DANGLING: &str = r#"[
 
 #[wasm_bindgen_test]
 fn validate_reports_rule_index_and_call_id() {
-    let v = validate_json(JsValue::from_str(DANGLING), "anthropic").unwrap();
+    let v = validate_json(JsValue::from_str(DANGLING), "anthropic".into()).unwrap();
     let list = Array::from(&v);
     assert_eq!(list.length(), 1);
     let first = list.get(0);
@@ -38,7 +39,7 @@ fn repair_places_the_result_and_keeps_untouched_objects() {
     let messages = Array::from(&parse(DANGLING));
     // skeleton as the façade writes it: source, format, role, flags, tool_call_id, calls
     let sk = ["0\u{1f}o\u{1f}u\u{1f}S\u{1f}", "1\u{1f}o\u{1f}a\u{1f}nS\u{1f}\u{1f}c1\u{1f}search\u{1f}v", "2\u{1f}o\u{1f}a\u{1f}S\u{1f}", "3\u{1f}o\u{1f}u\u{1f}S\u{1f}"].join("\u{1e}");
-    let out = repair_skeleton(&messages, &sk, JsValue::UNDEFINED).unwrap();
+    let out = repair_skeleton(&messages, sk.clone().into(), JsValue::UNDEFINED).unwrap();
     let repaired = Array::from(&get(&out, "messages"));
     assert_eq!(repaired.length(), 5);
     assert!(Object::is(&repaired.get(0), &messages.get(0)), "untouched message is the same object");
@@ -54,7 +55,7 @@ fn repair_places_the_result_and_keeps_untouched_objects() {
         JsString::from(js_sys::JSON::stringify(&get(&via_json, "messages")).unwrap()),
         JsString::from(js_sys::JSON::stringify(&repaired).unwrap())
     );
-    let after = validate_skeleton(&sk, "openai").unwrap();
+    let after = validate_skeleton(sk.clone().into(), "openai".into()).unwrap();
     assert_eq!(Array::from(&after).length(), 1, "the input itself still has its violation");
 }
 
@@ -68,7 +69,7 @@ fn convert_to_anthropic_merges_parallel_results() {
       {"role": "tool", "tool_call_id": "a", "content": "1"},
       {"role": "tool", "tool_call_id": "b", "content": "2"}
     ]"#;
-    let out = Array::from(&convert_messages(JsValue::from_str(input), "anthropic").unwrap());
+    let out = Array::from(&convert_messages(JsValue::from_str(input), "anthropic".into()).unwrap());
     assert_eq!(out.length(), 2);
     let results = Array::from(&get(&out.get(1), "content"));
     assert_eq!(results.length(), 2);
@@ -86,23 +87,23 @@ fn errors_are_js_errors_with_stable_codes() {
         ("[{", "INVALID_JSON", None),
     ];
     for (input, code, index) in cases {
-        let err = validate_json(JsValue::from_str(input), "openai").unwrap_err();
+        let err = validate_json(JsValue::from_str(input), "openai".into()).unwrap_err();
         assert!(err.is_instance_of::<js_sys::Error>(), "{input}");
         assert_eq!(get(&err, "code").as_string().unwrap(), code, "{input}");
         assert_eq!(get(&get(&err, "details"), "index").as_f64(), index, "{input}");
     }
-    let err = validate_json(JsValue::from_str("[]"), "mistral").unwrap_err();
+    let err = validate_json(JsValue::from_str("[]"), "mistral".into()).unwrap_err();
     assert_eq!(get(&err, "code").as_string().unwrap(), "INVALID_OPTION");
 }
 
 #[wasm_bindgen_test]
 fn reads_the_claude_code_transcript() {
     let text = include_str!("fixtures/transcripts/claudecode-coverage-test-fix.jsonl");
-    let t = read_transcript(text, Some("openai".into())).unwrap();
+    let t = read_transcript(text.into(), "openai".into()).unwrap();
     assert_eq!(get(&t, "kind").as_string().unwrap(), "claude-code");
     let runs = Array::from(&get(&t, "runs"));
     let run = runs.get(0);
-    let violations = validate_json(run, "openai").unwrap();
+    let violations = validate_json(run, "openai".into()).unwrap();
     assert_eq!(Array::from(&violations).length(), 0);
 }
 
@@ -117,7 +118,7 @@ const CALLS: &str = r#"{"author": "model", "update": {"messages": [{"role": "use
     {"id": "c3", "type": "function", "function": {"name": "t", "arguments": "{}"}}]}]}}"#;
 
 fn observed(s: &JsStateStore) -> String {
-    let all = Array::of3(&s.to_json().unwrap(), &s.events().unwrap(), &JsValue::from(s.version()));
+    let all = Array::of3(&s.to_json().unwrap(), &s.events(JsValue::UNDEFINED).unwrap(), &JsValue::from(s.version()));
     js_sys::JSON::stringify(&all).unwrap().as_string().unwrap()
 }
 
@@ -133,9 +134,9 @@ fn store_superstep_merges_parallel_results() {
     );
     let out = s.apply_batch(batch).unwrap();
     assert_eq!(get(&out, "version").as_f64().unwrap(), 4.0);
-    let flags = js_sys::JSON::stringify(&s.get("flags").unwrap()).unwrap();
+    let flags = js_sys::JSON::stringify(&s.get("flags".into()).unwrap()).unwrap();
     assert_eq!(flags, r#"{"a":true,"b":true,"c":true}"#);
-    assert_eq!(Array::from(&s.get("messages").unwrap()).length(), 5);
+    assert_eq!(Array::from(&s.get("messages".into()).unwrap()).length(), 5);
 }
 
 #[wasm_bindgen_test]
@@ -158,7 +159,7 @@ fn store_conflicts_and_version_locks_change_nothing() {
 #[wasm_bindgen_test]
 fn store_private_channel_stays_private() {
     let mut s = store();
-    let key = s.register_channel(parse(r#"{"name": "memory_contents", "reducer": "merge", "visibility": "private", "owner": "memory"}"#), None).unwrap().unwrap();
+    let key = s.register_channel(parse(r#"{"name": "memory_contents", "reducer": "merge", "visibility": "private", "owner": "memory"}"#), JsValue::UNDEFINED).unwrap().unwrap();
     assert!(key.starts_with("sgk_") && key.len() > 30);
     s.apply(parse(r#"{"author": "memory", "update": {"memory_contents": {"AGENTS.md": "CANARY-0c9d8e7f"}}}"#)).unwrap();
     let err = s.apply(parse(r#"{"author": "intruder", "update": {"memory_contents": {"x": "CANARY-0c9d8e7f"}}}"#)).unwrap_err();
@@ -167,6 +168,40 @@ fn store_private_channel_stays_private() {
     for v in [s.system_view().unwrap(), s.to_json().unwrap(), err.clone(), get(&err, "details"), get(&err, "message")] {
         assert!(!text(&v).contains("CANARY"), "leaked: {}", text(&v));
     }
-    assert!(text(&s.private_view(&key).unwrap()).contains("CANARY-0c9d8e7f"));
-    assert_eq!(get(&s.get("memory_contents").unwrap_err(), "code").as_string().unwrap(), "PRIVATE_CHANNEL");
+    assert!(text(&s.private_view(key.clone().into()).unwrap()).contains("CANARY-0c9d8e7f"));
+    assert_eq!(get(&s.get("memory_contents".into()).unwrap_err(), "code").as_string().unwrap(), "PRIVATE_CHANNEL");
+}
+
+#[wasm_bindgen_test]
+fn store_history_checkpoint_restore_and_write_ahead_events() {
+    let sunk = Array::new();
+    let sink = sunk.clone();
+    let on_event = Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
+        if Reflect::get(&e, &"sequence".into()).unwrap().as_f64() == Some(3.0) {
+            wasm_bindgen::throw_str("disk full");
+        }
+        sink.push(&e);
+    });
+    let init = Object::new();
+    Reflect::set(&init, &"runId".into(), &"h".into()).unwrap();
+    Reflect::set(&init, &"onEvent".into(), on_event.as_ref()).unwrap();
+    let mut s = JsStateStore::new(init.into()).unwrap();
+    s.apply(parse(CALLS)).unwrap();
+    s.apply(parse(r#"{"author": "t1", "update": {"messages": [{"role": "tool", "tool_call_id": "c1", "content": "1"}]}}"#)).unwrap();
+    let before = observed(&s);
+    // The third event cannot be written: the command is rolled back.
+    let err = s.apply(parse(r#"{"author": "t2", "update": {"messages": [{"role": "tool", "tool_call_id": "c2", "content": "2"}]}}"#)).unwrap_err();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "STORAGE_ERROR");
+    assert_eq!(observed(&s), before);
+    assert_eq!(sunk.length(), 2);
+    assert_eq!(js_sys::JSON::stringify(&verify_log_js(sunk.clone().into()).unwrap()).unwrap(), r#"{"ok":true}"#);
+
+    let restored = JsStateStore::restore(js_sys::Uint8Array::from(s.checkpoint().as_slice()).into(), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
+    assert_eq!(js_sys::JSON::stringify(&restored.system_view().unwrap()).unwrap(), js_sys::JSON::stringify(&s.system_view().unwrap()).unwrap());
+    let dangling = Array::from(&restored.dangling_tool_calls().unwrap());
+    assert_eq!(dangling.length(), 2);
+    let err = JsStateStore::restore(js_sys::Uint8Array::new_with_length(3).into(), JsValue::UNDEFINED, JsValue::UNDEFINED).err().unwrap();
+    assert_eq!(get(&err, "code").as_string().unwrap(), "CORRUPT_CHECKPOINT");
+    // Wrong argument types are coded errors, never traps.
+    assert_eq!(get(&s.get(JsValue::from(5)).unwrap_err(), "code").as_string().unwrap(), "INVALID_OPTION");
 }

@@ -93,8 +93,9 @@ pub struct JsIndexedDbLog {
 impl JsIndexedDbLog {
     /// Opens (creating if needed) the database `name`. Rejects with `STORAGE_ERROR`.
     #[wasm_bindgen(unchecked_return_type = "Promise<IndexedDbLog>")]
-    pub fn open(name: String) -> Promise {
+    pub fn open(#[wasm_bindgen(unchecked_param_type = "string")] name: JsValue) -> Promise {
         future_to_promise(async move {
+            let name = super::interop::string_arg(&name, "name")?;
             let open: IdbOpenDbRequest = factory()?.open_with_u32(&name, 1).map_err(|e| storage_error("open", &e))?;
             let upgrade_req = open.clone();
             let upgrade = Closure::once_into_js(move |_: JsValue| {
@@ -136,9 +137,13 @@ impl JsIndexedDbLog {
 
     /// Saves checkpoint bytes as the latest checkpoint; resolves once committed.
     #[wasm_bindgen(js_name = saveCheckpoint, unchecked_return_type = "Promise<void>")]
-    pub fn save_checkpoint(&self, checkpoint: Vec<u8>) -> Promise {
+    pub fn save_checkpoint(&self, #[wasm_bindgen(unchecked_param_type = "Uint8Array")] checkpoint: JsValue) -> Promise {
         let db = self.db.clone();
         future_to_promise(async move {
+            let checkpoint = checkpoint
+                .dyn_into::<Uint8Array>()
+                .map_err(|_| to_js_error(Error::new(ErrorCode::InvalidOption, "a checkpoint is the Uint8Array store.checkpoint() returns")))?
+                .to_vec();
             let t = tx(&db, CHECKPOINTS, IdbTransactionMode::Readwrite)?;
             let store = t.object_store(CHECKPOINTS).map_err(|e| storage_error("saveCheckpoint", &e))?;
             let bytes = Uint8Array::from(checkpoint.as_slice());
@@ -180,8 +185,9 @@ impl JsIndexedDbLog {
 
     /// Deletes the database `name` (close open logs first). Resolves once deleted.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
-    pub fn destroy(name: String) -> Promise {
+    pub fn destroy(#[wasm_bindgen(unchecked_param_type = "string")] name: JsValue) -> Promise {
         future_to_promise(async move {
+            let name = super::interop::string_arg(&name, "name")?;
             let req = factory()?.delete_database(&name).map_err(|e| storage_error("destroy", &e))?;
             request(&req, "destroy").await?;
             Ok(JsValue::UNDEFINED)

@@ -15,7 +15,7 @@ pub use store::{verify_log_js, JsStateStore};
 use crate::message::formats::{decode_messages, decode_one, encode_messages, Format};
 use crate::repair::{self, assemble, parse_skeleton, plan, Output, Provider, RepairOptions};
 use crate::transcript;
-use interop::{from_js, input_values, to_js, to_js_error};
+use interop::{from_js, input_values, opt_string_arg, string_arg, to_js, to_js_error};
 use js_sys::Array;
 use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
@@ -28,8 +28,8 @@ type JsResult<T> = Result<T, JsValue>;
 /// Throws `INVALID_MESSAGE`, `UNKNOWN_ROLE`, `MISSING_TOOL_CALL_ID`, `INVALID_TOOL_CALL` (with
 /// `details.index`), `INVALID_JSON`, `INVALID_OPTION`.
 #[wasm_bindgen(js_name = convertMessages, unchecked_return_type = "unknown[]")]
-pub fn convert_messages(messages: JsValue, to: &str) -> JsResult<JsValue> {
-    let format = Format::parse(to).map_err(to_js_error)?;
+pub fn convert_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] to: JsValue) -> JsResult<JsValue> {
+    let format = Format::parse(&string_arg(&to, "to")?).map_err(to_js_error)?;
     let values = input_values(messages)?;
     let decoded = decode_messages(&values, None).map_err(to_js_error)?;
     to_js(&encode_messages(&decoded.messages, format))
@@ -44,16 +44,19 @@ pub fn decode(messages: JsValue) -> JsResult<JsValue> {
 
 /// Validates from the structure skeleton the façade extracted (see `repair::parse_skeleton`).
 #[wasm_bindgen(js_name = validateSkeleton, unchecked_return_type = "Violation[]")]
-pub fn validate_skeleton(skeleton: &str, provider: &str) -> JsResult<JsValue> {
-    let provider = Provider::parse(provider).map_err(to_js_error)?;
-    let shapes = parse_skeleton(skeleton).map_err(to_js_error)?;
+pub fn validate_skeleton(
+    #[wasm_bindgen(unchecked_param_type = "string")] skeleton: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] provider: JsValue,
+) -> JsResult<JsValue> {
+    let provider = Provider::parse(&string_arg(&provider, "provider")?).map_err(to_js_error)?;
+    let shapes = parse_skeleton(&string_arg(&skeleton, "skeleton")?).map_err(to_js_error)?;
     to_js(&repair::validate_shapes(&shapes, provider))
 }
 
 /// Validates messages given as JSON text (or an array, converted whole).
 #[wasm_bindgen(js_name = validateJson, unchecked_return_type = "Violation[]")]
-pub fn validate_json(messages: JsValue, provider: &str) -> JsResult<JsValue> {
-    let provider = Provider::parse(provider).map_err(to_js_error)?;
+pub fn validate_json(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] provider: JsValue) -> JsResult<JsValue> {
+    let provider = Provider::parse(&string_arg(&provider, "provider")?).map_err(to_js_error)?;
     let values = input_values(messages)?;
     to_js(&repair::validate_values(&values, provider).map_err(to_js_error)?)
 }
@@ -63,9 +66,9 @@ pub fn validate_json(messages: JsValue, provider: &str) -> JsResult<JsValue> {
 /// same objects; only messages that change are decoded, fixed and encoded.
 /// Returns `{messages, report}`.
 #[wasm_bindgen(js_name = repairSkeleton, unchecked_return_type = "{ messages: unknown[]; report: Fix[] }")]
-pub fn repair_skeleton(messages: &Array, skeleton: &str, opts: JsValue) -> JsResult<JsValue> {
+pub fn repair_skeleton(messages: &Array, #[wasm_bindgen(unchecked_param_type = "string")] skeleton: JsValue, opts: JsValue) -> JsResult<JsValue> {
     let opts: RepairOptions = if opts.is_undefined() || opts.is_null() { RepairOptions::default() } else { from_js(opts)? };
-    let shapes = parse_skeleton(skeleton).map_err(to_js_error)?;
+    let shapes = parse_skeleton(&string_arg(&skeleton, "skeleton")?).map_err(to_js_error)?;
     let (items, report) = plan(&shapes, &opts);
     let mut decoded: HashMap<usize, Vec<crate::Message>> = HashMap::new();
     let out = assemble(&items, &shapes, &opts, |i| {
@@ -113,9 +116,12 @@ pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
 /// message array) from its text. Returns `{kind, runs}`, each run encoded in `format`
 /// (default `"openai"`).
 #[wasm_bindgen(js_name = readTranscript, unchecked_return_type = "{ kind: string; runs: unknown[][] }")]
-pub fn read_transcript(text: &str, format: Option<String>) -> JsResult<JsValue> {
-    let format = Format::parse(format.as_deref().unwrap_or("openai")).map_err(to_js_error)?;
-    let t = transcript::read_transcript(text).map_err(to_js_error)?;
+pub fn read_transcript(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Format | undefined")] format: JsValue,
+) -> JsResult<JsValue> {
+    let format = Format::parse(opt_string_arg(&format, "format")?.as_deref().unwrap_or("openai")).map_err(to_js_error)?;
+    let t = transcript::read_transcript(&string_arg(&text, "text")?).map_err(to_js_error)?;
     let runs: Vec<Vec<serde_json::Value>> = t.runs.iter().map(|r| encode_messages(r, format)).collect();
     to_js(&serde_json::json!({"kind": t.kind, "runs": runs}))
 }

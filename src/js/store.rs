@@ -1,7 +1,7 @@
 //! The `StateStore` JS class: converts arguments, calls [`crate::state::Store`], converts results.
 //! One message crosses the boundary per append; the state stays inside wasm (BOUNDARY.md).
 
-use super::interop::{from_js, from_js_json, to_js, to_js_error};
+use super::interop::{describe, from_js, from_js_json, opt_string_arg, string_arg, to_js, to_js_error};
 use crate::error::{Error, ErrorCode};
 use crate::message::formats::{encode_messages, Format};
 use crate::repair::RepairOptions;
@@ -111,11 +111,15 @@ struct Hooks {
 impl Hooks {
     /// Reads `clock`, `onEvent` and `audit` from an init object.
     fn read(init: &JsValue) -> JsResult<Hooks> {
+        if !init.is_undefined() && !init.is_null() && !init.is_object() {
+            return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "the options must be an object")));
+        }
         let f = |name: &str| -> JsResult<Option<js_sys::Function>> {
             if init.is_undefined() || init.is_null() {
                 return Ok(None);
             }
-            let v = js_sys::Reflect::get(init, &name.into())?;
+            let v = js_sys::Reflect::get(init, &name.into())
+                .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, format!("reading option {name} threw: {}", describe(&e)))))?;
             if v.is_undefined() {
                 return Ok(None);
             }
@@ -165,23 +169,17 @@ impl JsStateStore {
     #[wasm_bindgen(constructor)]
     pub fn new(#[wasm_bindgen(unchecked_param_type = "StoreInit | undefined")] init: JsValue) -> JsResult<JsStateStore> {
         let hooks = Hooks::read(&init)?;
-        let mut opts = StoreOptions::default();
-        if !init.is_undefined() && !init.is_null() {
-            let run_id = js_sys::Reflect::get(&init, &"runId".into())?;
-            if !run_id.is_undefined() {
-                opts.run_id = Some(run_id.as_string().ok_or_else(|| to_js_error(Error::new(ErrorCode::InvalidOption, "runId must be a string")))?);
-            }
-            let channels = js_sys::Reflect::get(&init, &"channels".into())?;
-            if !channels.is_undefined() {
-                opts.channels = from_js(channels)?;
-            }
-        }
+        let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
         Ok(JsStateStore { inner: Store::new(opts).map_err(to_js_error)?, hooks })
     }
 
     fn now(&self) -> JsResult<u64> {
         let ms = match &self.hooks.clock {
-            Some(f) => f.call0(&JsValue::UNDEFINED)?.as_f64().unwrap_or(f64::NAN),
+            Some(f) => f
+                .call0(&JsValue::UNDEFINED)
+                .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, format!("the clock threw: {}", describe(&e)))))?
+                .as_f64()
+                .unwrap_or(f64::NAN),
             None => js_sys::Date::now(),
         };
         if !ms.is_finite() || ms < 0.0 {
@@ -190,20 +188,24 @@ impl JsStateStore {
         Ok(ms as u64)
     }
 
-    /// Runs a change: on success hands the new events to `onEvent`; on failure tells `audit`.
-    fn change<T>(&mut self, author: &str, channels: Vec<String>, f: impl FnOnce(&mut Store, u64) -> crate::error::Result<T>) -> JsResult<T> {
+    /// Runs a change. Its events go to `onEvent` before the change is kept (write-ahead: if
+    /// `onEvent` throws, the change is rolled back and `STORAGE_ERROR` thrown); a refused change
+    /// goes to `audit` (whose own exceptions are ignored: auditing never changes the outcome).
+    fn change<T>(&mut self, author: &str, channels: Vec<String>, f: impl FnOnce(&mut Store, u64, crate::state::Sink) -> crate::error::Result<T>) -> JsResult<T> {
         let now = self.now()?;
-        let before = self.inner.version();
-        match f(&mut self.inner, now) {
-            Ok(out) => {
-                if let Some(sink) = &self.hooks.on_event {
-                    let filter = EventFilter { since: Some(before), ..EventFilter::default() };
-                    for e in self.inner.events_matching(&filter) {
-                        sink.call1(&JsValue::UNDEFINED, &to_js(e)?)?;
-                    }
-                }
-                Ok(out)
+        let on_event = self.hooks.on_event.clone();
+        let mut sink = |events: &[crate::log::Event]| -> crate::error::Result<()> {
+            let Some(sink) = &on_event else { return Ok(()) };
+            for e in events {
+                let value = to_js(e).map_err(|_| Error::new(ErrorCode::StorageError, "an event could not be converted for onEvent"))?;
+                sink.call1(&JsValue::UNDEFINED, &value).map_err(|err| {
+                    Error::new(ErrorCode::StorageError, format!("onEvent threw, so the change was rolled back: {}", describe(&err)))
+                })?;
             }
+            Ok(())
+        };
+        match f(&mut self.inner, now, &mut sink) {
+            Ok(out) => Ok(out),
             Err(e) => {
                 if let Some(audit) = &self.hooks.audit {
                     let rejection = json!({
@@ -211,7 +213,9 @@ impl JsStateStore {
                         "details": {"index": e.index, "field": e.field, "channel": e.channel, "command": e.command, "authors": e.authors},
                         "created_at": now,
                     });
-                    audit.call1(&JsValue::UNDEFINED, &to_js(&rejection)?)?;
+                    if let Ok(v) = to_js(&rejection) {
+                        let _ = audit.call1(&JsValue::UNDEFINED, &v);
+                    }
                 }
                 Err(to_js_error(e))
             }
@@ -240,7 +244,7 @@ impl JsStateStore {
     pub fn apply(&mut self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
         let cmd: Command = from_js_json(&command, ErrorCode::InvalidUpdate, "a command is {author, update, expectedVersion?, correlationId?, causationId?}")?;
         let channels = cmd.update.keys().cloned().collect();
-        let out = self.change(&cmd.author.clone(), channels, |s, now| s.apply(&cmd, now))?;
+        let out = self.change(&cmd.author.clone(), channels, |s, now, sink| s.apply_with(&cmd, now, sink))?;
         to_js(&out)
     }
 
@@ -254,7 +258,7 @@ impl JsStateStore {
         let authors: Vec<&str> = cmds.iter().map(|c| c.author.as_str()).collect();
         let channels = cmds.iter().flat_map(|c| c.update.keys().cloned()).collect();
         let author = authors.join(", ");
-        let out = self.change(&author, channels, |s, now| s.apply_batch(&cmds, now))?;
+        let out = self.change(&author, channels, |s, now, sink| s.apply_batch_with(&cmds, now, sink))?;
         to_js(&out)
     }
 
@@ -265,8 +269,9 @@ impl JsStateStore {
     pub fn register_channel(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "ChannelSpec")] spec: JsValue,
-        owner_key: Option<String>,
+        #[wasm_bindgen(unchecked_param_type = "string | undefined")] owner_key: JsValue,
     ) -> JsResult<Option<String>> {
+        let owner_key = opt_string_arg(&owner_key, "ownerKey")?;
         let spec: ChannelSpec = from_js(spec)?;
         let key = random_key()?;
         self.inner.register_channel(spec, owner_key.as_deref(), || key).map_err(to_js_error)
@@ -274,14 +279,16 @@ impl JsStateStore {
 
     /// The value of a non-private channel (`messages`: canonical `Message[]`).
     /// Throws `UNKNOWN_CHANNEL`, `PRIVATE_CHANNEL`.
-    pub fn get(&self, channel: &str) -> JsResult<JsValue> {
-        to_js(&self.inner.get(channel).map_err(to_js_error)?)
+    pub fn get(&self, #[wasm_bindgen(unchecked_param_type = "string")] channel: JsValue) -> JsResult<JsValue> {
+        let channel = string_arg(&channel, "channel")?;
+        to_js(&self.inner.get(&channel).map_err(to_js_error)?)
     }
 
     /// The messages, encoded in `format` (`"langchain" | "openai" | "anthropic" | "ai-sdk" |
     /// "gemini"`), or canonical when absent. Throws `INVALID_OPTION`.
     #[wasm_bindgen(unchecked_return_type = "unknown[]")]
-    pub fn messages(&self, format: Option<String>) -> JsResult<JsValue> {
+    pub fn messages(&self, #[wasm_bindgen(unchecked_param_type = "Format | undefined")] format: JsValue) -> JsResult<JsValue> {
+        let format = opt_string_arg(&format, "format")?;
         let channel = self.inner.messages("messages").map_err(to_js_error)?;
         match format {
             None => to_js(channel.messages()),
@@ -297,8 +304,9 @@ impl JsStateStore {
 
     /// The private channels of the owner holding `ownerKey`. Throws `NOT_OWNER` for an unknown key.
     #[wasm_bindgen(js_name = private, unchecked_return_type = "Record<string, unknown>")]
-    pub fn private_view(&self, owner_key: &str) -> JsResult<JsValue> {
-        to_js(&self.inner.private_view(owner_key).map_err(to_js_error)?)
+    pub fn private_view(&self, #[wasm_bindgen(unchecked_param_type = "string")] owner_key: JsValue) -> JsResult<JsValue> {
+        let owner_key = string_arg(&owner_key, "ownerKey")?;
+        to_js(&self.inner.private_view(&owner_key).map_err(to_js_error)?)
     }
 
     /// `{runId, version, channels}` with the system view: what `JSON.stringify(store)` writes.
@@ -343,7 +351,7 @@ impl JsStateStore {
     pub fn repair(&mut self, #[wasm_bindgen(unchecked_param_type = "StoreRepairOptions | undefined")] opts: JsValue) -> JsResult<JsValue> {
         let args: RepairArgs = if opts.is_undefined() || opts.is_null() { RepairArgs::default() } else { from_js(opts)? };
         let author = args.author.clone().unwrap_or_else(|| "repair".into());
-        let out = self.change(&author.clone(), vec!["messages".into()], |s, now| s.repair(&args.opts, &author, now))?;
+        let out = self.change(&author.clone(), vec!["messages".into()], |s, now, sink| s.repair_with(&args.opts, &author, now, sink))?;
         to_js(&out)
     }
 
@@ -361,13 +369,7 @@ impl JsStateStore {
         #[wasm_bindgen(unchecked_param_type = "RestoreInit | undefined")] init: JsValue,
     ) -> JsResult<JsStateStore> {
         let hooks = Hooks::read(&init)?;
-        let mut opts = StoreOptions::default();
-        if !init.is_undefined() && !init.is_null() {
-            let channels = js_sys::Reflect::get(&init, &"channels".into())?;
-            if !channels.is_undefined() {
-                opts.channels = from_js(channels)?;
-            }
-        }
+        let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
         let events = events_from_js(&events)?;
         Ok(JsStateStore { inner: Store::replay(opts, &events).map_err(to_js_error)?, hooks })
     }
@@ -375,7 +377,8 @@ impl JsStateStore {
     /// A read-only view of the store right after event `sequence` (0 = before any), with the
     /// same read API and private keys; its changes throw `READ_ONLY`. Throws `INVALID_OPTION` for
     /// a sequence outside the history in memory.
-    pub fn at(&self, sequence: f64) -> JsResult<JsStateStore> {
+    pub fn at(&self, #[wasm_bindgen(unchecked_param_type = "number")] sequence: JsValue) -> JsResult<JsStateStore> {
+        let sequence = sequence.as_f64().unwrap_or(f64::NAN);
         if !(sequence >= 0.0 && sequence.fract() == 0.0) {
             return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "sequence is a whole number ≥ 0")));
         }
@@ -393,13 +396,17 @@ impl JsStateStore {
     /// events up to the checkpoint are skipped, so a whole log may be passed). Throws
     /// `CORRUPT_CHECKPOINT`, `UNSUPPORTED_FORMAT_VERSION`, `TAMPERED_LOG`; nothing is half-loaded.
     pub fn restore(
-        checkpoint: &[u8],
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] checkpoint: JsValue,
         #[wasm_bindgen(unchecked_param_type = "StoreEvent[] | string | undefined")] tail: JsValue,
         #[wasm_bindgen(unchecked_param_type = "RestoreInit | undefined")] init: JsValue,
     ) -> JsResult<JsStateStore> {
         let hooks = Hooks::read(&init)?;
+        let checkpoint = checkpoint
+            .dyn_into::<js_sys::Uint8Array>()
+            .map_err(|_| to_js_error(Error::new(ErrorCode::CorruptCheckpoint, "a checkpoint is the Uint8Array store.checkpoint() returns")))?
+            .to_vec();
         let tail = events_from_js(&tail)?;
-        Ok(JsStateStore { inner: Store::restore(checkpoint, &tail).map_err(to_js_error)?, hooks })
+        Ok(JsStateStore { inner: Store::restore(&checkpoint, &tail).map_err(to_js_error)?, hooks })
     }
 
     /// A snapshot meant to leave the machine: like a checkpoint but without private channels,
@@ -422,18 +429,18 @@ impl JsStateStore {
     /// Hands out `owner`'s private-channel key once after a replay or restore (keys are never
     /// persisted). Throws `NOT_OWNER` if the owner has no private channel or already has its key.
     #[wasm_bindgen(js_name = claimOwnerKey)]
-    pub fn claim_owner_key(&mut self, owner: &str) -> JsResult<String> {
+    pub fn claim_owner_key(&mut self, #[wasm_bindgen(unchecked_param_type = "string")] owner: JsValue) -> JsResult<String> {
+        let owner = string_arg(&owner, "owner")?;
         let key = random_key()?;
-        self.inner.claim_owner_key(owner, || key).map_err(to_js_error)
+        self.inner.claim_owner_key(&owner, || key).map_err(to_js_error)
     }
 }
 
 /// An unguessable owner key from the platform's CSPRNG (`crypto.randomUUID`, Node 20 and browsers).
 fn random_key() -> JsResult<String> {
-    let crypto = js_sys::Reflect::get(&js_sys::global(), &"crypto".into())?;
-    let f = js_sys::Reflect::get(&crypto, &"randomUUID".into())?
-        .dyn_into::<js_sys::Function>()
-        .map_err(|_| to_js_error(Error::new(ErrorCode::InvalidOption, "globalThis.crypto.randomUUID is not available")))?;
-    let uuid = f.call0(&crypto)?.as_string().unwrap_or_default();
+    let unavailable = || to_js_error(Error::new(ErrorCode::InvalidOption, "globalThis.crypto.randomUUID is not available"));
+    let crypto = js_sys::Reflect::get(&js_sys::global(), &"crypto".into()).map_err(|_| unavailable())?;
+    let f = js_sys::Reflect::get(&crypto, &"randomUUID".into()).map_err(|_| unavailable())?.dyn_into::<js_sys::Function>().map_err(|_| unavailable())?;
+    let uuid = f.call0(&crypto).map_err(|_| unavailable())?.as_string().ok_or_else(unavailable)?;
     Ok(format!("sgk_{uuid}"))
 }

@@ -69,7 +69,7 @@ pub struct Repaired {
 /// Options of a new store.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct StoreOptions {
     /// The run id; prefixes generated message ids (`{runId}:{sequence}:{k}`). Default `"run"`.
     #[serde(skip_serializing_if = "Option::is_none")]

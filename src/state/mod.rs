@@ -21,4 +21,4 @@ pub use history::{DanglingCall, EventFilter};
 pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions};
 pub use messages::{decode_ops, Effects, MessageOp, MessagesChannel, REMOVE_ALL};
 pub use schema::{default_schema, ChannelSpec, Kind, OnConflict, Reducer, ValueType, Visibility};
-pub use store::{Store, Write};
+pub use store::{Sink, Store, Write};
