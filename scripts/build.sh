@@ -8,11 +8,15 @@ export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 bash scripts/setup.sh
 
 rm -rf pkg
-wasm-pack build --release --target nodejs --out-dir pkg/node --out-name stategate_wasm --no-pack
-# The web glue from the same optimised module: no second cargo build or wasm-opt run.
-wasm-bindgen --target web --out-dir pkg/web --out-name stategate_wasm "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/stategate.wasm"
-wasm-opt -O3 pkg/web/stategate_wasm_bg.wasm -o pkg/web/stategate_wasm_bg.wasm
-rm -f pkg/node/.gitignore pkg/node/package.json
+# One release build (opt-level 3, lto; Cargo.toml), then ES-module glue for Node and for the web
+# (the glue imports JS snippets as ES modules, so Node's glue must be an ES module too).
+cargo build --lib --release --target wasm32-unknown-unknown
+wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/stategate.wasm"
+wasm-bindgen --target experimental-nodejs-module --out-dir pkg/node --out-name stategate_wasm "$wasm"
+wasm-bindgen --target web --out-dir pkg/web --out-name stategate_wasm "$wasm"
+for dir in node web; do
+  wasm-opt -O3 "pkg/$dir/stategate_wasm_bg.wasm" -o "pkg/$dir/stategate_wasm_bg.wasm"
+done
 
 # The façade compiles next to the glue it imports.
 cp ts/*.ts ts/tsconfig.json pkg/
@@ -36,8 +40,6 @@ cat > pkg/package.json <<JSON
   "files": ["*.js", "*.d.ts", "node/", "web/"]
 }
 JSON
-# The Node glue is CommonJS inside an ES-module package.
-echo '{"type": "commonjs"}' > pkg/node/package.json
 raw=$(stat -c %s pkg/node/stategate_wasm_bg.wasm)
 gz=$(gzip -9 -c pkg/node/stategate_wasm_bg.wasm | wc -c)
 echo "build: pkg/ ready; wasm ${raw} bytes raw, ${gz} bytes gzip"

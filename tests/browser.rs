@@ -38,13 +38,13 @@ const CALLS: &str = r#"{"author": "model", "update": {"messages": [{"role": "use
 #[wasm_bindgen_test]
 async fn indexeddb_saves_appends_and_loads_a_store() {
     let log = open("stategate-test-1").await;
-    let mut store = JsStateStore::new(parse(r#"{"runId": "idb"}"#)).unwrap();
+    let mut store = JsStateStore::new(Some(parse(r#"{"runId": "idb"}"#))).unwrap();
     store.apply(parse(CALLS)).unwrap();
-    JsFuture::from(log.append(store.events(JsValue::UNDEFINED).unwrap())).await.unwrap();
+    JsFuture::from(log.append(store.events(None).unwrap())).await.unwrap();
     JsFuture::from(log.save_checkpoint(Uint8Array::from(store.checkpoint().as_slice()).into())).await.unwrap();
     // Crash after the first of three tool results of one batch: only its event was appended.
     store.apply(parse(r#"{"author": "tool", "update": {"messages": [{"role": "tool", "tool_call_id": "c1", "content": "page 1"}]}}"#)).unwrap();
-    JsFuture::from(log.append(store.events(parse(r#"{"since": 1}"#)).unwrap())).await.unwrap();
+    JsFuture::from(log.append(store.events(Some(parse(r#"{"since": 1}"#))).unwrap())).await.unwrap();
     log.close();
 
     let log = JsIndexedDbLog::try_from_js_value(JsFuture::from(JsIndexedDbLog::open("stategate-test-1".into())).await.unwrap()).unwrap();
@@ -53,7 +53,7 @@ async fn indexeddb_saves_appends_and_loads_a_store() {
     assert!(checkpoint.is_instance_of::<Uint8Array>());
     let events = get(&loaded, "events");
     assert_eq!(events.as_string().unwrap().lines().count(), 2);
-    let restored = JsStateStore::restore(checkpoint, events, JsValue::UNDEFINED).unwrap();
+    let restored = JsStateStore::restore(checkpoint, Some(events), None).unwrap();
     assert_eq!(restored.version(), 2.0);
     assert_eq!(text(&restored.system_view().unwrap()), text(&store.system_view().unwrap()));
     let dangling = text(&restored.dangling_tool_calls().unwrap());
@@ -65,14 +65,14 @@ async fn indexeddb_saves_appends_and_loads_a_store() {
 #[wasm_bindgen_test]
 async fn indexeddb_tampered_events_are_refused_on_restore() {
     let log = open("stategate-test-2").await;
-    let mut store = JsStateStore::new(parse(r#"{"runId": "idb2"}"#)).unwrap();
+    let mut store = JsStateStore::new(Some(parse(r#"{"runId": "idb2"}"#))).unwrap();
     store.apply(parse(r#"{"author": "u", "update": {"facts": {"city": "Paris"}}}"#)).unwrap();
     store.apply(parse(r#"{"author": "u", "update": {"facts": {"day": "Monday"}}}"#)).unwrap();
-    let jsonl = store.events_jsonl(JsValue::UNDEFINED).unwrap().replace("Paris", "Rome!");
+    let jsonl = store.events_jsonl(None).unwrap().replace("Paris", "Rome!");
     JsFuture::from(log.append(jsonl.into())).await.unwrap();
     let loaded = JsFuture::from(log.load()).await.unwrap();
     assert!(get(&loaded, "checkpoint").is_null());
-    let err = JsStateStore::replay(get(&loaded, "events"), JsValue::UNDEFINED).err().expect("tampered log refused");
+    let err = JsStateStore::replay(get(&loaded, "events"), None).err().expect("tampered log refused");
     assert_eq!(get(&err, "code").as_string().unwrap(), "TAMPERED_LOG");
     assert_eq!(get(&get(&err, "details"), "index").as_f64(), Some(0.0));
     log.close();

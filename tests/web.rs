@@ -99,7 +99,7 @@ fn errors_are_js_errors_with_stable_codes() {
 #[wasm_bindgen_test]
 fn reads_the_claude_code_transcript() {
     let text = include_str!("fixtures/transcripts/claudecode-coverage-test-fix.jsonl");
-    let t = read_transcript(text.into(), "openai".into()).unwrap();
+    let t = read_transcript(text.into(), Some("openai".into())).unwrap();
     assert_eq!(get(&t, "kind").as_string().unwrap(), "claude-code");
     let runs = Array::from(&get(&t, "runs"));
     let run = runs.get(0);
@@ -108,7 +108,7 @@ fn reads_the_claude_code_transcript() {
 }
 
 fn store() -> JsStateStore {
-    JsStateStore::new(parse(r#"{"runId": "w", "channels": [{"name": "flags", "reducer": "merge"}, {"name": "answer", "reducer": "replace"}]}"#)).unwrap()
+    JsStateStore::new(Some(parse(r#"{"runId": "w", "channels": [{"name": "flags", "reducer": "merge"}, {"name": "answer", "reducer": "replace"}]}"#))).unwrap()
 }
 
 const CALLS: &str = r#"{"author": "model", "update": {"messages": [{"role": "user", "content": "go"},
@@ -118,7 +118,7 @@ const CALLS: &str = r#"{"author": "model", "update": {"messages": [{"role": "use
     {"id": "c3", "type": "function", "function": {"name": "t", "arguments": "{}"}}]}]}}"#;
 
 fn observed(s: &JsStateStore) -> String {
-    let all = Array::of3(&s.to_json().unwrap(), &s.events(JsValue::UNDEFINED).unwrap(), &JsValue::from(s.version()));
+    let all = Array::of3(&s.to_json().unwrap(), &s.events(None).unwrap(), &JsValue::from(s.version()));
     js_sys::JSON::stringify(&all).unwrap().as_string().unwrap()
 }
 
@@ -159,7 +159,7 @@ fn store_conflicts_and_version_locks_change_nothing() {
 #[wasm_bindgen_test]
 fn store_private_channel_stays_private() {
     let mut s = store();
-    let key = s.register_channel(parse(r#"{"name": "memory_contents", "reducer": "merge", "visibility": "private", "owner": "memory"}"#), JsValue::UNDEFINED).unwrap().unwrap();
+    let key = s.register_channel(parse(r#"{"name": "memory_contents", "reducer": "merge", "visibility": "private", "owner": "memory"}"#), None).unwrap().unwrap();
     assert!(key.starts_with("sgk_") && key.len() > 30);
     s.apply(parse(r#"{"author": "memory", "update": {"memory_contents": {"AGENTS.md": "CANARY-0c9d8e7f"}}}"#)).unwrap();
     let err = s.apply(parse(r#"{"author": "intruder", "update": {"memory_contents": {"x": "CANARY-0c9d8e7f"}}}"#)).unwrap_err();
@@ -185,7 +185,7 @@ fn store_history_checkpoint_restore_and_write_ahead_events() {
     let init = Object::new();
     Reflect::set(&init, &"runId".into(), &"h".into()).unwrap();
     Reflect::set(&init, &"onEvent".into(), on_event.as_ref()).unwrap();
-    let mut s = JsStateStore::new(init.into()).unwrap();
+    let mut s = JsStateStore::new(Some(init.into())).unwrap();
     s.apply(parse(CALLS)).unwrap();
     s.apply(parse(r#"{"author": "t1", "update": {"messages": [{"role": "tool", "tool_call_id": "c1", "content": "1"}]}}"#)).unwrap();
     let before = observed(&s);
@@ -196,11 +196,11 @@ fn store_history_checkpoint_restore_and_write_ahead_events() {
     assert_eq!(sunk.length(), 2);
     assert_eq!(js_sys::JSON::stringify(&verify_log_js(sunk.clone().into()).unwrap()).unwrap(), r#"{"ok":true}"#);
 
-    let restored = JsStateStore::restore(js_sys::Uint8Array::from(s.checkpoint().as_slice()).into(), JsValue::UNDEFINED, JsValue::UNDEFINED).unwrap();
+    let restored = JsStateStore::restore(js_sys::Uint8Array::from(s.checkpoint().as_slice()).into(), None, None).unwrap();
     assert_eq!(js_sys::JSON::stringify(&restored.system_view().unwrap()).unwrap(), js_sys::JSON::stringify(&s.system_view().unwrap()).unwrap());
     let dangling = Array::from(&restored.dangling_tool_calls().unwrap());
     assert_eq!(dangling.length(), 2);
-    let err = JsStateStore::restore(js_sys::Uint8Array::new_with_length(3).into(), JsValue::UNDEFINED, JsValue::UNDEFINED).err().unwrap();
+    let err = JsStateStore::restore(js_sys::Uint8Array::new_with_length(3).into(), None, None).err().unwrap();
     assert_eq!(get(&err, "code").as_string().unwrap(), "CORRUPT_CHECKPOINT");
     // Wrong argument types are coded errors, never traps.
     assert_eq!(get(&s.get(JsValue::from(5)).unwrap_err(), "code").as_string().unwrap(), "INVALID_OPTION");

@@ -118,8 +118,9 @@ pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
 #[wasm_bindgen(js_name = readTranscript, unchecked_return_type = "{ kind: string; runs: unknown[][] }")]
 pub fn read_transcript(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "Format | undefined")] format: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Format")] format: Option<JsValue>,
 ) -> JsResult<JsValue> {
+        let format = format.unwrap_or(JsValue::UNDEFINED);
     let format = Format::parse(opt_string_arg(&format, "format")?.as_deref().unwrap_or("openai")).map_err(to_js_error)?;
     let t = transcript::read_transcript(&string_arg(&text, "text")?).map_err(to_js_error)?;
     let runs: Vec<Vec<serde_json::Value>> = t.runs.iter().map(|r| encode_messages(r, format)).collect();

@@ -167,7 +167,8 @@ impl JsStateStore {
     /// unresolved_questions, approvals, budget, artifacts, last_error) plus `init.channels`.
     /// Throws `INVALID_OPTION`, `CHANNEL_EXISTS`.
     #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_param_type = "StoreInit | undefined")] init: JsValue) -> JsResult<JsStateStore> {
+    pub fn new(#[wasm_bindgen(unchecked_optional_param_type = "StoreInit")] init: Option<JsValue>) -> JsResult<JsStateStore> {
+        let init = init.unwrap_or(JsValue::UNDEFINED);
         let hooks = Hooks::read(&init)?;
         let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
         Ok(JsStateStore { inner: Store::new(opts).map_err(to_js_error)?, hooks })
@@ -269,8 +270,9 @@ impl JsStateStore {
     pub fn register_channel(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "ChannelSpec")] spec: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "string | undefined")] owner_key: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "string")] owner_key: Option<JsValue>,
     ) -> JsResult<Option<String>> {
+        let owner_key = owner_key.unwrap_or(JsValue::UNDEFINED);
         let owner_key = opt_string_arg(&owner_key, "ownerKey")?;
         let spec: ChannelSpec = from_js(spec)?;
         let key = random_key()?;
@@ -287,7 +289,8 @@ impl JsStateStore {
     /// The messages, encoded in `format` (`"langchain" | "openai" | "anthropic" | "ai-sdk" |
     /// "gemini"`), or canonical when absent. Throws `INVALID_OPTION`.
     #[wasm_bindgen(unchecked_return_type = "unknown[]")]
-    pub fn messages(&self, #[wasm_bindgen(unchecked_param_type = "Format | undefined")] format: JsValue) -> JsResult<JsValue> {
+    pub fn messages(&self, #[wasm_bindgen(unchecked_optional_param_type = "Format")] format: Option<JsValue>) -> JsResult<JsValue> {
+        let format = format.unwrap_or(JsValue::UNDEFINED);
         let format = opt_string_arg(&format, "format")?;
         let channel = self.inner.messages("messages").map_err(to_js_error)?;
         match format {
@@ -326,7 +329,8 @@ impl JsStateStore {
     /// (`sequence > since`, `sequence <= until`). Local to this store: payloads include private
     /// channel writes — never send them elsewhere (use `exportForTransport`).
     #[wasm_bindgen(unchecked_return_type = "StoreEvent[]")]
-    pub fn events(&self, #[wasm_bindgen(unchecked_param_type = "EventQuery | undefined")] filter: JsValue) -> JsResult<JsValue> {
+    pub fn events(&self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<JsValue> {
+        let filter = filter.unwrap_or(JsValue::UNDEFINED);
         let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
         to_js(&self.inner.events_matching(&filter))
     }
@@ -334,7 +338,8 @@ impl JsStateStore {
     /// The events in memory as JSON Lines (one event per line, each ending in `\n`), the form
     /// `FileLog` appends and `replay` / `restore` read fastest.
     #[wasm_bindgen(js_name = eventsJsonl)]
-    pub fn events_jsonl(&self, #[wasm_bindgen(unchecked_param_type = "EventQuery | undefined")] filter: JsValue) -> JsResult<String> {
+    pub fn events_jsonl(&self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<String> {
+        let filter = filter.unwrap_or(JsValue::UNDEFINED);
         let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
         let mut out = String::new();
         for e in self.inner.events_matching(&filter) {
@@ -348,7 +353,8 @@ impl JsStateStore {
     /// after their calls (with their own ids), misplaced results moved, duplicates and orphans
     /// removed. Returns `{version, report, ids}`; nothing to repair → no command.
     #[wasm_bindgen(unchecked_return_type = "Repaired")]
-    pub fn repair(&mut self, #[wasm_bindgen(unchecked_param_type = "StoreRepairOptions | undefined")] opts: JsValue) -> JsResult<JsValue> {
+    pub fn repair(&mut self, #[wasm_bindgen(unchecked_optional_param_type = "StoreRepairOptions")] opts: Option<JsValue>) -> JsResult<JsValue> {
+        let opts = opts.unwrap_or(JsValue::UNDEFINED);
         let args: RepairArgs = if opts.is_undefined() || opts.is_null() { RepairArgs::default() } else { from_js(opts)? };
         let author = args.author.clone().unwrap_or_else(|| "repair".into());
         let out = self.change(&author.clone(), vec!["messages".into()], |s, now, sink| s.repair_with(&args.opts, &author, now, sink))?;
@@ -366,8 +372,9 @@ impl JsStateStore {
     /// keys with `claimOwnerKey`. Throws `TAMPERED_LOG` with `details.index` of the first bad event.
     pub fn replay(
         #[wasm_bindgen(unchecked_param_type = "StoreEvent[] | string")] events: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "RestoreInit | undefined")] init: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "RestoreInit")] init: Option<JsValue>,
     ) -> JsResult<JsStateStore> {
+        let init = init.unwrap_or(JsValue::UNDEFINED);
         let hooks = Hooks::read(&init)?;
         let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
         let events = events_from_js(&events)?;
@@ -397,9 +404,11 @@ impl JsStateStore {
     /// `CORRUPT_CHECKPOINT`, `UNSUPPORTED_FORMAT_VERSION`, `TAMPERED_LOG`; nothing is half-loaded.
     pub fn restore(
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] checkpoint: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "StoreEvent[] | string | undefined")] tail: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "RestoreInit | undefined")] init: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "StoreEvent[] | string")] tail: Option<JsValue>,
+        #[wasm_bindgen(unchecked_optional_param_type = "RestoreInit")] init: Option<JsValue>,
     ) -> JsResult<JsStateStore> {
+        let tail = tail.unwrap_or(JsValue::UNDEFINED);
+        let init = init.unwrap_or(JsValue::UNDEFINED);
         let hooks = Hooks::read(&init)?;
         let checkpoint = checkpoint
             .dyn_into::<js_sys::Uint8Array>()

@@ -36,3 +36,18 @@ store.apply({ update: {} });
 // @ts-expect-error: an unknown reducer is a type error
 store.registerChannel({ name: "x", reducer: "sum" });
 export { ids, version, events, key };
+
+// History and persistence.
+import { FileLog, verifyLog, type LogCheck, type StoreEvent as Ev, type DanglingCall, type IndexedDbLog } from "../../pkg/index.js";
+const log = FileLog.open("/tmp/stategate-consumer-typecheck");
+const live = new StateStore({ onEvent: (e: Ev) => log.append([e]), audit: (r) => void r.code });
+const bytes: Uint8Array = live.checkpoint();
+const restored: StateStore = StateStore.restore(bytes, log.load().events);
+const check: LogCheck = verifyLog(restored.events({ since: 0, type: "tool_result" }));
+const dangling: DanglingCall[] = restored.danglingToolCalls();
+const past: StateStore = restored.at(0);
+const replayed: StateStore = StateStore.replay(restored.eventsJsonl());
+let idb: IndexedDbLog | undefined;
+// @ts-expect-error: a checkpoint is bytes, not text
+StateStore.restore("not bytes");
+export { check, dangling, past, replayed, idb };

@@ -1,0 +1,138 @@
+// Inputs that once broke the StateStore (found by a fresh-eyes review of the package), kept as
+// tests: each must give a coded Error (never a trap, a thrown string or a poisoned store) and
+// leave the store exactly as it was, or be handled as the README says.
+//
+// Run: node --test tests/js/regressions.test.mjs
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { StateStore } from "../../pkg/index.js";
+
+const snapshot = (s) => JSON.stringify([s.version, s.toJSON(), s.events()]);
+
+function refused(s, fn, code) {
+  const before = snapshot(s);
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof Error, `not an Error: ${e}`);
+    assert.equal(typeof e.code, "string");
+    assert.equal(typeof e.details, "object");
+    if (code) assert.equal(e.code, code, e.message);
+    return true;
+  });
+  assert.equal(snapshot(s), before);
+  // Still usable afterwards.
+  s.apply({ author: "probe", update: { facts: { probe: s.version } } });
+}
+
+test("a throwing toJSON or getter is a coded error and never poisons the store", () => {
+  const s = new StateStore();
+  refused(s, () => s.apply({ author: "u", update: { facts: { a: { toJSON() { throw "x"; } } } } }), "INVALID_UPDATE");
+  refused(s, () => s.applyBatch([{ author: "u", get update() { throw undefined; } }]), "INVALID_UPDATE");
+  refused(s, () => s.registerChannel({ get name() { throw "n"; }, reducer: "merge" }), "INVALID_OPTION");
+  refused(s, () => s.apply({ author: "u", update: { facts: { big: 10n } } }), "INVALID_UPDATE");
+  const cyclic = {};
+  cyclic.self = cyclic;
+  refused(s, () => s.apply({ author: "u", update: { facts: cyclic } }), "INVALID_UPDATE");
+});
+
+test("wrong argument types are INVALID_OPTION, not wasm traps", () => {
+  const s = new StateStore();
+  for (const bad of [5, true, undefined, ["x"], {}]) {
+    refused(s, () => s.get(bad), "INVALID_OPTION");
+    refused(s, () => s.private(bad), "INVALID_OPTION");
+  }
+  refused(s, () => s.messages(5), "INVALID_OPTION");
+  refused(s, () => s.messages({}), "INVALID_OPTION");
+  assert.throws(() => new StateStore(5), (e) => e.code === "INVALID_OPTION");
+  assert.throws(() => new StateStore({ runid: "typo" }), (e) => e.code === "INVALID_OPTION");
+  const throwing = new StateStore({ clock: () => { throw "clock broke"; } });
+  assert.throws(() => throwing.apply({ author: "u", update: { facts: { a: 1 } } }), (e) => e.code === "INVALID_OPTION" && /clock broke/.test(e.message));
+});
+
+test("NaN and Infinity are refused instead of becoming null (which deletes in a merge)", () => {
+  const s = new StateStore();
+  s.apply({ author: "u", update: { files: { "/x": "content" }, facts: { b: 1 } } });
+  refused(s, () => s.apply({ author: "u", update: { files: { "/x": NaN } } }), "INVALID_UPDATE");
+  refused(s, () => s.apply({ author: "u", update: { facts: { b: Infinity } } }), "INVALID_UPDATE");
+  refused(s, () => s.apply({ author: "u", expectedVersion: NaN, update: { facts: { b: 2 } } }), "INVALID_UPDATE");
+  refused(s, () => s.apply({ author: "u", update: { facts: { m: new Map([["a", 1]]) } } }), "INVALID_UPDATE");
+  assert.equal(s.get("files")["/x"], "content");
+});
+
+test("integers beyond 2^53 stay readable; __proto__ is a plain key; lone surrogates become U+FFFD", () => {
+  const s = new StateStore({ clock: () => 2 ** 60 });
+  s.apply({ author: "m", update: { facts: { t_ns: 1.7e18, big: 2 ** 53 + 2 } } });
+  assert.equal(s.get("facts").t_ns, 1.7e18);
+  assert.equal(s.events()[0].created_at, 2 ** 60);
+  s.apply({ author: "u", update: { facts: JSON.parse('{"__proto__": {"isAdmin": true}, "x": 1}') } });
+  const facts = s.get("facts");
+  assert.equal(facts.isAdmin, undefined);
+  assert.deepEqual(Object.keys(facts), ["t_ns", "big", "__proto__", "x"]);
+  s.apply({ author: "u", update: { messages: [{ role: "user", content: "hi 😀".slice(0, 4) }] } });
+  assert.equal(s.get("messages")[0].content, "hi \uFFFD");
+});
+
+test("errors about private channels carry no private value or key", () => {
+  const s = new StateStore();
+  const key = s.registerChannel({ name: "pmsg", reducer: "messages", visibility: "private", owner: "mem" });
+  s.registerChannel({ name: "pfacts", reducer: "merge", visibility: "private", owner: "mem" }, key);
+  const CANARY = "CANARY-3b9e1d";
+  const attempts = [
+    { pmsg: [{ role: CANARY, content: "x" }] },
+    { pmsg: [{ type: CANARY, content: "x" }] },
+    { pmsg: [{ remove: CANARY }] },
+    { pmsg: [{ replace: { id: CANARY, role: "user", content: "x" } }] },
+    { pmsg: [{ role: "tool", tool_call_id: CANARY, content: "x" }] },
+  ];
+  for (const update of attempts) {
+    try {
+      s.apply({ author: "mem", update });
+      assert.fail("accepted");
+    } catch (e) {
+      const text = JSON.stringify({ message: e.message, details: e.details });
+      assert.ok(!text.includes(CANARY), text);
+      assert.equal(e.details.channel, "pmsg");
+    }
+  }
+  try {
+    s.applyBatch([{ author: "mem", update: { pfacts: { [CANARY]: 1 } } }, { author: "mem", update: { pfacts: { [CANARY]: 2 } } }]);
+    assert.fail("accepted");
+  } catch (e) {
+    assert.equal(e.code, "CONCURRENT_WRITE");
+    assert.ok(!JSON.stringify({ m: e.message, d: e.details }).includes(CANARY));
+  }
+});
+
+test("repair works when it is needed: on a cancelled run, past the deadline, with an approval pending", () => {
+  const s = new StateStore({ clock: () => 50 });
+  s.apply({ author: "app", update: { run: { status: "running" }, budget: { limits: { deadline_ms: 100 } } } });
+  s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "k", type: "function", function: { name: "t", arguments: "{}" } }] }] } });
+  s.apply({ author: "hitl", update: { approvals: { a: { tool_call_id: "k", status: "pending" } } } });
+  s.apply({ author: "app", update: { run: { status: "cancelled" } } });
+  const late = StateStore.replay(s.events(), { clock: () => 1e6 });
+  const { report } = late.repair({ reasons: { k: "interrupted" } });
+  assert.deepEqual(report.map((f) => [f.kind, f.toolCallId]), [["interrupted", "k"]]);
+  assert.equal(late.danglingToolCalls().length, 0);
+  // The model itself still cannot write to the cancelled run.
+  refused(s, () => s.apply({ author: "m", update: { messages: [{ role: "assistant", content: "one more thing" }] } }), "RUN_ENDED");
+});
+
+test("ordering ops cannot put a result before its call or orphan it", () => {
+  const s = new StateStore();
+  s.apply({ author: "m", update: { messages: [{ id: "u", role: "user", content: "q" }, { id: "a", role: "assistant", content: null, tool_calls: [{ id: "k", type: "function", function: { name: "t", arguments: "{}" } }] }] } });
+  refused(s, () => s.apply({ author: "t", update: { messages: [{ insertAfter: "u", message: { id: "r", role: "tool", tool_call_id: "k", content: "x" } }] } }), "UNKNOWN_TOOL_CALL");
+  s.apply({ author: "t", update: { messages: [{ id: "r", role: "tool", tool_call_id: "k", content: "x" }] } });
+  refused(s, () => s.apply({ author: "m", update: { messages: [{ remove: "a" }] } }), "UNKNOWN_TOOL_CALL");
+  refused(s, () => s.apply({ author: "m", update: { messages: [{ id: "a2", role: "assistant", content: null, tool_calls: [{ id: "d", type: "function", function: { name: "t", arguments: "{}" } }, { id: "d", type: "function", function: { name: "t", arguments: "{}" } }] }] } }), "INVALID_TOOL_CALL");
+});
+
+test("an Anthropic response stored alone keeps its format; OpenAI output of call-only turns has content null", () => {
+  const s = new StateStore();
+  const reply = { id: "msg_1", type: "message", role: "assistant", model: "claude", content: [{ type: "text", text: "hi" }], stop_reason: "end_turn", usage: { input_tokens: 3, output_tokens: 1 } };
+  s.apply({ author: "m", update: { messages: [reply] } });
+  assert.deepEqual(s.messages("anthropic")[0], reply);
+  assert.equal(s.messages("openai")[0].model, undefined);
+  s.apply({ author: "m", update: { messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] }] } });
+  assert.equal(s.messages("openai")[1].content, null);
+  assert.equal(s.get("budget").used.tokens, 4);
+});
