@@ -17,6 +17,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { writeSection } from "./lib.mjs";
 import { HumanMessage, AIMessage, ToolMessage } from "@langchain/core/messages";
 import { createPatchToolCallsMiddleware } from "deepagents";
 import { repairMessages, validateMessages, convertMessages, readTranscript } from "../pkg/index.js";
@@ -205,23 +206,6 @@ Inputs:
   (stringified outside the timed region).
 - (d): the wasm as built into \`pkg/\` by \`scripts/build.sh\` (release), gzip via zlib level 9.
 `;
-  const file = path.join(ROOT, "BENCHMARKS.md");
-  writeSection(file, "repair", md);
-  console.log(`wrote the repair section of ${file}`);
+  writeSection("repair", md);
 }
 
-/** Replaces the text between `<!-- bench:NAME:begin -->` and `<!-- bench:NAME:end -->` in `file`
- * (appends the section if the markers are missing), keeping everything else. A file written
- * whole by an older version of this script (no markers) is replaced. */
-function writeSection(file, name, body) {
-  const begin = `<!-- bench:${name}:begin -->`;
-  const end = `<!-- bench:${name}:end -->`;
-  let text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# Benchmarks\n";
-  if (!text.includes("<!-- bench:") && text.includes("benches/repair.bench.mjs --write")) text = "# Benchmarks\n";
-  const block = `${begin}\n${body.trim()}\n${end}`;
-  const i = text.indexOf(begin);
-  const j = text.indexOf(end);
-  if (i !== -1 && j > i) text = text.slice(0, i) + block + text.slice(j + end.length);
-  else text = `${text.trimEnd()}\n\n${block}\n`;
-  fs.writeFileSync(file, text);
-}

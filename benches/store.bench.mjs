@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { writeSection } from "./lib.mjs";
 import { HumanMessage, AIMessage } from "@langchain/core/messages";
 import { messagesStateReducer } from "@langchain/langgraph";
 import { StateStore } from "../pkg/index.js";
@@ -177,24 +178,6 @@ console.log(`(a: warm-up 1,000 appends each, median of ${RUNS_A} / ${RUNS_A_LANG
 
 // ---------------------------------------------------------------------------------------------
 // BENCHMARKS.md: replace only this script's section.
-/** Replaces the text between `<!-- bench:NAME:begin -->` and `<!-- bench:NAME:end -->` in `file`
- * (appends the section if the markers are missing), keeping everything else. A file written
- * whole by an older repair.bench.mjs (no markers) is first wrapped as the repair section. */
-function writeSection(file, name, body) {
-  const begin = `<!-- bench:${name}:begin -->`;
-  const end = `<!-- bench:${name}:end -->`;
-  let text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# Benchmarks\n";
-  if (!text.includes("<!-- bench:") && text.includes("benches/repair.bench.mjs --write")) {
-    const rest = text.replace(/^# Benchmarks\s*\n/, "");
-    text = `# Benchmarks\n\n<!-- bench:repair:begin -->\n${rest.trim()}\n<!-- bench:repair:end -->\n`;
-  }
-  const block = `${begin}\n${body.trim()}\n${end}`;
-  const i = text.indexOf(begin);
-  const j = text.indexOf(end);
-  if (i !== -1 && j > i) text = text.slice(0, i) + block + text.slice(j + end.length);
-  else text = `${text.trimEnd()}\n\n${block}\n`;
-  fs.writeFileSync(file, text);
-}
 
 if (WRITE) {
   const pkgVersion = (dir) => JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")).version;
@@ -235,7 +218,5 @@ Method:
   of the window is timed with \`performance.now()\`; median and mean per append. The list grows
   by the window during the measurement.
 `;
-  const file = path.join(ROOT, "BENCHMARKS.md");
-  writeSection(file, "store", body);
-  console.log(`wrote the store section of ${file}`);
+  writeSection("store", body);
 }

@@ -122,7 +122,7 @@ impl JsIndexedDbLog {
         future_to_promise(async move {
             let events: Vec<Event> = match events.as_string() {
                 Some(text) => parse_jsonl(&text).map_err(to_js_error)?,
-                None => super::interop::from_js_json(&events, ErrorCode::TamperedLog, "events are a list of logged events")?,
+                None => super::interop::from_js_json_max(&events, ErrorCode::TamperedLog, "events are a list of logged events", u32::MAX)?,
             };
             let t = tx(&db, EVENTS, IdbTransactionMode::Readwrite)?;
             let store = t.object_store(EVENTS).map_err(|e| storage_error("append", &e))?;

@@ -58,7 +58,8 @@ pub(crate) fn from_js<T: DeserializeOwned>(v: JsValue) -> Result<T, JsValue> {
     from_js_json(&v, ErrorCode::InvalidOption, "invalid options")
 }
 
-/// The largest command, batch or option value accepted, in UTF-16 code units of its JSON text.
+/// The largest command, batch or option value accepted, in UTF-16 code units of its JSON text
+/// (logs given as event objects have no limit but the engine's string length).
 pub(crate) const MAX_INPUT_CHARS: u32 = 32 * 1024 * 1024;
 
 #[wasm_bindgen(inline_js = "
@@ -94,14 +95,30 @@ thread_local! {
 /// are refused (they would silently become `null` or `{}`); a lone surrogate becomes U+FFFD, as
 /// on the other paths. Text over [`MAX_INPUT_CHARS`] is `TOO_LARGE`.
 pub(crate) fn from_js_json<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str) -> Result<T, JsValue> {
-    let text = REPLACER
-        .with(|r| js_sys::JSON::stringify_with_replacer(v, r))
-        .map_err(|e| to_js_error(Error::new(code, format!("{what}: it cannot be stored as JSON ({})", describe(&e)))))?;
-    if text.length() > MAX_INPUT_CHARS {
-        return Err(to_js_error(Error::new(ErrorCode::TooLarge, format!("{what}: {} characters of JSON; the limit is {MAX_INPUT_CHARS}", text.length()))));
+    from_js_json_max(v, code, what, MAX_INPUT_CHARS)
+}
+
+/// [`from_js_json`] with another size limit.
+pub(crate) fn from_js_json_max<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<T, JsValue> {
+    let fail = |e: JsValue| to_js_error(Error::new(code, format!("{what}: it cannot be stored as JSON ({})", describe(&e))));
+    // Fast path: plain JSON.stringify (a replacer turns V8's fast serializer off). What it could
+    // have lost silently only ever shows as `null` (NaN, Infinity) or `{}` (Map, Set), and lone
+    // surrogates make serde_json fail: in those cases, stringify again through the replacer.
+    let text = js_sys::JSON::stringify(v).map_err(fail)?;
+    let suspicious = text.includes("null", 0) || text.includes("{}", 0);
+    let text = if suspicious { REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)).map_err(fail)? } else { text };
+    if text.length() > max {
+        return Err(to_js_error(Error::new(ErrorCode::TooLarge, format!("{what}: {} characters of JSON; the limit is {max}", text.length()))));
     }
-    let text = text.as_string().ok_or_else(|| to_js_error(Error::new(code, format!("{what}: got undefined"))))?;
-    serde_json::from_str(&text).map_err(|e| to_js_error(Error::new(code, format!("{what}: {e}"))))
+    let s = text.as_string().ok_or_else(|| to_js_error(Error::new(code, format!("{what}: got undefined"))))?;
+    match serde_json::from_str(&s) {
+        Ok(out) => Ok(out),
+        Err(_) if !suspicious => {
+            let mended = REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)).map_err(fail)?.as_string().unwrap_or_default();
+            serde_json::from_str(&mended).map_err(|e| to_js_error(Error::new(code, format!("{what}: {e}"))))
+        }
+        Err(e) => Err(to_js_error(Error::new(code, format!("{what}: {e}")))),
+    }
 }
 
 /// A string argument; anything else is `INVALID_OPTION` naming the argument (wasm-bindgen does

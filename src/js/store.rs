@@ -136,7 +136,7 @@ fn events_from_js(events: &JsValue) -> JsResult<Vec<Event>> {
     }
     match events.as_string() {
         Some(text) => parse_jsonl(&text).map_err(to_js_error),
-        None => from_js_json(events, ErrorCode::TamperedLog, "events are a list of logged events or their JSON Lines"),
+        None => super::interop::from_js_json_max(events, ErrorCode::TamperedLog, "events are a list of logged events or their JSON Lines", u32::MAX),
     }
 }
 

@@ -100,7 +100,7 @@ impl Store {
             let i = self.index(name).map_err(|_| tampered(index, format!("event {index} writes an unknown channel '{name}'")))?;
             let write = match self.slots.get(i) {
                 Some(Slot::Messages(_)) => Write::Messages(
-                    Vec::<MessageOp>::deserialize(value).map_err(|err| tampered(index, format!("event {index} has unreadable messages: {err}")))?,
+                    MessageOp::list_from_canonical(value).map_err(|err| tampered(index, format!("event {index} has unreadable messages: {}", err.message)))?,
                 ),
                 _ => Write::Json(value.clone()),
             };
@@ -113,12 +113,10 @@ impl Store {
             correlation_id: e.correlation_id.clone(),
             causation_id: e.causation_id.clone(),
             system: e.system,
+            expect: Some(e),
         };
         self.run_batch(vec![cmd], e.created_at, &mut |_| Ok(()))
             .map_err(|err| tampered(index, format!("event {index} (sequence {}) does not apply: {}: {}", e.sequence, err.code.as_str(), err.message)))?;
-        if self.log.last().map(|l| &l.hash) != Some(&e.hash) {
-            return Err(tampered(index, format!("event {index} (sequence {}) does not reproduce: its payload was altered", e.sequence)));
-        }
         Ok(())
     }
 

@@ -32,7 +32,7 @@ pub(super) enum Slot {
 }
 
 /// A command after decoding: channel indices and typed writes.
-pub(super) struct Decoded {
+pub(super) struct Decoded<'e> {
     pub(super) author: String,
     pub(super) expected_version: Option<u64>,
     pub(super) writes: Vec<(usize, Write)>,
@@ -41,6 +41,9 @@ pub(super) struct Decoded {
     /// A repair by the store itself: exempt from the run-ended, deadline, approval and turn rules
     /// (it only answers dangling calls with error results and tidies the list).
     pub(super) system: bool,
+    /// When replaying: the logged event this command must reproduce (its hash was verified, so
+    /// the new event is compared field by field instead of hashed again).
+    pub(super) expect: Option<&'e Event>,
 }
 
 /// An agent's state: one value per channel, the version, and the log of applied commands.
@@ -296,7 +299,7 @@ impl Store {
     }
 
     /// decode: channel names → indices, messages → ops. No state is read but the schema.
-    fn decode(&self, cmd: &Command) -> Result<Decoded> {
+    fn decode(&self, cmd: &Command) -> Result<Decoded<'static>> {
         let mut writes = Vec::with_capacity(cmd.update.len());
         for (name, value) in &cmd.update {
             let i = self.index(name)?;
@@ -316,6 +319,7 @@ impl Store {
             correlation_id: cmd.correlation_id.clone(),
             causation_id: cmd.causation_id.clone(),
             system: false,
+            expect: None,
         })
     }
 
@@ -333,7 +337,7 @@ impl Store {
 
     /// The pipeline for decoded commands: authorise and lock every command first, then reduce
     /// them in order under a journal; on any error restore everything.
-    pub(super) fn run_batch(&mut self, batch: Vec<Decoded>, now_ms: u64, sink: Sink) -> Result<Vec<Vec<String>>> {
+    pub(super) fn run_batch(&mut self, batch: Vec<Decoded<'_>>, now_ms: u64, sink: Sink) -> Result<Vec<Vec<String>>> {
         self.writable()?;
         for (ci, cmd) in batch.iter().enumerate() {
             for (i, _) in &cmd.writes {
@@ -392,7 +396,7 @@ impl Store {
         }
     }
 
-    fn reduce_batch(&mut self, batch: Vec<Decoded>, now_ms: u64, journal: &mut Journal) -> Result<Vec<Vec<String>>> {
+    fn reduce_batch(&mut self, batch: Vec<Decoded<'_>>, now_ms: u64, journal: &mut Journal) -> Result<Vec<Vec<String>>> {
         let mut written_by: HashMap<(usize, String), (usize, String)> = HashMap::new();
         let mut all_ids = Vec::with_capacity(batch.len());
         for (ci, cmd) in batch.into_iter().enumerate() {
@@ -405,7 +409,7 @@ impl Store {
     /// validate → reduce → cross-channel checks → version + 1 → event, for one command.
     fn reduce_command(
         &mut self,
-        mut cmd: Decoded,
+        mut cmd: Decoded<'_>,
         ci: usize,
         now_ms: u64,
         journal: &mut Journal,
@@ -501,7 +505,13 @@ impl Store {
             hash: String::new(),
             system: cmd.system,
         };
-        event.hash = event.compute_hash();
+        event.hash = match cmd.expect {
+            Some(logged) if same_event(&event, logged) => logged.hash.clone(),
+            Some(logged) => {
+                return Err(Error::new(ErrorCode::TamperedLog, format!("event {} does not reproduce: its payload was altered", logged.sequence)))
+            }
+            None => event.compute_hash(),
+        };
         self.log.push(event);
         self.version = sequence;
         Ok(fx.ids)
@@ -632,10 +642,25 @@ impl Store {
         }
         // Removed messages that are not re-inserted stay removed; a moved message's insert
         // cancels its removal.
-        let cmd = Decoded { author: author.to_string(), expected_version: None, writes: vec![(i, Write::Messages(ops))], correlation_id: None, causation_id: None, system: true };
+        let cmd = Decoded { author: author.to_string(), expected_version: None, writes: vec![(i, Write::Messages(ops))], correlation_id: None, causation_id: None, system: true, expect: None };
         self.run_batch(vec![cmd], now_ms, sink).map_err(|e| Error { command: None, ..e })?;
         Ok(Repaired { version: self.version, report, ids: new_ids })
     }
+}
+
+/// True when `a` has every field of `b` but the hash.
+fn same_event(a: &Event, b: &Event) -> bool {
+    a.event_id == b.event_id
+        && a.run_id == b.run_id
+        && a.sequence == b.sequence
+        && a.kind == b.kind
+        && a.author == b.author
+        && a.created_at == b.created_at
+        && a.correlation_id == b.correlation_id
+        && a.causation_id == b.causation_id
+        && a.prev_hash == b.prev_hash
+        && a.system == b.system
+        && a.payload == b.payload
 }
 
 /// The channels touched by a batch, with the values to restore on failure. The budget's
