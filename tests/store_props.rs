@@ -24,7 +24,7 @@ fn new_store() -> (Store, String) {
     (s, key)
 }
 
-fn snapshot(s: &Store, key: &str) -> String {
+fn snapshot(s: &mut Store, key: &str) -> String {
     serde_json::to_string(&json!({
         "version": s.version(),
         "system": s.system_view(),
@@ -80,7 +80,7 @@ proptest! {
         let (mut twin, twin_key) = new_store();
         for (kind, a, b) in ops {
             let cmd = build(kind, a, b, s.version());
-            let before = snapshot(&s, &key);
+            let before = snapshot(&mut s, &key);
             let v = s.version();
             match s.apply(&cmd, 1_000) {
                 Ok(out) => {
@@ -89,12 +89,12 @@ proptest! {
                     twin.apply(&cmd, 1_000).unwrap();
                 }
                 Err(e) => {
-                    prop_assert_eq!(snapshot(&s, &key), before, "{:?} changed the store", e.code);
+                    prop_assert_eq!(snapshot(&mut s, &key), before, "{:?} changed the store", e.code);
                     prop_assert!(!e.message.contains("secret-"), "an error leaked a private value: {}", e.message);
                 }
             }
         }
-        prop_assert_eq!(snapshot(&s, &key), snapshot(&twin, &twin_key));
+        prop_assert_eq!(snapshot(&mut s, &key), snapshot(&mut twin, &twin_key));
     }
 
     /// A batch whose writes commute (counter adds, merges of distinct keys, union) gives the same
@@ -147,7 +147,7 @@ proptest! {
         let channels: Vec<ChannelSpec> = s.channels().iter().skip(12).cloned().collect();
         let mut replayed = Store::replay(StoreOptions { run_id: None, channels }, s.events()).unwrap();
         let claimed = replayed.claim_owner_key("vault", || "key".into()).unwrap();
-        prop_assert_eq!(snapshot(&replayed, &claimed), snapshot(&s, &key));
+        prop_assert_eq!(snapshot(&mut replayed, &claimed), snapshot(&mut s, &key));
 
         let (k, bytes) = &checkpoints[k_pick as usize % checkpoints.len()];
         let tail: Vec<Event> = s.events().iter().filter(|e| e.sequence > *k).cloned().collect();

@@ -117,7 +117,7 @@ const CALLS: &str = r#"{"author": "model", "update": {"messages": [{"role": "use
     {"id": "c2", "type": "function", "function": {"name": "t", "arguments": "{}"}},
     {"id": "c3", "type": "function", "function": {"name": "t", "arguments": "{}"}}]}]}}"#;
 
-fn observed(s: &JsStateStore) -> String {
+fn observed(s: &mut JsStateStore) -> String {
     let all = Array::of3(&s.to_json().unwrap(), &s.events(None).unwrap(), &JsValue::from(s.version()));
     js_sys::JSON::stringify(&all).unwrap().as_string().unwrap()
 }
@@ -143,7 +143,7 @@ fn store_superstep_merges_parallel_results() {
 fn store_conflicts_and_version_locks_change_nothing() {
     let mut s = store();
     s.apply(parse(CALLS)).unwrap();
-    let before = observed(&s);
+    let before = observed(&mut s);
     let err = s.apply_batch(parse(r#"[{"author": "alice", "update": {"answer": 1}}, {"author": "bob", "update": {"answer": 2}}]"#)).unwrap_err();
     assert!(err.is_instance_of::<js_sys::Error>());
     assert_eq!(get(&err, "code").as_string().unwrap(), "CONCURRENT_WRITE");
@@ -153,7 +153,7 @@ fn store_conflicts_and_version_locks_change_nothing() {
     assert_eq!(get(&err, "code").as_string().unwrap(), "VERSION_CONFLICT");
     let err = s.apply(parse(r#"{"author": "t", "update": {"messages": [{"role": "tool", "tool_call_id": "zz", "content": "x"}]}}"#)).unwrap_err();
     assert_eq!(get(&err, "code").as_string().unwrap(), "UNKNOWN_TOOL_CALL");
-    assert_eq!(observed(&s), before);
+    assert_eq!(observed(&mut s), before);
 }
 
 #[wasm_bindgen_test]
@@ -188,11 +188,11 @@ fn store_history_checkpoint_restore_and_write_ahead_events() {
     let mut s = JsStateStore::new(Some(init.into())).unwrap();
     s.apply(parse(CALLS)).unwrap();
     s.apply(parse(r#"{"author": "t1", "update": {"messages": [{"role": "tool", "tool_call_id": "c1", "content": "1"}]}}"#)).unwrap();
-    let before = observed(&s);
+    let before = observed(&mut s);
     // The third event cannot be written: the command is rolled back.
     let err = s.apply(parse(r#"{"author": "t2", "update": {"messages": [{"role": "tool", "tool_call_id": "c2", "content": "2"}]}}"#)).unwrap_err();
     assert_eq!(get(&err, "code").as_string().unwrap(), "STORAGE_ERROR");
-    assert_eq!(observed(&s), before);
+    assert_eq!(observed(&mut s), before);
     assert_eq!(sunk.length(), 2);
     assert_eq!(js_sys::JSON::stringify(&verify_log_js(sunk.clone().into()).unwrap()).unwrap(), r#"{"ok":true}"#);
 

@@ -192,7 +192,7 @@ impl JsStateStore {
     /// Runs a change. Its events go to `onEvent` before the change is kept (write-ahead: if
     /// `onEvent` throws, the change is rolled back and `STORAGE_ERROR` thrown); a refused change
     /// goes to `audit` (whose own exceptions are ignored: auditing never changes the outcome).
-    fn change<T>(&mut self, author: &str, channels: Vec<String>, f: impl FnOnce(&mut Store, u64, crate::state::Sink) -> crate::error::Result<T>) -> JsResult<T> {
+    fn change<T>(&mut self, author: &str, channels: Vec<String>, f: impl FnOnce(&mut Store, u64, Option<crate::state::Sink>) -> crate::error::Result<T>) -> JsResult<T> {
         let now = self.now()?;
         let on_event = self.hooks.on_event.clone();
         let mut sink = |events: &[crate::log::Event]| -> crate::error::Result<()> {
@@ -205,7 +205,8 @@ impl JsStateStore {
             }
             Ok(())
         };
-        match f(&mut self.inner, now, &mut sink) {
+        let sink: Option<crate::state::Sink> = if self.hooks.on_event.is_some() { Some(&mut sink) } else { None };
+        match f(&mut self.inner, now, sink) {
             Ok(out) => Ok(out),
             Err(e) => {
                 if let Some(audit) = &self.hooks.audit {
@@ -329,7 +330,7 @@ impl JsStateStore {
     /// (`sequence > since`, `sequence <= until`). Local to this store: payloads include private
     /// channel writes — never send them elsewhere (use `exportForTransport`).
     #[wasm_bindgen(unchecked_return_type = "StoreEvent[]")]
-    pub fn events(&self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<JsValue> {
+    pub fn events(&mut self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<JsValue> {
         let filter = filter.unwrap_or(JsValue::UNDEFINED);
         let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
         to_js(&self.inner.events_matching(&filter))
@@ -338,7 +339,7 @@ impl JsStateStore {
     /// The events in memory as JSON Lines (one event per line, each ending in `\n`), the form
     /// `FileLog` appends and `replay` / `restore` read fastest.
     #[wasm_bindgen(js_name = eventsJsonl)]
-    pub fn events_jsonl(&self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<String> {
+    pub fn events_jsonl(&mut self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<String> {
         let filter = filter.unwrap_or(JsValue::UNDEFINED);
         let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
         let mut out = String::new();
@@ -363,7 +364,7 @@ impl JsStateStore {
 
     /// The hash of the last event (64 zeros before any).
     #[wasm_bindgen(getter, js_name = lastHash)]
-    pub fn last_hash(&self) -> String {
+    pub fn last_hash(&mut self) -> String {
         self.inner.last_hash().to_string()
     }
 
@@ -384,7 +385,7 @@ impl JsStateStore {
     /// A read-only view of the store right after event `sequence` (0 = before any), with the
     /// same read API and private keys; its changes throw `READ_ONLY`. Throws `INVALID_OPTION` for
     /// a sequence outside the history in memory.
-    pub fn at(&self, #[wasm_bindgen(unchecked_param_type = "number")] sequence: JsValue) -> JsResult<JsStateStore> {
+    pub fn at(&mut self, #[wasm_bindgen(unchecked_param_type = "number")] sequence: JsValue) -> JsResult<JsStateStore> {
         let sequence = sequence.as_f64().unwrap_or(f64::NAN);
         if !(sequence >= 0.0 && sequence.fract() == 0.0) {
             return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "sequence is a whole number ≥ 0")));
@@ -395,7 +396,7 @@ impl JsStateStore {
     /// The current state as checkpoint bytes (UTF-8 JSON sealed by a SHA-256 digest): every
     /// channel (private ones too: for local persistence only), last sequence and hash, format
     /// version. Never contains owner keys.
-    pub fn checkpoint(&self) -> Vec<u8> {
+    pub fn checkpoint(&mut self) -> Vec<u8> {
         self.inner.checkpoint().encode()
     }
 
@@ -422,7 +423,7 @@ impl JsStateStore {
     /// their specs or keys. `{format: "stategate-export", format_version, run_id, last_sequence,
     /// last_hash, channels, values, digest}`.
     #[wasm_bindgen(js_name = exportForTransport, unchecked_return_type = "Record<string, unknown>")]
-    pub fn export_for_transport(&self) -> JsResult<JsValue> {
+    pub fn export_for_transport(&mut self) -> JsResult<JsValue> {
         let bytes = self.inner.export_for_transport().encode();
         let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?;
         to_js(&v)

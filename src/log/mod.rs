@@ -83,6 +83,10 @@ pub struct Event {
     /// run-ended, deadline and approval rules. Absent (false) otherwise; hashed only when true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub system: bool,
+    /// The writes of an event not sealed yet; the store turns them into `payload` when it seals
+    /// (never serialised: every event that leaves the store is sealed).
+    #[serde(skip)]
+    pub(crate) pending: Option<Vec<(String, Write)>>,
 }
 
 impl Event {

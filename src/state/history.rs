@@ -49,7 +49,8 @@ fn tampered(index: usize, what: String) -> Error {
 
 impl Store {
     /// The events in memory that match `filter`, in order.
-    pub fn events_matching(&self, filter: &EventFilter) -> Vec<&Event> {
+    pub fn events_matching(&mut self, filter: &EventFilter) -> Vec<&Event> {
+        self.seal();
         self.log
             .iter()
             .filter(|e| filter.since.is_none_or(|s| e.sequence > s))
@@ -115,7 +116,7 @@ impl Store {
             system: e.system,
             expect: Some(e),
         };
-        self.run_batch(vec![cmd], e.created_at, &mut |_| Ok(()))
+        self.run_batch(vec![cmd], e.created_at, None)
             .map_err(|err| tampered(index, format!("event {index} (sequence {}) does not apply: {}: {}", e.sequence, err.code.as_str(), err.message)))?;
         Ok(())
     }
@@ -139,7 +140,8 @@ impl Store {
     /// A read-only view of the store right after event `sequence` (0 = before any), with the
     /// same read API (and the same private keys). Errors: `INVALID_OPTION` for a sequence after
     /// the last event or before the checkpoint this store was restored from.
-    pub fn at(&self, sequence: u64) -> Result<Store> {
+    pub fn at(&mut self, sequence: u64) -> Result<Store> {
+        self.seal();
         let base = self.base.0;
         if sequence > self.version || sequence < base {
             return Err(Error::new(
@@ -161,17 +163,18 @@ impl Store {
 
     /// The checkpoint of the current state: every channel (private ones too: it is for local
     /// persistence), the last sequence and hash. See [`Checkpoint`] for the byte format.
-    pub fn checkpoint(&self) -> Checkpoint {
+    pub fn checkpoint(&mut self) -> Checkpoint {
         self.snapshot(CHECKPOINT_FORMAT, true)
     }
 
     /// A snapshot meant to leave the machine (format `stategate-export`): like a checkpoint, but
     /// without private channels, their specs or any key.
-    pub fn export_for_transport(&self) -> Checkpoint {
+    pub fn export_for_transport(&mut self) -> Checkpoint {
         self.snapshot("stategate-export", false)
     }
 
-    fn snapshot(&self, format: &str, private: bool) -> Checkpoint {
+    fn snapshot(&mut self, format: &str, private: bool) -> Checkpoint {
+        let last_hash = self.last_hash().to_string();
         let keep = |s: &ChannelSpec| private || s.visibility != Visibility::Private;
         let values: Map<String, Value> =
             self.specs.iter().enumerate().filter(|(_, s)| keep(s)).map(|(i, s)| (s.name.clone(), self.value_of(i))).collect();
@@ -180,7 +183,7 @@ impl Store {
             format_version: CHECKPOINT_FORMAT_VERSION,
             run_id: self.run_id.clone(),
             last_sequence: self.version,
-            last_hash: self.last_hash().to_string(),
+            last_hash,
             channels: self.user_channels().filter(|s| keep(s)).cloned().collect(),
             values,
             digest: String::new(),

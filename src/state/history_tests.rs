@@ -19,7 +19,7 @@ fn result(call: &str) -> Value {
 }
 
 /// What replay/restore must reproduce: version, every channel, the private ones.
-fn state(s: &Store) -> Value {
+fn state(s: &mut Store) -> Value {
     json!({"version": s.version(), "system": s.system_view(), "last_hash": s.last_hash()})
 }
 
@@ -33,7 +33,7 @@ fn session() -> Store {
 
 #[test]
 fn events_chain_and_carry_the_seed_envelope() {
-    let s = session();
+    let mut s = session();
     let ev = s.events();
     assert_eq!(ev.len(), 3);
     assert_eq!(ev[0].prev_hash, GENESIS_HASH);
@@ -49,7 +49,7 @@ fn events_chain_and_carry_the_seed_envelope() {
 
 #[test]
 fn verify_names_the_first_broken_link() {
-    let s = session();
+    let mut s = session();
     let mut ev: Vec<Event> = s.events().to_vec();
     ev[1].author = "mallory".into();
     let b = verify_log(&ev, (0, GENESIS_HASH)).unwrap_err();
@@ -68,18 +68,18 @@ fn verify_names_the_first_broken_link() {
 
 #[test]
 fn a_message_without_id_replayed_twice_gets_the_same_ids() {
-    let s = session();
-    let a = Store::replay(StoreOptions::default(), s.events()).unwrap();
-    let b = Store::replay(StoreOptions::default(), s.events()).unwrap();
-    assert_eq!(state(&a), state(&s));
-    assert_eq!(state(&a), state(&b));
+    let mut s = session();
+    let mut a = Store::replay(StoreOptions::default(), s.events()).unwrap();
+    let mut b = Store::replay(StoreOptions::default(), s.events()).unwrap();
+    assert_eq!(state(&mut a), state(&mut s));
+    assert_eq!(state(&mut a), state(&mut b));
     assert_eq!(a.get("messages").unwrap()[0]["id"], "run-a:1:0");
     assert_eq!(a.events(), s.events());
 }
 
 #[test]
 fn replay_refuses_a_tampered_log() {
-    let s = session();
+    let mut s = session();
     let mut ev: Vec<Event> = s.events().to_vec();
     ev[2].payload.insert("files".into(), json!({"/p1": "forged"}));
     let e = Store::replay(StoreOptions::default(), &ev).unwrap_err();
@@ -108,17 +108,18 @@ fn at_is_a_read_only_past_view() {
     let mut past = past;
     assert_eq!(past.apply(&cmd("x", json!({"facts": {"a": 1}})), 0).unwrap_err().code, ErrorCode::ReadOnly);
     assert_eq!(s.at(4).unwrap_err().code, ErrorCode::InvalidOption);
-    assert_eq!(state(&s.at(3).unwrap()), state(&s));
+    let mut at3 = s.at(3).unwrap();
+    assert_eq!(state(&mut at3), state(&mut s));
     s.apply(&cmd("x", json!({"facts": {"a": 1}})), 0).unwrap();
     assert_eq!(s.at(0).unwrap().get("messages").unwrap(), json!([]));
 }
 
 #[test]
 fn checkpoint_restore_and_crash_in_the_middle_of_a_tool_batch() {
-    let s = session();
+    let mut s = session();
     let bytes = s.checkpoint().encode();
-    let restored = Store::restore(&bytes, &[]).unwrap();
-    assert_eq!(state(&restored), state(&s));
+    let mut restored = Store::restore(&bytes, &[]).unwrap();
+    assert_eq!(state(&mut restored), state(&mut s));
     // Crash after the first of three results: c1 kept, c2 and c3 dangling, nothing re-run.
     let dangling: Vec<String> = restored.dangling_tool_calls().into_iter().map(|d| d.tool_call_id).collect();
     assert_eq!(dangling, vec!["c2", "c3"]);
@@ -144,8 +145,8 @@ fn restore_with_a_tail_equals_the_live_store() {
     s.apply(&cmd("tool", json!({"messages": [result("c2")]})), 1_003).unwrap();
     s.apply(&cmd("tool", json!({"messages": [result("c3")]})), 1_004).unwrap();
     // The whole log as tail: events up to the checkpoint are skipped.
-    let r = Store::restore(&bytes, s.events()).unwrap();
-    assert_eq!(state(&r), state(&s));
+    let mut r = Store::restore(&bytes, s.events()).unwrap();
+    assert_eq!(state(&mut r), state(&mut s));
     assert_eq!(r.at(3).unwrap().version(), 3);
     assert_eq!(r.at(2).unwrap_err().code, ErrorCode::InvalidOption);
     // A tail that skips an event is refused, nothing is half-loaded.
@@ -156,7 +157,7 @@ fn restore_with_a_tail_equals_the_live_store() {
 
 #[test]
 fn corrupt_or_unknown_checkpoints_are_refused() {
-    let s = session();
+    let mut s = session();
     let bytes = s.checkpoint().encode();
     let mut v: Value = serde_json::from_slice(&bytes).unwrap();
     v["format_version"] = json!(2);
@@ -188,7 +189,7 @@ fn private_channels_are_checkpointed_but_never_exported() {
 
 #[test]
 fn events_filter_and_jsonl() {
-    let s = session();
+    let mut s = session();
     let f = EventFilter { since: Some(1), until: Some(2), kind: None };
     assert_eq!(s.events_matching(&f).iter().map(|e| e.sequence).collect::<Vec<_>>(), vec![2]);
     let f = EventFilter { kind: Some(crate::log::EventType::ToolResult), ..Default::default() };

@@ -59,6 +59,10 @@ pub struct Store {
     pub(super) version: u64,
     /// Events since `base` (all of them unless the store was restored from a checkpoint).
     pub(super) log: Vec<Event>,
+    /// How many events of `log` carry their `prev_hash` and `hash`. Hashing is deferred until
+    /// events leave the store (read, persisted, checkpointed): the chain is deterministic, so
+    /// sealing later gives the very same hashes, and appends stay cheap.
+    pub(super) sealed: usize,
     /// The sequence and hash the in-memory log follows, and the checkpoint it was restored from.
     pub(super) base: (u64, String, Option<Box<crate::log::Checkpoint>>),
     /// Owner name → key, for private channels (absent until claimed after a restore).
@@ -82,6 +86,7 @@ impl Store {
             slots: Vec::new(),
             version: 0,
             log: Vec::new(),
+            sealed: 0,
             base: (0, GENESIS_HASH.to_string(), None),
             keys: HashMap::new(),
             call_events: HashMap::new(),
@@ -172,9 +177,28 @@ impl Store {
         &self.specs
     }
 
-    /// Every applied command's event, in order.
-    pub fn events(&self) -> &[Event] {
+    /// Every applied command's event in memory, in order, sealed (hashed).
+    pub fn events(&mut self) -> &[Event] {
+        self.seal();
         &self.log
+    }
+
+    /// Computes `prev_hash` and `hash` of the events not yet sealed, in order.
+    pub(super) fn seal(&mut self) {
+        for i in self.sealed..self.log.len() {
+            let prev = match i.checked_sub(1).and_then(|j| self.log.get(j)) {
+                Some(e) => e.hash.clone(),
+                None => self.base.1.clone(),
+            };
+            if let Some(e) = self.log.get_mut(i) {
+                if let Some(writes) = e.pending.take() {
+                    e.payload = payload_of(writes);
+                }
+                e.prev_hash = prev;
+                e.hash = e.compute_hash();
+            }
+        }
+        self.sealed = self.log.len();
     }
 
     pub(super) fn index(&self, channel: &str) -> Result<usize> {
@@ -256,12 +280,12 @@ impl Store {
     /// Applies one command at time `now_ms` (ms since the epoch, for the budget deadline and the
     /// event). Errors: every code of the pipeline; the store is unchanged on error.
     pub fn apply(&mut self, cmd: &Command, now_ms: u64) -> Result<Applied> {
-        self.apply_with(cmd, now_ms, &mut |_| Ok(()))
+        self.apply_with(cmd, now_ms, None)
     }
 
-    /// [`Store::apply`], handing the new event to `sink` before the change is kept (write-ahead:
-    /// if the sink fails, e.g. the log cannot be written, the command is rolled back).
-    pub fn apply_with(&mut self, cmd: &Command, now_ms: u64, sink: Sink) -> Result<Applied> {
+    /// [`Store::apply`], handing the new event (sealed) to `sink` before the change is kept
+    /// (write-ahead: if the sink fails, e.g. the log cannot be written, the command is rolled back).
+    pub fn apply_with(&mut self, cmd: &Command, now_ms: u64, sink: Option<Sink>) -> Result<Applied> {
         let result = self.decode(cmd).and_then(|d| self.run_batch(vec![d], now_ms, sink));
         let mut out = result.map_err(|e| self.scrub(Error { command: None, ..e }))?;
         Ok(Applied { version: self.version, ids: out.pop().unwrap_or_default() })
@@ -273,11 +297,11 @@ impl Store {
     /// `expectedVersion`s are checked against the version before the batch. Errors carry
     /// `command` = the index of the failing command.
     pub fn apply_batch(&mut self, cmds: &[Command], now_ms: u64) -> Result<BatchApplied> {
-        self.apply_batch_with(cmds, now_ms, &mut |_| Ok(()))
+        self.apply_batch_with(cmds, now_ms, None)
     }
 
     /// [`Store::apply_batch`] with a write-ahead `sink` for the batch's events.
-    pub fn apply_batch_with(&mut self, cmds: &[Command], now_ms: u64, sink: Sink) -> Result<BatchApplied> {
+    pub fn apply_batch_with(&mut self, cmds: &[Command], now_ms: u64, sink: Option<Sink>) -> Result<BatchApplied> {
         let decoded = cmds.iter().enumerate().map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci))).collect::<Result<Vec<_>>>();
         let ids = decoded.and_then(|d| self.run_batch(d, now_ms, sink)).map_err(|e| self.scrub(e))?;
         Ok(BatchApplied { version: self.version, ids })
@@ -337,7 +361,7 @@ impl Store {
 
     /// The pipeline for decoded commands: authorise and lock every command first, then reduce
     /// them in order under a journal; on any error restore everything.
-    pub(super) fn run_batch(&mut self, batch: Vec<Decoded<'_>>, now_ms: u64, sink: Sink) -> Result<Vec<Vec<String>>> {
+    pub(super) fn run_batch(&mut self, batch: Vec<Decoded<'_>>, now_ms: u64, sink: Option<Sink>) -> Result<Vec<Vec<String>>> {
         self.writable()?;
         for (ci, cmd) in batch.iter().enumerate() {
             for (i, _) in &cmd.writes {
@@ -355,7 +379,13 @@ impl Store {
         }
         let mut journal = Journal { version: self.version, log_len: self.log.len(), json: Vec::new(), messages: Vec::new(), counters: None, call_events: Vec::new() };
         let result = self.reduce_batch(batch, now_ms, &mut journal);
-        let result = result.and_then(|ids| sink(self.log.get(journal.log_len..).unwrap_or_default()).map(|()| ids));
+        let result = match sink {
+            Some(sink) => result.and_then(|ids| {
+                self.seal();
+                sink(self.log.get(journal.log_len..).unwrap_or_default()).map(|()| ids)
+            }),
+            None => result,
+        };
         match result {
             Ok(ids) => {
                 for i in journal.messages {
@@ -391,6 +421,7 @@ impl Store {
                 }
                 self.version = journal.version;
                 self.log.truncate(journal.log_len);
+                self.sealed = self.sealed.min(journal.log_len);
                 Err(e)
             }
         }
@@ -481,16 +512,8 @@ impl Store {
         }
         let writes: Vec<(String, Write)> = cmd.writes.into_iter().map(|(i, w)| (self.specs.get(i).map(|s| s.name.clone()).unwrap_or_default(), w)).collect();
         let kind = EventType::of_writes(&writes);
-        let payload = writes
-            .into_iter()
-            .map(|(name, w)| {
-                let v = match w {
-                    Write::Messages(ops) => serde_json::to_value(ops).unwrap_or(Value::Null),
-                    Write::Json(v) => v,
-                };
-                (name, v)
-            })
-            .collect();
+        // The payload is written out when the event is sealed (or now, to compare on replay).
+        let (payload, pending) = if cmd.expect.is_some() { (payload_of(writes), None) } else { (Map::new(), Some(writes)) };
         let mut event = Event {
             event_id,
             run_id: self.run_id.clone(),
@@ -501,24 +524,34 @@ impl Store {
             created_at: now_ms,
             correlation_id: cmd.correlation_id,
             causation_id: cmd.causation_id,
-            prev_hash: self.last_hash().to_string(),
+            prev_hash: String::new(),
             hash: String::new(),
             system: cmd.system,
+            pending,
         };
-        event.hash = match cmd.expect {
-            Some(logged) if same_event(&event, logged) => logged.hash.clone(),
+        // Replaying a verified event: compare instead of hashing again; the event stays sealed.
+        let replayed = match cmd.expect {
+            Some(logged) if same_event(&event, logged) => {
+                event.prev_hash = logged.prev_hash.clone();
+                event.hash = logged.hash.clone();
+                true
+            }
             Some(logged) => {
                 return Err(Error::new(ErrorCode::TamperedLog, format!("event {} does not reproduce: its payload was altered", logged.sequence)))
             }
-            None => event.compute_hash(),
+            None => false,
         };
+        if replayed && self.sealed == self.log.len() {
+            self.sealed += 1;
+        }
         self.log.push(event);
         self.version = sequence;
         Ok(fx.ids)
     }
 
     /// The hash of the last event (the checkpoint's, or [`GENESIS_HASH`], before any).
-    pub fn last_hash(&self) -> &str {
+    pub fn last_hash(&mut self) -> &str {
+        self.seal();
         self.log.last().map(|e| e.hash.as_str()).unwrap_or(&self.base.1)
     }
 
@@ -580,11 +613,11 @@ impl Store {
     /// duplicates and (unless `keep_orphans`) orphans removed, content fixed in place. Nothing to
     /// repair → no command. The report's indices are positions before the repair.
     pub fn repair(&mut self, opts: &RepairOptions, author: &str, now_ms: u64) -> Result<Repaired> {
-        self.repair_with(opts, author, now_ms, &mut |_| Ok(()))
+        self.repair_with(opts, author, now_ms, None)
     }
 
     /// [`Store::repair`] with a write-ahead `sink` for its event.
-    pub fn repair_with(&mut self, opts: &RepairOptions, author: &str, now_ms: u64, sink: Sink) -> Result<Repaired> {
+    pub fn repair_with(&mut self, opts: &RepairOptions, author: &str, now_ms: u64, sink: Option<Sink>) -> Result<Repaired> {
         self.writable()?;
         let i = self.index("messages")?;
         self.authorise(author, i)?;
@@ -648,7 +681,21 @@ impl Store {
     }
 }
 
-/// True when `a` has every field of `b` but the hash.
+/// An event payload: each write by channel name, messages as canonical ops.
+fn payload_of(writes: Vec<(String, Write)>) -> Map<String, Value> {
+    writes
+        .into_iter()
+        .map(|(name, w)| {
+            let v = match w {
+                Write::Messages(ops) => serde_json::to_value(ops).unwrap_or(Value::Null),
+                Write::Json(v) => v,
+            };
+            (name, v)
+        })
+        .collect()
+}
+
+/// True when `a` has every field of `b` but the chain (`prev_hash`, verified before, and `hash`).
 fn same_event(a: &Event, b: &Event) -> bool {
     a.event_id == b.event_id
         && a.run_id == b.run_id
@@ -658,7 +705,6 @@ fn same_event(a: &Event, b: &Event) -> bool {
         && a.created_at == b.created_at
         && a.correlation_id == b.correlation_id
         && a.causation_id == b.causation_id
-        && a.prev_hash == b.prev_hash
         && a.system == b.system
         && a.payload == b.payload
 }

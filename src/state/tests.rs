@@ -19,7 +19,7 @@ fn cmd(author: &str, update: Value) -> Command {
 }
 
 /// Everything a caller can observe: version, every channel (private too), the log.
-fn snapshot(s: &Store) -> String {
+fn snapshot(s: &mut Store) -> String {
     let private: Vec<Value> = s.keys_for_tests().iter().map(|k| Value::Object(s.private_view(k).unwrap())).collect();
     serde_json::to_string(&json!({
         "version": s.version(),
@@ -63,13 +63,13 @@ fn three_parallel_calls_merge_and_answer_in_one_superstep() {
 #[test]
 fn two_writes_to_a_replace_channel_conflict_naming_both() {
     let mut s = Store::new(StoreOptions { channels: vec![ChannelSpec::new("answer", Reducer::Replace)], ..Default::default() }).unwrap();
-    let before = snapshot(&s);
+    let before = snapshot(&mut s);
     let e = s.apply_batch(&[cmd("alice", json!({"answer": 1})), cmd("bob", json!({"answer": 2}))], 0).unwrap_err();
     assert_eq!(e.code, ErrorCode::ConcurrentWrite);
     assert_eq!(e.authors, vec!["alice".to_string(), "bob".to_string()]);
     assert!(e.message.contains("'alice'") && e.message.contains("'bob'"), "{}", e.message);
     assert_eq!(e.command, Some(1));
-    assert_eq!(snapshot(&s), before);
+    assert_eq!(snapshot(&mut s), before);
 }
 
 #[test]
@@ -77,10 +77,10 @@ fn files_at_different_paths_merge_same_path_conflicts() {
     let mut s = store();
     s.apply_batch(&[cmd("w1", json!({"files": {"/a.txt": {"content": ["a"]}}})), cmd("w2", json!({"files": {"/b.txt": {"content": ["b"]}}}))], 0).unwrap();
     assert_eq!(s.get("files").unwrap(), json!({"/a.txt": {"content": ["a"]}, "/b.txt": {"content": ["b"]}}));
-    let before = snapshot(&s);
+    let before = snapshot(&mut s);
     let e = s.apply_batch(&[cmd("w1", json!({"files": {"/a.txt": {"content": ["x"]}}})), cmd("w2", json!({"files": {"/a.txt": {"content": ["y"]}}}))], 0).unwrap_err();
     assert_eq!((e.code, e.field.as_deref()), (ErrorCode::ConcurrentWrite, Some("/a.txt")));
-    assert_eq!(snapshot(&s), before);
+    assert_eq!(snapshot(&mut s), before);
     // facts declare callOrder: the later call wins.
     s.apply_batch(&[cmd("w1", json!({"facts": {"k": 1}})), cmd("w2", json!({"facts": {"k": 2}}))], 0).unwrap();
     assert_eq!(s.get("facts").unwrap(), json!({"k": 2}));
@@ -92,11 +92,11 @@ fn ids_are_assigned_at_intake_and_unknown_updates_are_refused() {
     let out = s.apply(&cmd("user", json!({"messages": {"role": "user", "content": "hi"}})), 0).unwrap();
     assert_eq!(out.ids, vec!["r7:1:0"]);
     assert_eq!(s.get("messages").unwrap()[0]["id"], "r7:1:0");
-    let before = snapshot(&s);
+    let before = snapshot(&mut s);
     for update in [json!({"replace": {"id": "nope", "role": "user", "content": "x"}}), json!({"remove": "nope"})] {
         let e = s.apply(&cmd("user", json!({"messages": [update]})), 0).unwrap_err();
         assert_eq!(e.code, ErrorCode::UnknownMessageId);
-        assert_eq!(snapshot(&s), before);
+        assert_eq!(snapshot(&mut s), before);
     }
     // Same id replaces in place; explicit replace works on an existing id.
     s.apply(&cmd("user", json!({"messages": [{"id": "r7:1:0", "role": "user", "content": "hello"}]})), 0).unwrap();
@@ -133,10 +133,10 @@ fn version_lock_lets_only_the_first_writer_in() {
     let mut second = cmd("bob", json!({"facts": {"owner": "bob"}}));
     second.expected_version = Some(0);
     s.apply(&first, 0).unwrap();
-    let before = snapshot(&s);
+    let before = snapshot(&mut s);
     let e = s.apply(&second, 0).unwrap_err();
     assert_eq!(e.code, ErrorCode::VersionConflict);
-    assert_eq!(snapshot(&s), before);
+    assert_eq!(snapshot(&mut s), before);
     assert_eq!(s.get("facts").unwrap(), json!({"owner": "alice"}));
 }
 
@@ -173,10 +173,10 @@ fn run_machine_terminal_runs_and_approvals() {
     s.apply(&cmd("t", json!({"messages": [{"type": "tool", "tool_call_id": "c1", "content": "rejected", "status": "error"}]})), 0).unwrap();
     assert_eq!(s.apply(&cmd("hitl", json!({"approvals": {"ap1": {"status": "approved"}}})), 0).unwrap_err().code, ErrorCode::InvalidTransition);
     s.apply(&cmd("app", json!({"run": {"status": "completed"}})), 0).unwrap();
-    let before = snapshot(&s);
+    let before = snapshot(&mut s);
     let e = s.apply(&cmd("t", json!({"messages": [result("c2")]})), 0).unwrap_err();
     assert_eq!(e.code, ErrorCode::RunEnded);
-    assert_eq!(snapshot(&s), before);
+    assert_eq!(snapshot(&mut s), before);
     // The user may still write (e.g. a follow-up the app turns into a new run).
     s.apply(&cmd("u", json!({"messages": [{"role": "user", "content": "thanks"}]})), 0).unwrap();
 }
@@ -260,7 +260,7 @@ fn writers_and_unknown_channels() {
 fn a_failure_late_in_a_batch_restores_everything() {
     let mut s = store();
     s.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "hi"}, ai_calls("a1", &["c1", "c2"])], "todos": [{"content": "x", "status": "pending"}]})), 0).unwrap();
-    let before = snapshot(&s);
+    let before = snapshot(&mut s);
     let batch = [
         cmd("t1", json!({"messages": [result("c1")], "files": {"/a": "1"}, "facts": {"k": 1}})),
         cmd("t2", json!({"messages": [{"remove": "run:1:0"}]})),
@@ -268,14 +268,14 @@ fn a_failure_late_in_a_batch_restores_everything() {
     ];
     let e = s.apply_batch(&batch, 0).unwrap_err();
     assert_eq!((e.code, e.command), (ErrorCode::InvalidUpdate, Some(2)));
-    assert_eq!(snapshot(&s), before);
+    assert_eq!(snapshot(&mut s), before);
     // Still usable, and equal to a twin that never saw the failure.
     let mut twin = store();
     twin.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "hi"}, ai_calls("a1", &["c1", "c2"])], "todos": [{"content": "x", "status": "pending"}]})), 0).unwrap();
     for st in [&mut s, &mut twin] {
         st.apply(&cmd("t1", json!({"messages": [result("c1")]})), 0).unwrap();
     }
-    assert_eq!(snapshot(&s), snapshot(&twin));
+    assert_eq!(snapshot(&mut s), snapshot(&mut twin));
 }
 
 #[test]
@@ -327,17 +327,17 @@ fn events_record_types_ids_and_correlation() {
 fn message_operations_cannot_break_call_result_pairs() {
     let mut s = store();
     s.apply(&cmd("m", json!({"messages": [{"id": "u1", "role": "user", "content": "q"}, ai_calls("a1", &["c1"])]})), 0).unwrap();
-    let before = snapshot(&s);
+    let before = snapshot(&mut s);
     let e = s.apply(&cmd("m", json!({"messages": [ai_calls("a2", &["d", "d"])]})), 0).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidToolCall);
     let e = s.apply(&cmd("t", json!({"messages": [{"insertAfter": "u1", "message": {"id": "r1", "role": "tool", "tool_call_id": "c1", "content": "x"}}]})), 0).unwrap_err();
     assert_eq!(e.code, ErrorCode::UnknownToolCall);
-    assert_eq!(snapshot(&s), before);
+    assert_eq!(snapshot(&mut s), before);
     s.apply(&cmd("t", json!({"messages": [{"id": "r1", "role": "tool", "tool_call_id": "c1", "content": "x"}]})), 0).unwrap();
-    let before = snapshot(&s);
+    let before = snapshot(&mut s);
     assert_eq!(s.apply(&cmd("m", json!({"messages": [{"remove": "a1"}]})), 0).unwrap_err().code, ErrorCode::UnknownToolCall);
     assert_eq!(s.apply(&cmd("m", json!({"messages": [{"replace": {"id": "a1", "role": "assistant", "content": "no calls"}}]})), 0).unwrap_err().code, ErrorCode::UnknownToolCall);
-    assert_eq!(snapshot(&s), before);
+    assert_eq!(snapshot(&mut s), before);
     // Removing the call with its result is fine.
     s.apply(&cmd("m", json!({"messages": [{"remove": "a1"}, {"remove": "r1"}]})), 0).unwrap();
     assert_eq!(ids(&s), vec!["u1"]);
@@ -385,15 +385,15 @@ fn repair_works_on_an_ended_run_and_private_errors_say_nothing() {
 #[test]
 fn a_failing_sink_rolls_the_command_back() {
     let mut s = store();
-    let before = snapshot(&s);
+    let before = snapshot(&mut s);
     let e = s
-        .apply_with(&cmd("u", json!({"messages": [{"role": "user", "content": "hi"}]})), 0, &mut |events| {
+        .apply_with(&cmd("u", json!({"messages": [{"role": "user", "content": "hi"}]})), 0, Some(&mut |events: &[crate::log::Event]| {
             assert_eq!(events.len(), 1);
             Err(crate::Error::new(ErrorCode::StorageError, "disk full"))
-        })
+        }))
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::StorageError);
-    assert_eq!(snapshot(&s), before);
+    assert_eq!(snapshot(&mut s), before);
 }
 
 #[test]
