@@ -281,3 +281,31 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Event>> {
         })
         .collect()
 }
+
+/// An event payload: each write by channel name, messages as canonical ops.
+pub(crate) fn payload_of(writes: Vec<(String, Write)>) -> Map<String, Value> {
+    writes
+        .into_iter()
+        .map(|(name, w)| {
+            let v = match w {
+                Write::Messages(ops) => serde_json::to_value(ops).unwrap_or(Value::Null),
+                Write::Json(v) => v,
+            };
+            (name, v)
+        })
+        .collect()
+}
+
+/// True when `a` has every field of `b` but the chain (`prev_hash`, verified before, and `hash`).
+pub(crate) fn same_event(a: &Event, b: &Event) -> bool {
+    a.event_id == b.event_id
+        && a.run_id == b.run_id
+        && a.sequence == b.sequence
+        && a.kind == b.kind
+        && a.author == b.author
+        && a.created_at == b.created_at
+        && a.correlation_id == b.correlation_id
+        && a.causation_id == b.causation_id
+        && a.system == b.system
+        && a.payload == b.payload
+}

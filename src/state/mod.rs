@@ -8,8 +8,10 @@
 mod command;
 mod domain;
 mod history;
+mod journal;
 mod messages;
 mod reducer;
+mod repair;
 mod schema;
 mod store;
 #[cfg(test)]

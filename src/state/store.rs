@@ -1,17 +1,17 @@
 //! The store: channel values, the apply pipeline with its journal, views and repair.
 
-use super::command::{Applied, BatchApplied, Command, Repaired, StoreOptions};
+use super::command::{Applied, BatchApplied, Command, StoreOptions};
 use super::domain::{self, add_used, any_pending, approval_of, run_status, set_used, used_counters, COUNTERS};
 use super::messages::{decode_ops, Effects, MessageOp, MessagesChannel};
 use super::reducer::reduce;
 use super::schema::{default_schema, ChannelSpec, Kind, Reducer, Visibility};
 use crate::error::{Error, ErrorCode, Result};
 use crate::lifecycle::{ApprovalStatus, RunStatus};
-use crate::log::{Event, EventType, GENESIS_HASH};
+use super::journal::Journal;
+use crate::log::{payload_of, same_event, Event, EventType, GENESIS_HASH};
 use crate::message::ToolStatus;
-use crate::repair::{materialize, plan, shapes_of_messages, Item, RepairOptions};
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Receives the events of a change before it is kept; an error rolls the change back.
 pub type Sink<'a> = &'a mut dyn FnMut(&[Event]) -> Result<()>;
@@ -348,7 +348,7 @@ impl Store {
     }
 
     /// authorise: the author must be the channel's owner (if any) and among its writers (if listed).
-    fn authorise(&self, author: &str, i: usize) -> Result<()> {
+    pub(super) fn authorise(&self, author: &str, i: usize) -> Result<()> {
         let Some(spec) = self.specs.get(i) else { return Ok(()) };
         if spec.owner.as_deref().is_some_and(|o| o != author) {
             return Err(Error::new(ErrorCode::NotOwner, format!("channel '{}' is written only by its owner", spec.name)).channel(&spec.name));
@@ -607,154 +607,4 @@ impl Store {
             None => Ok(()),
         }
     }
-
-    /// Repairs the stored `messages` (DESIGN §5) as one command by `author`: synthetic results
-    /// are inserted right after their calls with their own ids, misplaced results are moved,
-    /// duplicates and (unless `keep_orphans`) orphans removed, content fixed in place. Nothing to
-    /// repair → no command. The report's indices are positions before the repair.
-    pub fn repair(&mut self, opts: &RepairOptions, author: &str, now_ms: u64) -> Result<Repaired> {
-        self.repair_with(opts, author, now_ms, None)
-    }
-
-    /// [`Store::repair`] with a write-ahead `sink` for its event.
-    pub fn repair_with(&mut self, opts: &RepairOptions, author: &str, now_ms: u64, sink: Option<Sink>) -> Result<Repaired> {
-        self.writable()?;
-        let i = self.index("messages")?;
-        self.authorise(author, i)?;
-        let Some(Slot::Messages(channel)) = self.slots.get(i) else {
-            return Err(Error::new(ErrorCode::InvalidOption, "channel 'messages' is not a messages channel"));
-        };
-        let list = channel.messages();
-        let (items, report) = plan(&shapes_of_messages(list), opts);
-        if report.is_empty() {
-            return Ok(Repaired { version: self.version, report, ids: Vec::new() });
-        }
-        // Target order; originals on the longest increasing run stay where they are, others move.
-        let kept: Vec<usize> = items.iter().filter_map(|it| if let Item::Keep(k, _) = it { Some(*k) } else { None }).collect();
-        let stay: HashSet<usize> = longest_increasing(&kept).into_iter().collect();
-        let id_at = |k: usize| list.get(k).and_then(|m| m.id.clone()).unwrap_or_default();
-        let mut ops: Vec<MessageOp> = (0..list.len()).filter(|k| !stay.contains(k)).map(|k| MessageOp::Remove { remove: id_at(k) }).collect();
-        let mut synthetic: Vec<MessageOp> = items
-            .iter()
-            .filter(|it| matches!(it, Item::Synthetic { .. }))
-            .filter_map(|it| materialize(it, list, opts))
-            .map(MessageOp::Put)
-            .collect();
-        channel.assign_ids(&mut synthetic, &format!("{}:{}", self.run_id, self.version + 1));
-        let mut synthetic = synthetic.into_iter().filter_map(|op| if let MessageOp::Put(m) = op { Some(m) } else { None });
-        let mut anchor: Option<String> = None;
-        let mut new_ids = Vec::new();
-        for item in &items {
-            let (message, in_place) = match item {
-                Item::Keep(k, fix) => {
-                    let Some(m) = list.get(*k) else { continue };
-                    let fixed = if fix.is_none() { None } else { Some(crate::repair::apply_fix(m.clone(), *fix)) };
-                    if stay.contains(k) {
-                        if let Some(f) = fixed {
-                            ops.push(MessageOp::Replace { replace: f });
-                        }
-                        anchor = m.id.clone();
-                        continue;
-                    }
-                    (fixed.unwrap_or_else(|| m.clone()), true)
-                }
-                Item::Synthetic { .. } => match synthetic.next() {
-                    Some(m) => (m, false),
-                    None => continue,
-                },
-            };
-            let id = message.id.clone();
-            if !in_place {
-                new_ids.extend(id.clone());
-            }
-            let Some(after) = anchor.clone() else {
-                return Err(Error::new(ErrorCode::InvalidUpdate, "internal: a repaired history cannot start with a moved message"));
-            };
-            ops.push(MessageOp::InsertAfter { insert_after: after, message });
-            anchor = id;
-        }
-        // Removed messages that are not re-inserted stay removed; a moved message's insert
-        // cancels its removal.
-        let cmd = Decoded { author: author.to_string(), expected_version: None, writes: vec![(i, Write::Messages(ops))], correlation_id: None, causation_id: None, system: true, expect: None };
-        self.run_batch(vec![cmd], now_ms, sink).map_err(|e| Error { command: None, ..e })?;
-        Ok(Repaired { version: self.version, report, ids: new_ids })
-    }
-}
-
-/// An event payload: each write by channel name, messages as canonical ops.
-fn payload_of(writes: Vec<(String, Write)>) -> Map<String, Value> {
-    writes
-        .into_iter()
-        .map(|(name, w)| {
-            let v = match w {
-                Write::Messages(ops) => serde_json::to_value(ops).unwrap_or(Value::Null),
-                Write::Json(v) => v,
-            };
-            (name, v)
-        })
-        .collect()
-}
-
-/// True when `a` has every field of `b` but the chain (`prev_hash`, verified before, and `hash`).
-fn same_event(a: &Event, b: &Event) -> bool {
-    a.event_id == b.event_id
-        && a.run_id == b.run_id
-        && a.sequence == b.sequence
-        && a.kind == b.kind
-        && a.author == b.author
-        && a.created_at == b.created_at
-        && a.correlation_id == b.correlation_id
-        && a.causation_id == b.causation_id
-        && a.system == b.system
-        && a.payload == b.payload
-}
-
-/// The channels touched by a batch, with the values to restore on failure. The budget's
-/// counters are restored first, then whole JSON values (which win when both were recorded).
-struct Journal {
-    version: u64,
-    log_len: usize,
-    json: Vec<(usize, Value)>,
-    messages: Vec<usize>,
-    counters: Option<(usize, [u64; 3])>,
-    /// `call_events` entries replaced, with their old values.
-    call_events: Vec<(String, Option<String>)>,
-}
-
-impl Journal {
-    /// Records channel `i`'s value before its first change in this batch.
-    fn touch(&mut self, i: usize, slots: &mut [Slot]) {
-        match slots.get_mut(i) {
-            Some(Slot::Json(v)) if !self.json.iter().any(|(j, _)| *j == i) => self.json.push((i, v.clone())),
-            Some(Slot::Messages(m)) if !self.messages.contains(&i) => {
-                m.begin();
-                self.messages.push(i);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// Positions of one longest strictly increasing subsequence of `xs` (patience sorting), returned
-/// as the values themselves.
-fn longest_increasing(xs: &[usize]) -> Vec<usize> {
-    let mut tails: Vec<usize> = Vec::new(); // index into xs of the smallest tail of each length
-    let mut prev: Vec<Option<usize>> = vec![None; xs.len()];
-    for (i, &x) in xs.iter().enumerate() {
-        let len = tails.partition_point(|&t| xs[t] < x);
-        prev[i] = if len > 0 { Some(tails[len - 1]) } else { None };
-        if len == tails.len() {
-            tails.push(i);
-        } else {
-            tails[len] = i;
-        }
-    }
-    let mut out = Vec::with_capacity(tails.len());
-    let mut cur = tails.last().copied();
-    while let Some(i) = cur {
-        out.push(xs[i]);
-        cur = prev[i];
-    }
-    out.reverse();
-    out
 }

@@ -1,0 +1,31 @@
+//! The journal of a batch: what to restore if any command of it fails, so a failed batch
+//! leaves the store exactly as it was.
+
+use super::store::Slot;
+use serde_json::Value;
+
+/// The channels touched by a batch, with the values to restore on failure. The budget's
+/// counters are restored first, then whole JSON values (which win when both were recorded).
+pub(super) struct Journal {
+    pub(super) version: u64,
+    pub(super) log_len: usize,
+    pub(super) json: Vec<(usize, Value)>,
+    pub(super) messages: Vec<usize>,
+    pub(super) counters: Option<(usize, [u64; 3])>,
+    /// `call_events` entries replaced, with their old values.
+    pub(super) call_events: Vec<(String, Option<String>)>,
+}
+
+impl Journal {
+    /// Records channel `i`'s value before its first change in this batch.
+    pub(super) fn touch(&mut self, i: usize, slots: &mut [Slot]) {
+        match slots.get_mut(i) {
+            Some(Slot::Json(v)) if !self.json.iter().any(|(j, _)| *j == i) => self.json.push((i, v.clone())),
+            Some(Slot::Messages(m)) if !self.messages.contains(&i) => {
+                m.begin();
+                self.messages.push(i);
+            }
+            _ => {}
+        }
+    }
+}

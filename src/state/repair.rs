@@ -1,0 +1,108 @@
+//! The store's own repair command (DESIGN §5 applied to stored messages): the repair plan of
+//! [`crate::repair`] turned into message ops — placeholders inserted after their calls with their
+//! own ids, misplaced results moved, duplicates and orphans removed — applied as one command.
+
+use super::command::Repaired;
+use super::messages::MessageOp;
+use super::store::{Decoded, Sink, Slot, Store, Write};
+use crate::error::{Error, ErrorCode, Result};
+use crate::repair::{materialize, plan, shapes_of_messages, Item, RepairOptions};
+use std::collections::HashSet;
+
+impl Store {
+    /// Repairs the stored `messages` (DESIGN §5) as one command by `author`: synthetic results
+    /// are inserted right after their calls with their own ids, misplaced results are moved,
+    /// duplicates and (unless `keep_orphans`) orphans removed, content fixed in place. Nothing to
+    /// repair → no command. The report's indices are positions before the repair.
+    pub fn repair(&mut self, opts: &RepairOptions, author: &str, now_ms: u64) -> Result<Repaired> {
+        self.repair_with(opts, author, now_ms, None)
+    }
+
+    /// [`Store::repair`] with a write-ahead `sink` for its event.
+    pub fn repair_with(&mut self, opts: &RepairOptions, author: &str, now_ms: u64, sink: Option<Sink>) -> Result<Repaired> {
+        self.writable()?;
+        let i = self.index("messages")?;
+        self.authorise(author, i)?;
+        let Some(Slot::Messages(channel)) = self.slots.get(i) else {
+            return Err(Error::new(ErrorCode::InvalidOption, "channel 'messages' is not a messages channel"));
+        };
+        let list = channel.messages();
+        let (items, report) = plan(&shapes_of_messages(list), opts);
+        if report.is_empty() {
+            return Ok(Repaired { version: self.version, report, ids: Vec::new() });
+        }
+        // Target order; originals on the longest increasing run stay where they are, others move.
+        let kept: Vec<usize> = items.iter().filter_map(|it| if let Item::Keep(k, _) = it { Some(*k) } else { None }).collect();
+        let stay: HashSet<usize> = longest_increasing(&kept).into_iter().collect();
+        let id_at = |k: usize| list.get(k).and_then(|m| m.id.clone()).unwrap_or_default();
+        let mut ops: Vec<MessageOp> = (0..list.len()).filter(|k| !stay.contains(k)).map(|k| MessageOp::Remove { remove: id_at(k) }).collect();
+        let mut synthetic: Vec<MessageOp> = items
+            .iter()
+            .filter(|it| matches!(it, Item::Synthetic { .. }))
+            .filter_map(|it| materialize(it, list, opts))
+            .map(MessageOp::Put)
+            .collect();
+        channel.assign_ids(&mut synthetic, &format!("{}:{}", self.run_id, self.version + 1));
+        let mut synthetic = synthetic.into_iter().filter_map(|op| if let MessageOp::Put(m) = op { Some(m) } else { None });
+        let mut anchor: Option<String> = None;
+        let mut new_ids = Vec::new();
+        for item in &items {
+            let (message, in_place) = match item {
+                Item::Keep(k, fix) => {
+                    let Some(m) = list.get(*k) else { continue };
+                    let fixed = if fix.is_none() { None } else { Some(crate::repair::apply_fix(m.clone(), *fix)) };
+                    if stay.contains(k) {
+                        if let Some(f) = fixed {
+                            ops.push(MessageOp::Replace { replace: f });
+                        }
+                        anchor = m.id.clone();
+                        continue;
+                    }
+                    (fixed.unwrap_or_else(|| m.clone()), true)
+                }
+                Item::Synthetic { .. } => match synthetic.next() {
+                    Some(m) => (m, false),
+                    None => continue,
+                },
+            };
+            let id = message.id.clone();
+            if !in_place {
+                new_ids.extend(id.clone());
+            }
+            let Some(after) = anchor.clone() else {
+                return Err(Error::new(ErrorCode::InvalidUpdate, "internal: a repaired history cannot start with a moved message"));
+            };
+            ops.push(MessageOp::InsertAfter { insert_after: after, message });
+            anchor = id;
+        }
+        // Removed messages that are not re-inserted stay removed; a moved message's insert
+        // cancels its removal.
+        let cmd = Decoded { author: author.to_string(), expected_version: None, writes: vec![(i, Write::Messages(ops))], correlation_id: None, causation_id: None, system: true, expect: None };
+        self.run_batch(vec![cmd], now_ms, sink).map_err(|e| Error { command: None, ..e })?;
+        Ok(Repaired { version: self.version, report, ids: new_ids })
+    }
+}
+
+/// Positions of one longest strictly increasing subsequence of `xs` (patience sorting), returned
+/// as the values themselves.
+fn longest_increasing(xs: &[usize]) -> Vec<usize> {
+    let mut tails: Vec<usize> = Vec::new(); // index into xs of the smallest tail of each length
+    let mut prev: Vec<Option<usize>> = vec![None; xs.len()];
+    for (i, &x) in xs.iter().enumerate() {
+        let len = tails.partition_point(|&t| xs[t] < x);
+        prev[i] = if len > 0 { Some(tails[len - 1]) } else { None };
+        if len == tails.len() {
+            tails.push(i);
+        } else {
+            tails[len] = i;
+        }
+    }
+    let mut out = Vec::with_capacity(tails.len());
+    let mut cur = tails.last().copied();
+    while let Some(i) = cur {
+        out.push(xs[i]);
+        cur = prev[i];
+    }
+    out.reverse();
+    out
+}
