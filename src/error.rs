@@ -75,6 +75,10 @@ pub enum ErrorCode {
     ReadOnly,
     /// A persistence adapter failed (IndexedDB, the file system).
     StorageError,
+    /// The system rules and the leading system message alone exceed the projection's budget.
+    BudgetTooSmall,
+    /// A private channel's value would appear in the model view (the error names the channel).
+    PrivateLeak,
 }
 
 impl ErrorCode {
@@ -111,6 +115,8 @@ impl ErrorCode {
             ErrorCode::UnsupportedFormatVersion => "UNSUPPORTED_FORMAT_VERSION",
             ErrorCode::ReadOnly => "READ_ONLY",
             ErrorCode::StorageError => "STORAGE_ERROR",
+            ErrorCode::BudgetTooSmall => "BUDGET_TOO_SMALL",
+            ErrorCode::PrivateLeak => "PRIVATE_LEAK",
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod error;
 pub mod lifecycle;
 pub mod log;
 pub mod message;
+pub mod project;
 pub mod repair;
 pub mod state;
 pub mod transcript;

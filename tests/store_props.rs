@@ -144,7 +144,7 @@ proptest! {
             let _ = s.apply(&build(kind, a, b, s.version()), 1_000 + i as u64);
             checkpoints.push((s.version(), s.checkpoint().encode()));
         }
-        let channels: Vec<ChannelSpec> = s.channels().iter().skip(12).cloned().collect();
+        let channels: Vec<ChannelSpec> = s.channels().iter().skip(stategate::state::default_schema().len()).cloned().collect();
         let mut replayed = Store::replay(StoreOptions { run_id: None, channels }, s.events()).unwrap();
         let claimed = replayed.claim_owner_key("vault", || "key".into()).unwrap();
         prop_assert_eq!(snapshot(&mut replayed, &claimed), snapshot(&mut s, &key));
@@ -172,7 +172,7 @@ proptest! {
             let detected = match std::str::from_utf8(&bytes).ok().map(parse_jsonl) {
                 None | Some(Err(_)) => true,
                 Some(Ok(events)) => {
-                    let channels: Vec<ChannelSpec> = s.channels().iter().skip(12).cloned().collect();
+                    let channels: Vec<ChannelSpec> = s.channels().iter().skip(stategate::state::default_schema().len()).cloned().collect();
                     Store::replay(StoreOptions { run_id: None, channels }, &events).is_err() || events.len() != s.events().len()
                 }
             };

@@ -14,6 +14,7 @@ mod reducer;
 mod repair;
 mod schema;
 mod store;
+mod view;
 #[cfg(test)]
 mod history_tests;
 #[cfg(test)]

@@ -175,6 +175,9 @@ pub struct ChannelSpec {
     /// For `merge` channels: two writes to one key in one batch conflict, or the later wins.
     #[serde(default)]
     pub on_conflict: OnConflict,
+    /// The model view shows `[redacted]` instead of this channel's value.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub secret: bool,
     /// Domain rules (default channels only; not settable from JS).
     #[serde(skip)]
     pub kind: Kind,
@@ -191,6 +194,7 @@ impl ChannelSpec {
             writers: None,
             value_type: ValueType::Any,
             on_conflict: OnConflict::Error,
+            secret: false,
             kind: Kind::Generic,
         }
     }
@@ -246,6 +250,7 @@ impl ChannelSpec {
 /// | `budget` | limits merged, used counters added | `BUDGET_EXCEEDED` |
 /// | `artifacts` | union | |
 /// | `last_error` | replace | |
+/// | `compaction` | replace | `{summary, first_kept_id}`: the model view starts after the cut (`compact`) |
 pub fn default_schema() -> Vec<ChannelSpec> {
     use Reducer::*;
     vec![
@@ -271,5 +276,6 @@ pub fn default_schema() -> Vec<ChannelSpec> {
         ChannelSpec::new("budget", Merge).with(|c| c.kind = Kind::Budget),
         ChannelSpec::new("artifacts", Union),
         ChannelSpec::new("last_error", Replace),
+        ChannelSpec::new("compaction", Replace).with(|c| c.value_type = ValueType::Object),
     ]
 }

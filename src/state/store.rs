@@ -71,6 +71,8 @@ pub struct Store {
     call_events: HashMap<String, String>,
     /// A past view (`at`): every change is refused with `READ_ONLY`.
     pub(super) read_only: bool,
+    /// Token counts of messages for the model view, by message id.
+    pub(super) token_cache: crate::project::tokens::TokenCache,
 }
 
 impl Store {
@@ -91,6 +93,7 @@ impl Store {
             keys: HashMap::new(),
             call_events: HashMap::new(),
             read_only: false,
+            token_cache: Default::default(),
         };
         for spec in default_schema() {
             store.add(spec, true)?;

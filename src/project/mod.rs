@@ -1,0 +1,402 @@
+//! The context projector (DESIGN §6): the model view of a history under a token budget.
+//!
+//! Output order: the caller's system rules; a leading system message of the history (always
+//! kept); the state sections ([`sections`]); the compaction summary, if any; then the most recent
+//! message units that fit. A unit is an assistant message with its tool calls plus all their
+//! results, or any other single message: units are kept or dropped whole, so the output never
+//! starts with a tool result. The selected messages are repaired ([`crate::repair`]) so the
+//! output passes the provider's validator; tool results over `maxToolResultTokens` become a
+//! head/tail preview pointing to an artifact instead of being dropped. A final scan refuses any
+//! private string value in the encoded output (`PRIVATE_LEAK`). Same input and options, same
+//! bytes out.
+
+pub mod sections;
+pub mod tokens;
+#[cfg(test)]
+mod tests;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::formats::{encode_messages, Format};
+use crate::message::{Content, Message, Role};
+use crate::repair::{self, Fix, Provider, RepairOptions};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sections::Section;
+use tokens::{TokenCache, TokenCounter};
+
+#[cfg(target_arch = "wasm32")]
+use tsify::Tsify;
+
+/// Options of a projection. In JS: `{budget, format?, system?, maxToolResultTokens?,
+/// startOnUser?, redact?, sections?}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct ProjectOptions {
+    /// Tokens the whole output may use (system, sections and messages).
+    pub budget: usize,
+    /// Output format. Default `"openai"`.
+    pub format: Format,
+    /// System rules placed first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// Tool results above this many tokens become a head/tail preview plus an artifact ref.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tool_result_tokens: Option<usize>,
+    /// Drop leading units until the first message is a user message (LangChain `startOn:
+    /// "human"`; Anthropic and Gemini require it). Default `true`.
+    pub start_on_user: bool,
+    /// Field names whose values are replaced by `[redacted]` in the sections.
+    pub redact: Vec<String>,
+    /// Render the state sections. Default `true`.
+    pub sections: bool,
+}
+
+impl Default for ProjectOptions {
+    fn default() -> Self {
+        ProjectOptions {
+            budget: 8_000,
+            format: Format::Openai,
+            system: None,
+            max_tool_result_tokens: None,
+            start_on_user: true,
+            redact: Vec::new(),
+            sections: true,
+        }
+    }
+}
+
+/// What the store adds to a projection beyond the messages.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// Rendered state sections, in order.
+    pub sections: Vec<Section>,
+    /// The compaction summary and the id of the first message after the cut.
+    pub compaction: Option<(String, String)>,
+    /// Private string values (channel, value) that must not appear in the output.
+    pub private: Vec<(String, String)>,
+    /// Paths redacted while rendering the sections.
+    pub redacted: Vec<String>,
+}
+
+/// A section's share of the budget.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct SectionReport {
+    /// Section name.
+    pub name: String,
+    /// Its tokens.
+    pub tokens: usize,
+    /// False when it did not fit and was left out.
+    pub included: bool,
+}
+
+/// One kept message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct MessageReport {
+    /// Its id (or its position as `#i` when it has none).
+    pub id: String,
+    /// Its role.
+    pub role: Role,
+    /// Its tokens as sent.
+    pub tokens: usize,
+}
+
+/// A message left out, with why: `"budget"`, `"compacted"`, `"start_on_user"`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct Dropped {
+    /// How many messages.
+    pub count: usize,
+    /// Why.
+    pub reason: String,
+}
+
+/// A tool result shortened to a preview.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct Truncated {
+    /// The tool message's id.
+    pub id: String,
+    /// The call it answers.
+    pub tool_call_id: String,
+    /// Tokens of the full result.
+    pub tokens: usize,
+    /// Tokens of the preview.
+    pub preview_tokens: usize,
+    /// Where the full text is: `artifact:{message id}`.
+    pub artifact: String,
+}
+
+/// The projection report: tokens per section and message, what was dropped, truncated,
+/// redacted or repaired, and the budget used.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// The budget asked for.
+    pub budget: usize,
+    /// Tokens of the output.
+    pub used: usize,
+    /// Tokens of the system rules and the leading system message.
+    pub system_tokens: usize,
+    /// The state sections.
+    pub sections: Vec<SectionReport>,
+    /// Tokens of the compaction summary (0 when none).
+    pub summary_tokens: usize,
+    /// The messages sent, in order (after the prefix).
+    pub messages: Vec<MessageReport>,
+    /// What was left out and why.
+    pub dropped: Vec<Dropped>,
+    /// Tool results shortened to previews.
+    pub truncated: Vec<Truncated>,
+    /// Section values replaced by `[redacted]` (channel or `channel.key`).
+    pub redacted: Vec<String>,
+    /// Repairs applied to the selected messages (indices into the selection).
+    pub repairs: Vec<Fix>,
+}
+
+/// A projection: the canonical messages, the same encoded in the requested format, the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Projection {
+    /// Canonical messages, in order.
+    pub messages: Vec<Message>,
+    /// The messages in `opts.format`.
+    pub encoded: Vec<Value>,
+    /// The report.
+    pub report: Report,
+}
+
+/// The provider whose rules a format's output must pass.
+pub fn provider_of(format: Format) -> Provider {
+    match format {
+        Format::Anthropic => Provider::Anthropic,
+        Format::Gemini => Provider::Gemini,
+        _ => Provider::Openai,
+    }
+}
+
+/// Start index of the unit that ends at `end` (inclusive). A message that is not a tool result
+/// is its own unit. A run of tool results belongs with the assistant message(s) that made their
+/// calls, found by call id, so a unit is kept or dropped whole even when the results arrived
+/// after other messages; results whose call is nowhere before them stand alone (repair drops them).
+fn unit_start(body: &[Message], end: usize) -> usize {
+    if body.get(end).is_none_or(|m| m.role != Role::Tool) {
+        return end;
+    }
+    let mut first = end;
+    while first > 0 && body.get(first - 1).is_some_and(|m| m.role == Role::Tool) {
+        first -= 1;
+    }
+    let mut start = first;
+    for m in body.get(first..=end).unwrap_or_default() {
+        let Some(call) = m.tool_call_id.as_deref() else { continue };
+        if let Some(owner) = body.get(..first).unwrap_or_default().iter().rposition(|a| a.role == Role::Assistant && a.call_ids().any(|c| c == call)) {
+            start = start.min(owner);
+        }
+    }
+    start
+}
+
+/// Tokens the preview marker adds, as counted when selecting units.
+const PREVIEW_MARKER_TOKENS: usize = 30;
+
+/// A tool result's text cut to a head and a tail of about `keep` tokens together, with a marker
+/// naming the artifact that holds the whole text.
+fn preview(text: &str, keep_tokens: usize, omitted_tokens: usize, artifact: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let side = (keep_tokens * 4 / 2).max(1);
+    let head: String = chars.iter().take(side).collect();
+    let tail: String = chars.iter().skip(chars.len().saturating_sub(side)).collect();
+    format!("{head}\n[… {omitted_tokens} tokens omitted; the full result is {artifact} …]\n{tail}")
+}
+
+/// Projects `history` (canonical messages with ids) into the model view. `cache` keeps token
+/// counts by message id across calls (`counter_id` names the counter).
+///
+/// Errors: `BUDGET_TOO_SMALL` when the system rules and the leading system message alone exceed
+/// the budget; `PRIVATE_LEAK` naming the channel whose value appears in the output; a counter's
+/// own error.
+pub fn project(
+    history: &[Message],
+    opts: &ProjectOptions,
+    ctx: &Context,
+    counter: &mut dyn TokenCounter,
+    counter_id: &str,
+    cache: &mut TokenCache,
+) -> Result<Projection> {
+    let mut report = Report { budget: opts.budget, redacted: ctx.redacted.clone(), ..Report::default() };
+    let mut tok = |m: &Message, cache: &mut TokenCache| cache.tokens(m, counter, counter_id);
+
+    // The fixed prefix: rules, the leading system message.
+    let mut prefix: Vec<Message> = Vec::new();
+    if let Some(rules) = &opts.system {
+        prefix.push(Message::new(Role::System, rules.clone()));
+    }
+    let lead = usize::from(history.first().is_some_and(|m| m.role == Role::System));
+    prefix.extend(history.iter().take(lead).cloned());
+    report.system_tokens = prefix.iter().map(|m| tok(m, cache)).sum::<Result<usize>>()?;
+    if report.system_tokens > opts.budget {
+        return Err(Error::new(
+            ErrorCode::BudgetTooSmall,
+            format!("the system rules and the leading system message take {} tokens; the budget is {}", report.system_tokens, opts.budget),
+        )
+        .field("budget"));
+    }
+    let mut room = opts.budget - report.system_tokens;
+
+    // Sections, most important first; those that do not fit are reported and left out.
+    let mut section_text: Vec<&Section> = Vec::new();
+    for s in &ctx.sections {
+        let n = tok(&Message::new(Role::System, s.text.clone()), cache)?;
+        let fits = n <= room;
+        if fits {
+            room -= n;
+            section_text.push(s);
+        }
+        report.sections.push(SectionReport { name: s.name.to_string(), tokens: n, included: fits });
+    }
+    if !section_text.is_empty() {
+        let text = format!("# Current state\n\n{}", section_text.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join("\n\n"));
+        prefix.push(Message::new(Role::System, text));
+    }
+
+    // The body: after the leading system message and the compaction cut.
+    let mut body_start = lead;
+    let mut summary: Option<Message> = None;
+    if let Some((text, first_kept)) = &ctx.compaction {
+        if let Some(cut) = history.iter().position(|m| m.id.as_deref() == Some(first_kept.as_str())) {
+            if cut > body_start {
+                report.dropped.push(Dropped { count: cut - body_start, reason: "compacted".into() });
+                body_start = cut;
+            }
+        }
+        let m = Message::new(Role::User, format!("Here is a summary of the conversation to date:\n\n{text}"));
+        report.summary_tokens = tok(&m, cache)?;
+        room = room.saturating_sub(report.summary_tokens);
+        summary = Some(m);
+    }
+    let body = history.get(body_start..).unwrap_or_default();
+
+    // Most recent units that fit; then repair and previews, re-checking the fit.
+    let mut start = body.len();
+    let mut used = 0usize;
+    while start > 0 {
+        let s = unit_start(body, start - 1);
+        // A result that will become a preview counts as its preview (about max + the marker).
+        let n = body.get(s..start).unwrap_or_default()
+            .iter()
+            .map(|m| {
+                let n = tok(m, cache)?;
+                Ok(match (m.role, opts.max_tool_result_tokens) {
+                    (Role::Tool, Some(max)) => n.min(max + PREVIEW_MARKER_TOKENS),
+                    _ => n,
+                })
+            })
+            .sum::<Result<usize>>()?;
+        if used + n > room {
+            break;
+        }
+        used += n;
+        start = s;
+    }
+    let (mut window, fixes) = loop {
+        let selected = body.get(start..).unwrap_or_default();
+        let (mut repaired, fixes) = repair::repair(selected, &RepairOptions { provider: Some(provider_of(opts.format)), ..RepairOptions::default() });
+        let mut truncated = Vec::new();
+        if let Some(max) = opts.max_tool_result_tokens {
+            for m in repaired.iter_mut().filter(|m| m.role == Role::Tool) {
+                let n = tok(m, cache)?;
+                if n > max {
+                    let id = m.id.clone().unwrap_or_default();
+                    let artifact = format!("artifact:{id}");
+                    let text = crate::message::formats::util::content_as_string(&m.content);
+                    m.content = Content::Text(preview(&text, max, n.saturating_sub(max), &artifact));
+                    let after = tok(m, cache)?;
+                    truncated.push(Truncated { id, tool_call_id: m.tool_call_id.clone().unwrap_or_default(), tokens: n, preview_tokens: after, artifact });
+                }
+            }
+        }
+        let total = repaired.iter().map(|m| tok(m, cache)).sum::<Result<usize>>()?;
+        if total <= room || start >= body.len() {
+            report.truncated = truncated;
+            break (repaired, fixes);
+        }
+        // Placeholders made it too big: give up the oldest unit and try again.
+        let mut end = start;
+        while end < body.len() && unit_start(body, end) == start {
+            end += 1;
+        }
+        start = end;
+    };
+    if start > 0 {
+        report.dropped.push(Dropped { count: start, reason: "budget".into() });
+    }
+    if opts.start_on_user {
+        let first_user = window.iter().position(|m| m.role == Role::User).unwrap_or(window.len());
+        if first_user > 0 {
+            window.drain(..first_user);
+            report.dropped.push(Dropped { count: first_user, reason: "start_on_user".into() });
+        }
+    }
+    report.repairs = fixes;
+
+    let mut out = prefix;
+    out.extend(summary);
+    let body_at = out.len();
+    out.extend(window);
+    for m in out.iter().skip(body_at) {
+        let tokens = tok(m, cache)?;
+        report.messages.push(MessageReport { id: m.id.clone().unwrap_or_default(), role: m.role, tokens, });
+    }
+    report.used = out.iter().map(|m| tok(m, cache)).sum::<Result<usize>>()?;
+    let encoded = encode_messages(&out, opts.format);
+    check_leaks(&encoded, &ctx.private)?;
+    Ok(Projection { messages: out, encoded, report })
+}
+
+/// The shortest private value the leak scan looks for (shorter strings match by chance).
+pub const MIN_PRIVATE_LEN: usize = 8;
+
+/// `PRIVATE_LEAK` naming the channel (never the value) if any private string of at least
+/// [`MIN_PRIVATE_LEN`] characters appears in the encoded output.
+pub fn check_leaks(encoded: &[Value], private: &[(String, String)]) -> Result<()> {
+    if private.is_empty() {
+        return Ok(());
+    }
+    let text = serde_json::to_string(encoded).unwrap_or_default();
+    // Values as they appear inside JSON strings (escaped).
+    for (channel, value) in private {
+        let escaped = serde_json::to_string(value).unwrap_or_default();
+        let needle = escaped.trim_matches('"');
+        if value.chars().count() >= MIN_PRIVATE_LEN && (text.contains(needle) || text.contains(value.as_str())) {
+            return Err(Error::new(
+                ErrorCode::PrivateLeak,
+                format!("the model view would contain a value of private channel '{channel}'; redact it from the messages before projecting"),
+            )
+            .channel(channel));
+        }
+    }
+    Ok(())
+}
+
+/// Every string of at least [`MIN_PRIVATE_LEN`] characters in a private channel's value
+/// (object keys too), with the channel's name.
+pub fn private_strings(channel: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::String(s) if s.chars().count() >= MIN_PRIVATE_LEN => out.push((channel.to_string(), s.clone())),
+        Value::Array(items) => items.iter().for_each(|i| private_strings(channel, i, out)),
+        Value::Object(o) => {
+            for (k, v) in o {
+                if k.chars().count() >= MIN_PRIVATE_LEN {
+                    out.push((channel.to_string(), k.clone()));
+                }
+                private_strings(channel, v, out);
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,200 @@
+//! Native tests of the projector and of the store's model view and compaction.
+
+use super::tokens::{Estimate, TokenCache, TokenCounter};
+use super::*;
+use crate::message::formats::decode_messages;
+use crate::repair::{validate, Provider};
+use crate::state::{ChannelSpec, Command, Reducer, Store, StoreOptions, Visibility};
+use serde_json::{json, Value};
+
+/// Every text costs 7 tokens, so every message costs 10.
+struct Flat;
+impl TokenCounter for Flat {
+    fn count(&mut self, _: &str) -> crate::error::Result<usize> {
+        Ok(7)
+    }
+}
+
+fn msgs(v: Value) -> Vec<Message> {
+    let mut out = decode_messages(v.as_array().unwrap(), None).unwrap().messages;
+    for (i, m) in out.iter_mut().enumerate() {
+        m.id.get_or_insert_with(|| format!("m{i}"));
+    }
+    out
+}
+
+fn run(history: &[Message], opts: &ProjectOptions) -> Projection {
+    project(history, opts, &Context::default(), &mut Flat, "flat", &mut TokenCache::default()).unwrap()
+}
+
+fn texts(p: &Projection) -> Vec<String> {
+    p.messages.iter().map(|m| format!("{:?}:{}", m.role, m.content.text())).collect()
+}
+
+fn call(id: &str, name: &str) -> Value {
+    json!({"id": id, "type": "function", "function": {"name": name, "arguments": "{\"city\": \"Paris\"}"}})
+}
+
+#[test]
+fn a_call_and_its_result_leave_together() {
+    let h = msgs(json!([
+        {"role": "system", "content": "You are helpful."},
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c1", "get_weather")]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+        {"role": "user", "content": "ok"},
+        {"role": "assistant", "content": "anything else?"},
+        {"role": "user", "content": "no"},
+        {"role": "assistant", "content": "bye"}
+    ]));
+    let p = run(&h, &ProjectOptions { budget: 55, ..ProjectOptions::default() });
+    assert_eq!(texts(&p), vec!["System:You are helpful.", "User:ok", "Assistant:anything else?", "User:no", "Assistant:bye"]);
+    assert_eq!(p.report.used, 50);
+    assert_eq!(p.report.dropped, vec![Dropped { count: 3, reason: "budget".into() }]);
+    assert!(validate(&p.messages, Provider::Anthropic).is_empty());
+    // With room for the unit, it comes back whole.
+    let p = run(&h, &ProjectOptions { budget: 80, ..ProjectOptions::default() });
+    assert_eq!(p.messages.len(), 8);
+}
+
+#[test]
+fn a_ten_call_unit_is_never_split() {
+    let calls: Vec<Value> = (1..=10).map(|i| call(&format!("c{i}"), "fetch")).collect();
+    let mut v = vec![json!({"role": "user", "content": "fetch ten"}), json!({"role": "assistant", "content": null, "tool_calls": calls})];
+    v.extend((1..=10).map(|i| json!({"role": "tool", "tool_call_id": format!("c{i}"), "content": "page"})));
+    let h = msgs(Value::Array(v));
+    for budget in [30, 100, 110, 115, 119, 121, 200] {
+        let p = run(&h, &ProjectOptions { budget, start_on_user: false, ..ProjectOptions::default() });
+        let results = p.messages.iter().filter(|m| m.role == Role::Tool).count();
+        assert!(results == 0 || results == 10, "budget {budget}: {results} results");
+        assert!(p.messages.first().is_none_or(|m| m.role != Role::Tool));
+        assert!(p.report.used <= budget);
+    }
+}
+
+#[test]
+fn leading_system_always_kept_or_a_clear_error() {
+    let h = msgs(json!([{"role": "system", "content": "rules"}, {"role": "user", "content": "hi"}]));
+    let p = run(&h, &ProjectOptions { budget: 10, ..ProjectOptions::default() });
+    assert_eq!(texts(&p), vec!["System:rules"]);
+    let e = project(&h, &ProjectOptions { budget: 9, ..ProjectOptions::default() }, &Context::default(), &mut Flat, "flat", &mut TokenCache::default()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::BudgetTooSmall);
+}
+
+#[test]
+fn start_on_user_and_dangling_calls_repaired() {
+    let h = msgs(json!([
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "thinking"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c1", "search")]},
+        {"role": "user", "content": "stop"}
+    ]));
+    let p = run(&h, &ProjectOptions { budget: 30, ..ProjectOptions::default() });
+    // The unit [ai(c1)] is incomplete: repair adds a placeholder; the window must start on a user turn.
+    assert_eq!(p.messages.first().map(|m| m.role), Some(Role::User));
+    assert!(validate(&p.messages, Provider::Anthropic).is_empty());
+    let p = run(&h, &ProjectOptions { budget: 100, ..ProjectOptions::default() });
+    assert_eq!(p.report.repairs.len(), 1);
+    assert_eq!(p.messages.iter().filter(|m| m.role == Role::Tool).count(), 1);
+}
+
+#[test]
+fn big_results_become_previews_and_output_is_deterministic() {
+    let big = "line of output\n".repeat(400);
+    let h = msgs(json!([
+        {"role": "user", "content": "read the log"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c1", "read_file")]},
+        {"role": "tool", "tool_call_id": "c1", "content": big}
+    ]));
+    let opts = ProjectOptions { budget: 400, max_tool_result_tokens: Some(100), format: Format::Anthropic, ..ProjectOptions::default() };
+    let mut cache = TokenCache::default();
+    let p = project(&h, &opts, &Context::default(), &mut Estimate, "estimate", &mut cache).unwrap();
+    assert_eq!(p.report.truncated.len(), 1);
+    let t = &p.report.truncated[0];
+    assert_eq!((t.id.as_str(), t.tool_call_id.as_str(), t.artifact.as_str()), ("m2", "c1", "artifact:m2"));
+    assert!(t.tokens > 1000 && t.preview_tokens < 150, "{t:?}");
+    let tool = &p.messages[3 - 1];
+    assert!(tool.content.text().contains("tokens omitted; the full result is artifact:m2"));
+    let again = project(&h, &opts, &Context::default(), &mut Estimate, "estimate", &mut cache).unwrap();
+    assert_eq!(serde_json::to_string(&p.encoded).unwrap(), serde_json::to_string(&again.encoded).unwrap());
+}
+
+fn cmd(author: &str, update: Value) -> Command {
+    Command { author: author.into(), expected_version: None, update: update.as_object().cloned().unwrap(), correlation_id: None, causation_id: None }
+}
+
+#[test]
+fn private_values_never_reach_the_model_view() {
+    let mut s = Store::new(StoreOptions::default()).unwrap();
+    let mut spec = ChannelSpec::new("secrets", Reducer::Merge);
+    spec.visibility = Visibility::Private;
+    spec.owner = Some("vault".into());
+    s.register_channel(spec, None, || "k".into()).unwrap();
+    s.apply(&cmd("vault", json!({"secrets": {"DB_PASSWORD": "hunter2-correct-horse"}})), 0).unwrap();
+    s.apply(&cmd("app", json!({"facts": {"db_host": "db.internal", "api_key": "sk-live-0000"}, "run": {"status": "running", "task": "migrate the DB"}})), 0).unwrap();
+    s.apply(&cmd("user", json!({"messages": [{"role": "user", "content": "migrate"}]})), 0).unwrap();
+    let opts = ProjectOptions { budget: 2_000, redact: vec!["api_key".into()], ..ProjectOptions::default() };
+    let p = s.model_view(&opts, &mut Estimate, "estimate").unwrap();
+    let text = serde_json::to_string(&p.encoded).unwrap();
+    assert!(!text.contains("hunter2") && !text.contains("sk-live"), "{text}");
+    assert!(text.contains("db.internal") && text.contains("migrate the DB"));
+    assert_eq!(p.report.redacted, vec!["facts.api_key"]);
+    // A tool result that echoes the private value is refused, naming the channel only.
+    s.apply(&cmd("model", json!({"messages": [{"role": "assistant", "content": null, "tool_calls": [call("c1", "env")]}]})), 0).unwrap();
+    s.apply(&cmd("tool", json!({"messages": [{"role": "tool", "tool_call_id": "c1", "content": "DB_PASSWORD=hunter2-correct-horse"}]})), 0).unwrap();
+    let e = s.model_view(&opts, &mut Estimate, "estimate").unwrap_err();
+    assert_eq!((e.code, e.channel.as_deref()), (ErrorCode::PrivateLeak, Some("secrets")));
+    assert!(!e.message.contains("hunter2"));
+}
+
+#[test]
+fn compaction_keeps_the_ledger_and_the_active_task_section() {
+    let mut s = Store::new(StoreOptions::default()).unwrap();
+    s.apply(&cmd("user", json!({"messages": [{"role": "system", "content": "rules"}, {"role": "user", "content": "start research"}]})), 0).unwrap();
+    s.apply(&cmd("model", json!({"messages": [{"role": "assistant", "content": null, "tool_calls": [call("s1", "start_async_task")]}]})), 0).unwrap();
+    s.apply(&cmd("tool", json!({"messages": [{"role": "tool", "tool_call_id": "s1", "content": "task t-42 started"}], "async_tasks": {"t-42": {"task_id": "t-42", "agent_name": "researcher", "status": "running"}}})), 0).unwrap();
+    for i in 0..150 {
+        s.apply(&cmd("user", json!({"messages": [{"role": "user", "content": format!("turn {i}")}, {"role": "assistant", "content": format!("answer {i}")}]})), 0).unwrap();
+    }
+    let cut = s.compaction_plan(10).unwrap();
+    assert_eq!(s.messages("messages").unwrap().messages().len() - cut, 10);
+    s.compact("The user started research task t-42, then chatted.", cut, "summarizer", 0).unwrap();
+    let ledger = s.get("async_tasks").unwrap();
+    assert_eq!(ledger["t-42"]["status"], "running");
+    let p = s.model_view(&ProjectOptions { budget: 4_000, ..ProjectOptions::default() }, &mut Estimate, "estimate").unwrap();
+    let roles: Vec<Role> = p.messages.iter().map(|m| m.role).collect();
+    assert_eq!(&roles[..3], &[Role::System, Role::System, Role::User]);
+    assert!(p.messages[1].content.text().contains("- task t-42 (researcher): running"));
+    assert!(p.messages[2].content.text().starts_with("Here is a summary of the conversation to date:"));
+    assert_eq!(p.messages.len(), 3 + 10);
+    assert_eq!(p.report.dropped[0], Dropped { count: cut - 1, reason: "compacted".into() });
+    // The full history is still there.
+    assert_eq!(s.messages("messages").unwrap().messages().len(), 2 + 1 + 1 + 300);
+    // A cut inside a unit is refused.
+    let inside = s.messages("messages").unwrap().messages().iter().position(|m| m.role == Role::Tool).unwrap();
+    assert_eq!(s.compact("x", inside, "summarizer", 0).unwrap_err().code, ErrorCode::InvalidOption);
+    assert_eq!(s.compaction_plan(1_000).unwrap(), 1);
+}
+
+#[test]
+fn token_counts_are_cached_by_message_id() {
+    struct Counting(usize);
+    impl TokenCounter for Counting {
+        fn count(&mut self, text: &str) -> crate::error::Result<usize> {
+            self.0 += 1;
+            Ok(text.len() / 4)
+        }
+    }
+    let mut s = Store::new(StoreOptions::default()).unwrap();
+    for i in 0..50 {
+        s.apply(&cmd("u", json!({"messages": [{"role": "user", "content": format!("message {i}")}]})), 0).unwrap();
+    }
+    let opts = ProjectOptions { budget: 100_000, sections: false, ..ProjectOptions::default() };
+    let mut c = Counting(0);
+    s.model_view(&opts, &mut c, "counting").unwrap();
+    let first = c.0;
+    s.apply(&cmd("u", json!({"messages": [{"role": "user", "content": "one more"}]})), 0).unwrap();
+    let mut c2 = Counting(0);
+    s.model_view(&opts, &mut c2, "counting").unwrap();
+    assert!(first >= 50 && c2.0 <= 2, "first {first}, then {}", c2.0);
+}

@@ -1,0 +1,102 @@
+//! The store's model view and compaction (DESIGN §6): the projector fed with the stored
+//! messages, the state sections and the private values to scan for; compaction as a command.
+
+use super::schema::Visibility;
+use super::store::{Slot, Store};
+use crate::error::{Error, ErrorCode, Result};
+use crate::project::sections::{render, SectionInput};
+use crate::project::tokens::TokenCounter;
+use crate::project::{private_strings, project, Context, ProjectOptions, Projection};
+use crate::state::{Applied, Command};
+use crate::message::Role;
+use serde_json::{json, Map, Value};
+
+impl Store {
+    /// The model view of the `messages` channel (see [`crate::project`]): system rules, the
+    /// leading system message, the state sections, the compaction summary, then the most recent
+    /// units that fit `opts.budget`. Token counts are cached by message id for `counter_id`.
+    ///
+    /// Errors: `BUDGET_TOO_SMALL`, `PRIVATE_LEAK` (naming the channel), the counter's errors.
+    pub fn model_view(&mut self, opts: &ProjectOptions, counter: &mut dyn TokenCounter, counter_id: &str) -> Result<Projection> {
+        let i = self.index("messages")?;
+        let mut ctx = Context::default();
+        let mut public = Map::new();
+        let mut secret = Vec::new();
+        for (k, spec) in self.specs.iter().enumerate() {
+            if spec.visibility == Visibility::Private {
+                private_strings(&spec.name, &self.value_of(k), &mut ctx.private);
+                continue;
+            }
+            if spec.secret {
+                secret.push(spec.name.clone());
+            }
+            if matches!(spec.name.as_str(), "run" | "plan" | "facts" | "unresolved_questions" | "async_tasks") {
+                public.insert(spec.name.clone(), self.value_of(k));
+            }
+        }
+        if opts.sections {
+            let (sections, redacted) = render(&SectionInput { channels: &public, secret_channels: &secret, redact_keys: &opts.redact });
+            ctx.sections = sections;
+            ctx.redacted = redacted;
+        }
+        if let Ok(c) = self.get("compaction") {
+            if let (Some(summary), Some(first)) = (c.get("summary").and_then(Value::as_str), c.get("first_kept_id").and_then(Value::as_str)) {
+                ctx.compaction = Some((summary.to_string(), first.to_string()));
+            }
+        }
+        let Some(Slot::Messages(channel)) = self.slots.get(i) else {
+            return Err(Error::new(ErrorCode::InvalidOption, "channel 'messages' is not a messages channel"));
+        };
+        project(channel.messages(), opts, &ctx, counter, counter_id, &mut self.token_cache)
+    }
+
+    /// A safe cut for compaction keeping about the last `keep` messages: the index of the first
+    /// message to keep, moved back to the start of its unit so a call and its results stay
+    /// together (as deepagents' `find_safe_cutoff_point` moves back to the AI message).
+    pub fn compaction_plan(&self, keep: usize) -> Result<usize> {
+        let list = self.messages("messages")?.messages();
+        let lead = usize::from(list.first().is_some_and(|m| m.role == Role::System));
+        let cut = list.len().saturating_sub(keep).max(lead);
+        Ok(unit_boundary(list, cut).max(lead))
+    }
+
+    /// Records a compaction: the model view becomes [summary, messages from `cut` on]. The
+    /// messages and the log are untouched (the full history stays), and so is the async task
+    /// ledger. `cut` must be a unit boundary ([`Store::compaction_plan`] gives one); the summary
+    /// text comes from the caller. Errors: `INVALID_OPTION` for a cut inside a unit or out of range.
+    pub fn compact(&mut self, summary: &str, cut: usize, author: &str, now_ms: u64) -> Result<Applied> {
+        let list = self.messages("messages")?.messages();
+        let lead = usize::from(list.first().is_some_and(|m| m.role == Role::System));
+        let first = list
+            .get(cut)
+            .and_then(|m| m.id.clone())
+            .filter(|_| cut >= lead)
+            .ok_or_else(|| Error::new(ErrorCode::InvalidOption, format!("cut {cut} is not a message index after the leading system message")).field("cut"))?;
+        if unit_boundary(list, cut) != cut {
+            return Err(Error::new(ErrorCode::InvalidOption, format!("cut {cut} falls inside a tool-call unit; use compactionPlan() for a safe cut")).field("cut"));
+        }
+        let update = json!({"compaction": {"summary": summary, "first_kept_id": first, "cut": cut}});
+        let cmd = Command { author: author.to_string(), expected_version: None, update: update.as_object().cloned().unwrap_or_default(), correlation_id: None, causation_id: None };
+        self.apply(&cmd, now_ms)
+    }
+}
+
+/// The start of the unit that contains index `at`: if `at` is a tool result, or any result at or
+/// after `at` answers a call made before `at`, move back to the earliest such call's assistant.
+fn unit_boundary(list: &[crate::message::Message], at: usize) -> usize {
+    let mut cut = at;
+    loop {
+        let mut moved = false;
+        for m in list.get(cut..).unwrap_or_default() {
+            let Some(call) = m.tool_call_id.as_deref() else { continue };
+            if let Some(owner) = list.get(..cut).unwrap_or_default().iter().rposition(|a| a.role == Role::Assistant && a.call_ids().any(|c| c == call)) {
+                cut = owner;
+                moved = true;
+                break;
+            }
+        }
+        if !moved {
+            return cut;
+        }
+    }
+}
