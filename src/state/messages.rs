@@ -511,7 +511,9 @@ impl MessagesChannel {
                         (None, Some(i)) => {
                             removed.remove(&id);
                             let old = std::mem::replace(&mut self.list[i], m.clone());
-                            if old.role == Role::Assistant && old.call_ids().ne(m.call_ids()) {
+                            // A replacement that changes the role, the calls made or the call
+                            // answered changes the pairing: rebuild the index and re-check it.
+                            if old.role != m.role || old.tool_call_id != m.tool_call_id || old.call_ids().ne(m.call_ids()) {
                                 moved = true;
                             }
                             if let Some(j) = &mut self.journal {

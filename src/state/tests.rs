@@ -406,3 +406,16 @@ fn final_output_and_provider_token_usage() {
     assert_eq!(s.get("budget").unwrap()["used"]["tokens"], 42);
     assert_eq!(s.get("messages").unwrap()[0]["origin"], "anthropic");
 }
+
+#[test]
+fn replacing_a_result_with_another_role_reopens_its_call() {
+    // Found by the property test: the call index went stale after such a replace, and a later
+    // rollback (which rebuilds the index) made the store diverge from a twin.
+    let mut s = store();
+    s.apply(&cmd("m", json!({"messages": [ai_calls("a1", &["c1"])]})), 0).unwrap();
+    s.apply(&cmd("t", json!({"messages": [{"id": "r1", "role": "tool", "tool_call_id": "c1", "content": "x"}]})), 0).unwrap();
+    s.apply(&cmd("u", json!({"messages": [{"replace": {"id": "r1", "role": "user", "content": "edited"}}]})), 0).unwrap();
+    assert_eq!(s.dangling_tool_calls().len(), 1);
+    s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap();
+    assert!(s.dangling_tool_calls().is_empty());
+}
