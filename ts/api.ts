@@ -30,6 +30,9 @@ import type {
   LogCheck,
   DanglingCall,
   IndexedDbLog,
+  ModelViewOptions,
+  ModelView,
+  Report,
 } from "./node/stategate_wasm.js";
 
 export type { Violation, Fix, Message, Provider, Format, Reason };
@@ -54,6 +57,9 @@ export type {
   LogCheck,
   DanglingCall,
   IndexedDbLog,
+  ModelViewOptions,
+  ModelView,
+  Report,
 };
 
 /** Messages as an array of objects in any supported format(s), or that array's JSON text. */
@@ -136,6 +142,12 @@ export interface Api {
   verifyLog(events: readonly StoreEvent[] | string): LogCheck;
   /** The IndexedDB persistence adapter (browsers and workers; `open` rejects elsewhere). */
   IndexedDbLog: typeof IndexedDbLog;
+  /**
+   * The model view of a plain message array under a token budget (DESIGN §6): units kept whole,
+   * repaired, big tool results previewed, in `opts.format`. No state sections (use
+   * `store.modelView` for those). Throws `BUDGET_TOO_SMALL`, `INVALID_OPTION`.
+   */
+  projectMessages(messages: MessagesInput, opts: ModelViewOptions): ModelView;
 }
 
 function check(messages: unknown): void {
@@ -183,6 +195,10 @@ export function makeApi(wasm: typeof Wasm): Api {
       return wasm.verifyLog(events as StoreEvent[] | string);
     },
     IndexedDbLog: wasm.IndexedDbLog,
+    projectMessages(messages, opts) {
+      check(messages);
+      return wasm.projectMessages(messages, opts);
+    },
   };
 }
 

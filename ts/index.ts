@@ -24,6 +24,8 @@ export const readTranscript = api.readTranscript;
 export const StateStore = api.StateStore;
 /** A state store instance. */
 export type StateStore = InstanceType<typeof api.StateStore>;
+/** See {@link Api.projectMessages}. */
+export const projectMessages = api.projectMessages;
 /** See {@link Api.verifyLog}. */
 export const verifyLog = api.verifyLog;
 export { FileLog, type LoadedLog } from "./file-log.js";

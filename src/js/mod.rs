@@ -12,6 +12,7 @@ pub use indexeddb::JsIndexedDbLog;
 
 pub use store::{verify_log_js, JsStateStore};
 
+
 use crate::message::formats::{decode_messages, decode_one, encode_messages, Format};
 use crate::repair::{self, assemble, parse_skeleton, plan, Output, Provider, RepairOptions};
 use crate::transcript;
@@ -110,6 +111,34 @@ pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
     let values = input_values(messages)?;
     let (messages, report) = repair::repair_values(&values, &opts).map_err(to_js_error)?;
     to_js(&serde_json::json!({"messages": messages, "report": report}))
+}
+
+/// The model view of a plain message array (any supported formats, or their JSON text): the
+/// same projection as `store.modelView` without state sections or compaction. Messages without
+/// an id are named `#i` (their position) in the report. Throws as `modelView`.
+#[wasm_bindgen(js_name = projectMessages, unchecked_return_type = "ModelView")]
+pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue) -> JsResult<JsValue> {
+    let (opts, tokenizer) = store::view_options(&opts)?;
+    let values = input_values(messages)?;
+    let mut history = decode_messages(&values, None).map_err(to_js_error)?.messages;
+    for (i, m) in history.iter_mut().enumerate() {
+        m.id.get_or_insert_with(|| format!("#{i}"));
+    }
+    let mut cache = crate::project::tokens::TokenCache::default();
+    let ctx = crate::project::Context::default();
+    let p = match &tokenizer {
+        Some(f) => crate::project::project(&history, &opts, &ctx, &mut store::JsCounter(f), "js", &mut cache),
+        None => crate::project::project(&history, &opts, &ctx, &mut crate::project::tokens::Estimate, "estimate", &mut cache),
+    }
+    .map_err(to_js_error)?;
+    // Positional names were for the report only: the output keeps the caller's messages as given.
+    let mut out = p.messages;
+    for m in &mut out {
+        if m.id.as_deref().is_some_and(|id| id.starts_with('#')) {
+            m.id = None;
+        }
+    }
+    to_js(&serde_json::json!({"messages": encode_messages(&out, opts.format), "report": p.report}))
 }
 
 /// Reads a recorded transcript (tau-bench, SWE-agent, Claude Code JSONL, OpenHands, or a plain
