@@ -229,7 +229,23 @@ pub fn project(
     cache: &mut TokenCache,
 ) -> Result<Projection> {
     let mut report = Report { budget: opts.budget, redacted: ctx.redacted.clone(), ..Report::default() };
-    let mut tok = |m: &Message, cache: &mut TokenCache| cache.tokens(m, counter, counter_id);
+    // Within one projection a message is counted once: memoised by id and a cheap shape that
+    // changes whenever repair or a preview rewrites it.
+    let mut memo: std::collections::HashMap<(String, [usize; 5]), usize> = std::collections::HashMap::new();
+    let mut tok = |m: &Message, cache: &mut TokenCache| -> Result<usize> {
+        let Some(id) = &m.id else { return cache.tokens(m, counter, counter_id) };
+        let shape = match &m.content {
+            Content::Text(t) => [1, t.len(), 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
+            Content::Parts(p) => [2, p.len(), p.iter().map(|x| if let crate::message::ContentPart::Text { text, .. } = x { text.len() } else { 1 }).sum(), m.tool_calls.len(), m.invalid_tool_calls.len()],
+            Content::Null | Content::Absent => [3, 0, 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
+        };
+        if let Some(&n) = memo.get(&(id.clone(), shape)) {
+            return Ok(n);
+        }
+        let n = cache.tokens(m, counter, counter_id)?;
+        memo.insert((id.clone(), shape), n);
+        Ok(n)
+    };
 
     // The fixed prefix: rules, the leading system message.
     let mut prefix: Vec<Message> = Vec::new();
