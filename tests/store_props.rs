@@ -151,7 +151,7 @@ proptest! {
 
         let (k, bytes) = &checkpoints[k_pick as usize % checkpoints.len()];
         let tail: Vec<Event> = s.events().iter().filter(|e| e.sequence > *k).cloned().collect();
-        let mut restored = Store::restore(bytes, &tail).unwrap();
+        let mut restored = Store::restore(bytes, &tail, Vec::new()).unwrap();
         restored.claim_owner_key("vault", || "key".into()).unwrap();
         prop_assert_eq!(serde_json::to_string(&restored.system_view()).unwrap(), serde_json::to_string(&s.system_view()).unwrap());
         prop_assert_eq!(restored.private_view("key").unwrap(), s.private_view(&key).unwrap());
@@ -161,7 +161,7 @@ proptest! {
         let mut bad = bytes.clone();
         let at = flip_at as usize % bad.len();
         bad[at] ^= flip_bits;
-        prop_assert!(Store::restore(&bad, &[]).is_err(), "checkpoint flip at {} not detected: {:?} -> {:?}", at, String::from_utf8_lossy(&bytes[at.saturating_sub(30)..(at + 10).min(bytes.len())]), String::from_utf8_lossy(&bad[at.saturating_sub(30)..(at + 10).min(bad.len())]));
+        prop_assert!(Store::restore(&bad, &[], Vec::new()).is_err(), "checkpoint flip at {} not detected: {:?} -> {:?}", at, String::from_utf8_lossy(&bytes[at.saturating_sub(30)..(at + 10).min(bytes.len())]), String::from_utf8_lossy(&bad[at.saturating_sub(30)..(at + 10).min(bad.len())]));
 
         // One flipped byte in the JSONL log: the parse or the replay refuses it.
         let jsonl: String = s.events().iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();

@@ -176,15 +176,18 @@ fn store_private_channel_stays_private() {
 fn store_history_checkpoint_restore_and_write_ahead_events() {
     let sunk = Array::new();
     let sink = sunk.clone();
-    let on_event = Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
-        if Reflect::get(&e, &"sequence".into()).unwrap().as_f64() == Some(3.0) {
+    let on_event = Closure::<dyn FnMut(JsValue)>::new(move |events: JsValue| {
+        let events = Array::from(&events);
+        if events.iter().any(|e| Reflect::get(&e, &"sequence".into()).unwrap().as_f64() == Some(3.0)) {
             wasm_bindgen::throw_str("disk full");
         }
-        sink.push(&e);
+        for e in events.iter() {
+            sink.push(&e);
+        }
     });
     let init = Object::new();
     Reflect::set(&init, &"runId".into(), &"h".into()).unwrap();
-    Reflect::set(&init, &"onEvent".into(), on_event.as_ref()).unwrap();
+    Reflect::set(&init, &"onEvents".into(), on_event.as_ref()).unwrap();
     let mut s = JsStateStore::new(Some(init.into())).unwrap();
     s.apply(parse(CALLS)).unwrap();
     s.apply(parse(r#"{"author": "t1", "update": {"messages": [{"role": "tool", "tool_call_id": "c1", "content": "1"}]}}"#)).unwrap();
@@ -194,7 +197,7 @@ fn store_history_checkpoint_restore_and_write_ahead_events() {
     assert_eq!(get(&err, "code").as_string().unwrap(), "STORAGE_ERROR");
     assert_eq!(observed(&mut s), before);
     assert_eq!(sunk.length(), 2);
-    assert_eq!(js_sys::JSON::stringify(&verify_log_js(sunk.clone().into()).unwrap()).unwrap(), r#"{"ok":true}"#);
+    assert_eq!(js_sys::JSON::stringify(&verify_log_js(sunk.clone().into(), None).unwrap()).unwrap(), r#"{"ok":true}"#);
 
     let restored = JsStateStore::restore(js_sys::Uint8Array::from(s.checkpoint().as_slice()).into(), None, None).unwrap();
     assert_eq!(js_sys::JSON::stringify(&restored.system_view().unwrap()).unwrap(), js_sys::JSON::stringify(&s.system_view().unwrap()).unwrap());

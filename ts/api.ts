@@ -136,10 +136,13 @@ export interface Api {
    */
   StateStore: typeof StateStore;
   /**
-   * Checks a log's hash chain (events or their JSON Lines): `{ok: true}`, or the first broken
-   * link `{ok: false, index, sequence, reason: "hash" | "prev_hash" | "sequence" | "run_id"}`.
+   * Checks a log's hash chain (events or their JSON Lines) from the genesis, or from
+   * `opts.after` (the sequence and hash of the event before the first given): `{ok: true}`, or
+   * the first broken link `{ok: false, index, sequence, reason: "hash" | "prev_hash" |
+   * "sequence" | "run_id" | "unreadable"}`. The chain is unkeyed: it finds accidental damage and
+   * edits that did not recompute every later hash; anchor `lastHash` elsewhere to catch the rest.
    */
-  verifyLog(events: readonly StoreEvent[] | string): LogCheck;
+  verifyLog(events: readonly StoreEvent[] | string, opts?: { after: { sequence: number; hash: string } }): LogCheck;
   /** The IndexedDB persistence adapter (browsers and workers; `open` rejects elsewhere). */
   IndexedDbLog: typeof IndexedDbLog;
   /**
@@ -191,8 +194,8 @@ export function makeApi(wasm: typeof Wasm): Api {
       return wasm.readTranscript(text, opts.format);
     },
     StateStore: wasm.StateStore,
-    verifyLog(events) {
-      return wasm.verifyLog(events as StoreEvent[] | string);
+    verifyLog(events, opts) {
+      return wasm.verifyLog(events as StoreEvent[] | string, opts);
     },
     IndexedDbLog: wasm.IndexedDbLog,
     projectMessages(messages, opts) {

@@ -3,14 +3,16 @@
  * (`events.jsonl`) and the latest checkpoint (`checkpoint.bin`) in one directory. Every write is
  * flushed to disk (`fsync`) before it returns; a checkpoint is written to a temporary file and
  * renamed over the old one, so a crash leaves either the old or the new checkpoint, never half.
- * A crash in the middle of an append leaves a torn last line: {@link FileLog.load} detects it,
- * drops it, truncates the file to the intact prefix and says so.
+ * A crash in the middle of an append leaves a torn last line (no newline at its end):
+ * {@link FileLog.load} detects it, drops it, truncates the file to the intact prefix and says so.
+ * Anything else that does not read as events (a corrupted complete line, a file that is not
+ * JSON Lines) is left untouched for `StateStore.replay` / `restore` to refuse.
  *
  * Only I/O lives here; what is loaded is checked by `StateStore.restore` (hash chain, digest).
  *
  * @example
  * const log = FileLog.open("./state");
- * const store = new StateStore({ onEvent: (e) => log.append([e]) });
+ * const store = new StateStore({ onEvents: (events) => log.append(events) });
  * log.saveCheckpoint(store.checkpoint());
  * // after a restart:
  * const { checkpoint, events } = log.load();
@@ -59,11 +61,32 @@ export class FileLog {
     }
   }
 
-  /** Appends events (objects or JSON Lines) and flushes them to disk. Throws `STORAGE_ERROR`. */
+  /**
+   * Appends events (the array `onEvents` receives, or JSON Lines) in one write and flushes it to
+   * disk. Throws `STORAGE_ERROR` for anything else, or when the file ends in a torn line (call
+   * {@link FileLog.load} first to recover it).
+   */
   append(events: readonly StoreEvent[] | string): void {
-    const text = typeof events === "string" ? events : events.map((e) => JSON.stringify(e) + "\n").join("");
+    if (typeof events !== "string" && !Array.isArray(events)) throw storageError("appending events", new TypeError("events must be an array of events or JSON Lines"));
+    let text: string;
+    try {
+      text = typeof events === "string" ? events : events.map((e) => JSON.stringify(e) + "\n").join("");
+    } catch (e) {
+      throw storageError("appending events", e);
+    }
     if (text.length === 0) return;
     try {
+      const size = fs.fstatSync(this.#fd).size;
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        const reader = fs.openSync(path.join(this.dir, "events.jsonl"), "r");
+        try {
+          fs.readSync(reader, last, 0, 1, size - 1);
+        } finally {
+          fs.closeSync(reader);
+        }
+        if (last[0] !== 0x0a) throw new Error("the log ends with a torn line; call load() first to recover it");
+      }
       fs.writeSync(this.#fd, text.endsWith("\n") ? text : text + "\n");
       fs.fsyncSync(this.#fd);
     } catch (e) {
@@ -71,8 +94,15 @@ export class FileLog {
     }
   }
 
-  /** Replaces the checkpoint atomically (temporary file, fsync, rename). Throws `STORAGE_ERROR`. */
+  /**
+   * Replaces the checkpoint atomically (temporary file, fsync, rename). Throws `STORAGE_ERROR`
+   * for bytes that are not a stategate checkpoint, so a good checkpoint is never replaced by junk.
+   */
   saveCheckpoint(bytes: Uint8Array): void {
+    const head = '{"format":"stategate-checkpoint"';
+    if (!(bytes instanceof Uint8Array) || Buffer.from(bytes.subarray(0, head.length)).toString("utf8") !== head) {
+      throw storageError("saving the checkpoint", new TypeError("bytes must be what store.checkpoint() returns"));
+    }
     const target = path.join(this.dir, "checkpoint.bin");
     const tmp = target + ".tmp";
     try {
@@ -101,17 +131,15 @@ export class FileLog {
       const buf = fs.readFileSync(logPath);
       let end = buf.length;
       let torn = false;
+      // Not a stategate JSON Lines log (its lines start with `{"event_id":`): leave it untouched.
+      if (end > 0 && !buf.subarray(0, 12).toString("utf8").startsWith('{"event_id"')) return { checkpoint, events: buf.toString("utf8"), torn: false };
+      // Only a last line without its newline is a torn write: a crash mid-append, so a change
+      // that was never acknowledged (onEvents is write-ahead); drop it. A complete line that does
+      // not parse is corruption, left for replay/restore to refuse.
       if (end > 0 && buf[end - 1] !== 0x0a) {
-        end = buf.lastIndexOf(0x0a, end - 1) + 1;
+        const start = buf.lastIndexOf(0x0a, end - 1) + 1;
+        end = start;
         torn = true;
-      } else if (end > 0) {
-        const start = buf.lastIndexOf(0x0a, end - 2) + 1;
-        try {
-          JSON.parse(buf.subarray(start, end - 1).toString("utf8"));
-        } catch {
-          end = start;
-          torn = true;
-        }
       }
       if (torn) {
         fs.ftruncateSync(this.#fd, end);
@@ -123,8 +151,10 @@ export class FileLog {
     }
   }
 
-  /** Closes the log file. */
+  /** Closes the log file (a second call does nothing). */
   close(): void {
+    if (this.#fd < 0) return;
     fs.closeSync(this.#fd);
+    this.#fd = -1;
   }
 }

@@ -80,7 +80,7 @@ fn tx(db: &IdbDatabase, store: &str, mode: IdbTransactionMode) -> JsResult<IdbTr
 ///
 /// @example
 /// const log = await IndexedDbLog.open("my-agent");
-/// const store = new StateStore({ onEvent: (e) => log.append([e]) });
+/// const store = new StateStore({ onEvents: (events) => log.append(events) });
 /// await log.saveCheckpoint(store.checkpoint());
 /// const { checkpoint, events } = await log.load();
 /// const again = StateStore.restore(checkpoint, events);

@@ -104,19 +104,24 @@ pub(crate) fn from_js_json_max<T: DeserializeOwned>(v: &JsValue, code: ErrorCode
     // Fast path: plain JSON.stringify (a replacer turns V8's fast serializer off). What it could
     // have lost silently only ever shows as `null` (NaN, Infinity) or `{}` (Map, Set), and lone
     // surrogates make serde_json fail: in those cases, stringify again through the replacer.
-    let text = js_sys::JSON::stringify(v).map_err(fail)?;
-    let suspicious = text.includes("null", 0) || text.includes("{}", 0);
-    let text = if suspicious { REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)).map_err(fail)? } else { text };
-    if text.length() > max {
-        return Err(to_js_error(Error::new(ErrorCode::TooLarge, format!("{what}: {} characters of JSON; the limit is {max}", text.length()))));
-    }
-    let s = text.as_string().ok_or_else(|| to_js_error(Error::new(code, format!("{what}: got undefined"))))?;
+    // JSON.stringify returns undefined (not a string) for undefined, functions and symbols: check
+    // before touching the result, so nothing here can throw past a `Result`.
+    let stringify = |with_replacer: bool| -> Result<String, JsValue> {
+        let text = if with_replacer { REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)) } else { js_sys::JSON::stringify(v) }.map_err(fail)?;
+        if text.is_undefined() || !JsValue::from(text.clone()).is_string() {
+            return Err(to_js_error(Error::new(code, format!("{what}: got undefined, a function or a symbol"))));
+        }
+        if text.length() > max {
+            return Err(to_js_error(Error::new(ErrorCode::TooLarge, format!("{what}: {} characters of JSON; the limit is {max}", text.length()))));
+        }
+        Ok(String::from(text))
+    };
+    let s = stringify(false)?;
+    let suspicious = s.contains("null") || s.contains("{}");
+    let s = if suspicious { stringify(true)? } else { s };
     match serde_json::from_str(&s) {
         Ok(out) => Ok(out),
-        Err(_) if !suspicious => {
-            let mended = REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)).map_err(fail)?.as_string().unwrap_or_default();
-            serde_json::from_str(&mended).map_err(|e| to_js_error(Error::new(code, format!("{what}: {e}"))))
-        }
+        Err(_) if !suspicious => serde_json::from_str(&stringify(true)?).map_err(|e| to_js_error(Error::new(code, format!("{what}: {e}")))),
         Err(e) => Err(to_js_error(Error::new(code, format!("{what}: {e}")))),
     }
 }

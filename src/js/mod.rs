@@ -119,10 +119,29 @@ pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
 #[wasm_bindgen(js_name = projectMessages, unchecked_return_type = "ModelView")]
 pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue) -> JsResult<JsValue> {
     let (opts, tokenizer) = store::view_options(&opts)?;
+    // Every message costs at least PER_MESSAGE tokens, so no more than budget / PER_MESSAGE of the
+    // most recent ones can be sent (and a unit that fits lies entirely among them): convert only
+    // those and a leading system message (BOUNDARY.md: untouched messages are never converted).
+    let most = opts.budget / crate::project::tokens::PER_MESSAGE + 1;
+    let (messages, skipped, lead) = match messages.dyn_ref::<Array>() {
+        Some(all) if all.length() as usize > most + 1 => {
+            let n = all.length();
+            let head = all.get(0);
+            let lead = js_sys::Reflect::get(&head, &"role".into()).ok().and_then(|r| r.as_string()).is_some_and(|r| r == "system")
+                || js_sys::Reflect::get(&head, &"type".into()).ok().and_then(|r| r.as_string()).is_some_and(|r| r == "system");
+            let tail = all.slice(n - most as u32, n);
+            if lead {
+                tail.unshift(&head);
+            }
+            (JsValue::from(tail), n as usize - most - usize::from(lead), usize::from(lead))
+        }
+        _ => (messages, 0, 0),
+    };
     let values = input_values(messages)?;
     let mut history = decode_messages(&values, None).map_err(to_js_error)?.messages;
     for (i, m) in history.iter_mut().enumerate() {
-        m.id.get_or_insert_with(|| format!("#{i}"));
+        let at = if i < lead { i } else { i + skipped };
+        m.id.get_or_insert_with(|| format!("#{at}"));
     }
     let mut cache = crate::project::tokens::TokenCache::default();
     let ctx = crate::project::Context::default();
@@ -131,6 +150,13 @@ pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type =
         None => crate::project::project(&history, &opts, &ctx, &mut crate::project::tokens::Estimate, "estimate", &mut cache),
     }
     .map_err(to_js_error)?;
+    let mut report = p.report;
+    if skipped > 0 {
+        match report.dropped.iter_mut().find(|d| d.reason == "budget") {
+            Some(d) => d.count += skipped,
+            None => report.dropped.insert(0, crate::project::Dropped { count: skipped, reason: "budget".into() }),
+        }
+    }
     // Positional names were for the report only: the output keeps the caller's messages as given.
     let mut out = p.messages;
     for m in &mut out {
@@ -138,7 +164,7 @@ pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type =
             m.id = None;
         }
     }
-    to_js(&serde_json::json!({"messages": encode_messages(&out, opts.format), "report": p.report}))
+    to_js(&serde_json::json!({"messages": encode_messages(&out, opts.format), "report": report}))
 }
 
 /// Reads a recorded transcript (tau-bench, SWE-agent, Claude Code JSONL, OpenHands, or a plain

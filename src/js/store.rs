@@ -25,8 +25,13 @@ export interface StoreInit {
   channels?: ChannelSpec[];
   /** The store's clock in ms since the epoch (event times, budget deadline). Default `Date.now`. */
   clock?: () => number;
-  /** Called with each event right after its command is applied (e.g. to append it to a log file). */
-  onEvent?: (event: StoreEvent) => void;
+  /**
+   * Write-ahead sink: called once per change (a command, a batch, a repair) with all its events,
+   * before the change is kept; if it throws, the change is rolled back (`STORAGE_ERROR`). Append
+   * them to a log here (`FileLog`, `IndexedDbLog`). The store is busy during the call: do not
+   * call the store from inside it.
+   */
+  onEvents?: (events: StoreEvent[]) => void;
   /** Called with each rejected command's author, error code, message and details (no values). */
   audit?: (rejection: Rejection) => void;
 }
@@ -46,11 +51,11 @@ export interface RestoreInit {
   /** Channels the log writes beyond the default schema (replay only; private ones included). */
   channels?: ChannelSpec[];
   clock?: () => number;
-  onEvent?: (event: StoreEvent) => void;
+  onEvents?: (events: StoreEvent[]) => void;
   audit?: (rejection: Rejection) => void;
 }
 /** What `verifyLog` returns. */
-export type LogCheck = { ok: true } | { ok: false; index: number; sequence: number; reason: "hash" | "prev_hash" | "sequence" | "run_id" };
+export type LogCheck = { ok: true } | { ok: false; index: number; sequence: number | null; reason: "hash" | "prev_hash" | "sequence" | "run_id" | "unreadable" };
 /** One applied command in the store's log (seed-001 envelope + hash chain). */
 export interface StoreEvent {
   /** `{run_id}:{sequence}`. */
@@ -125,7 +130,7 @@ struct Hooks {
 }
 
 impl Hooks {
-    /// Reads `clock`, `onEvent` and `audit` from an init object.
+    /// Reads `clock`, `onEvents` and `audit` from an init object.
     fn read(init: &JsValue) -> JsResult<Hooks> {
         if !init.is_undefined() && !init.is_null() && !init.is_object() {
             return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "the options must be an object")));
@@ -141,7 +146,7 @@ impl Hooks {
             }
             v.dyn_into::<js_sys::Function>().map(Some).map_err(|_| to_js_error(Error::new(ErrorCode::InvalidOption, format!("{name} must be a function"))))
         };
-        Ok(Hooks { clock: f("clock")?, on_event: f("onEvent")?, audit: f("audit")? })
+        Ok(Hooks { clock: f("clock")?, on_event: f("onEvents")?, audit: f("audit")? })
     }
 }
 
@@ -177,30 +182,65 @@ pub(crate) fn view_options(opts: &JsValue) -> JsResult<(ProjectOptions, Option<j
     Ok((from_js(opts.clone())?, tokenizer))
 }
 
-/// Events given as an array of event objects, or as JSON Lines text (cheaper).
+/// Events given as an array of event objects, or as JSON Lines text (cheaper). Errors name the
+/// first entry that is not an event (`TAMPERED_LOG`, `details.index`).
 fn events_from_js(events: &JsValue) -> JsResult<Vec<Event>> {
-    if events.is_undefined() || events.is_null() {
-        return Ok(Vec::new());
+    if let Some(text) = events.as_string() {
+        return parse_jsonl(&text).map_err(to_js_error);
     }
-    match events.as_string() {
-        Some(text) => parse_jsonl(&text).map_err(to_js_error),
-        None => super::interop::from_js_json_max(events, ErrorCode::TamperedLog, "events are a list of logged events or their JSON Lines", u32::MAX),
+    if !js_sys::Array::is_array(events) {
+        return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "events are an array of logged events or their JSON Lines text")));
     }
+    let values: Vec<serde_json::Value> =
+        super::interop::from_js_json_max(events, ErrorCode::TamperedLog, "events are a list of logged events or their JSON Lines", u32::MAX)?;
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| serde_json::from_value(v).map_err(|e| to_js_error(Error::new(ErrorCode::TamperedLog, format!("entry {i} is not a logged event: {e}")).at(i))))
+        .collect()
 }
 
 /// A log check as `{ok: true}` or `{ok: false, index, sequence, reason}`.
 #[wasm_bindgen(js_name = verifyLog, unchecked_return_type = "LogCheck")]
 pub fn verify_log_js(
     #[wasm_bindgen(unchecked_param_type = "StoreEvent[] | string")] events: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "{ after: { sequence: number; hash: string } }")] opts: Option<JsValue>,
 ) -> JsResult<JsValue> {
-    let events = events_from_js(&events)?;
-    let anchor = events.first().map(|e| (e.sequence.saturating_sub(1), e.prev_hash.clone())).unwrap_or((0, GENESIS_HASH.to_string()));
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct After {
+        sequence: u64,
+        hash: String,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Opts {
+        after: After,
+    }
+    let anchor = match opts.filter(|o| !o.is_undefined() && !o.is_null()) {
+        Some(o) => {
+            let o: Opts = from_js(o)?;
+            (o.after.sequence, o.after.hash)
+        }
+        None => (0, GENESIS_HASH.to_string()),
+    };
+    let events = match events_from_js(&events) {
+        Ok(events) => events,
+        Err(e) => {
+            let index = js_sys::Reflect::get(&js_sys::Reflect::get(&e, &"details".into())?, &"index".into())?;
+            if index.is_undefined() {
+                return Err(e);
+            }
+            return to_js(&json!({"ok": false, "index": index.as_f64(), "sequence": null, "reason": "unreadable"}));
+        }
+    };
     match verify_log(&events, (anchor.0, &anchor.1)) {
         Ok(()) => to_js(&json!({"ok": true})),
         Err(b) => to_js(&json!({"ok": false, "index": b.index, "sequence": b.sequence, "reason": b.reason})),
     }
 }
 
+/// `store.repair(opts)`: the repair options plus the command's author.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 struct RepairArgs {
@@ -231,26 +271,24 @@ impl JsStateStore {
                 .unwrap_or(f64::NAN),
             None => js_sys::Date::now(),
         };
-        if !ms.is_finite() || ms < 0.0 {
-            return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "the clock must return a finite number of ms ≥ 0")));
+        if !(ms.is_finite() && (0.0..=9_007_199_254_740_991.0).contains(&ms)) {
+            return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "the clock must return ms since the epoch: a number from 0 to 2^53 - 1")));
         }
         Ok(ms as u64)
     }
 
-    /// Runs a change. Its events go to `onEvent` before the change is kept (write-ahead: if
-    /// `onEvent` throws, the change is rolled back and `STORAGE_ERROR` thrown); a refused change
-    /// goes to `audit` (whose own exceptions are ignored: auditing never changes the outcome).
+    /// Runs a change. Its events go to `onEvents` in one call before the change is kept
+    /// (write-ahead: if `onEvents` throws, the whole change — a whole batch — is rolled back and
+    /// `STORAGE_ERROR` thrown); a refused change goes to `audit` (whose own exceptions are
+    /// ignored: auditing never changes the outcome).
     fn change<T>(&mut self, author: &str, channels: Vec<String>, f: impl FnOnce(&mut Store, u64, Option<crate::state::Sink>) -> crate::error::Result<T>) -> JsResult<T> {
         let now = self.now()?;
         let on_event = self.hooks.on_event.clone();
         let mut sink = |events: &[crate::log::Event]| -> crate::error::Result<()> {
             let Some(sink) = &on_event else { return Ok(()) };
-            for e in events {
-                let value = to_js(e).map_err(|_| Error::new(ErrorCode::StorageError, "an event could not be converted for onEvent"))?;
-                sink.call1(&JsValue::UNDEFINED, &value).map_err(|err| {
-                    Error::new(ErrorCode::StorageError, format!("onEvent threw, so the change was rolled back: {}", describe(&err)))
-                })?;
-            }
+            let value = to_js(events).map_err(|_| Error::new(ErrorCode::StorageError, "the events could not be converted for onEvents"))?;
+            sink.call1(&JsValue::UNDEFINED, &value)
+                .map_err(|err| Error::new(ErrorCode::StorageError, format!("onEvents threw, so the change was rolled back: {}", describe(&err))))?;
             Ok(())
         };
         let sink: Option<crate::state::Sink> = if self.hooks.on_event.is_some() { Some(&mut sink) } else { None };
@@ -546,8 +584,9 @@ impl JsStateStore {
             .dyn_into::<js_sys::Uint8Array>()
             .map_err(|_| to_js_error(Error::new(ErrorCode::CorruptCheckpoint, "a checkpoint is the Uint8Array store.checkpoint() returns")))?
             .to_vec();
-        let tail = events_from_js(&tail)?;
-        Ok(JsStateStore { inner: Store::restore(&checkpoint, &tail).map_err(to_js_error)?, hooks, tokenizer: None })
+        let tail = if tail.is_undefined() || tail.is_null() { Vec::new() } else { events_from_js(&tail)? };
+        let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
+        Ok(JsStateStore { inner: Store::restore(&checkpoint, &tail, opts.channels).map_err(to_js_error)?, hooks, tokenizer: None })
     }
 
     /// A snapshot meant to leave the machine: like a checkpoint but without private channels,

@@ -226,7 +226,8 @@ pub struct BrokenLink {
     /// Its `sequence` as written.
     pub sequence: u64,
     /// What is wrong: `"hash"` (content changed), `"prev_hash"` (the chain is cut),
-    /// `"sequence"` (an event is missing, repeated or out of order) or `"run_id"`.
+    /// `"sequence"` (an event is missing, repeated or out of order), `"run_id"` (another run, or
+    /// an `event_id` that is not `{run_id}:{sequence}`) or `"unreadable"` (not an event).
     pub reason: String,
 }
 
@@ -238,7 +239,7 @@ pub fn verify_log(events: &[Event], anchor: (u64, &str)) -> std::result::Result<
     let run_id = events.first().map(|e| e.run_id.clone()).unwrap_or_default();
     for (index, e) in events.iter().enumerate() {
         let broken = |reason: &str| BrokenLink { index, sequence: e.sequence, reason: reason.to_string() };
-        if e.run_id != run_id {
+        if e.run_id != run_id || e.event_id != format!("{}:{}", e.run_id, e.sequence) {
             return Err(broken("run_id"));
         }
         if e.sequence != seq + 1 {

@@ -71,6 +71,7 @@ pub struct RepairOptions {
     pub provider: Option<Provider>,
     /// Reasons for particular calls, by call id (e.g. `{c1: "rejected"}` after a human review).
     #[serde(skip_serializing_if = "HashMap::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, Reason>", optional))]
     pub reasons: HashMap<String, Reason>,
     /// Keep results that answer no call (default: drop them). They are always reported.
     pub keep_orphans: bool,

@@ -98,7 +98,11 @@ impl Store {
         })?;
         let mut writes = Vec::with_capacity(e.payload.len());
         for (name, value) in &e.payload {
-            let i = self.index(name).map_err(|_| tampered(index, format!("event {index} writes an unknown channel '{name}'")))?;
+            let i = self.index(name).map_err(|_| {
+                Error::new(ErrorCode::UnknownChannel, format!("event {index} writes channel '{name}', which this store does not have; pass its spec in `channels`"))
+                    .at(index)
+                    .channel(name)
+            })?;
             let write = match self.slots.get(i) {
                 Some(Slot::Messages(_)) => Write::Messages(
                     MessageOp::list_from_canonical(value).map_err(|err| tampered(index, format!("event {index} has unreadable messages: {}", err.message)))?,
@@ -220,10 +224,17 @@ impl Store {
     /// hash), so a whole log may be passed. Private channels' owners claim keys again with
     /// [`Store::claim_owner_key`]. Errors: `CORRUPT_CHECKPOINT`, `UNSUPPORTED_FORMAT_VERSION`,
     /// `TAMPERED_LOG` (naming the first bad tail event); nothing is half-loaded.
-    pub fn restore(checkpoint: &[u8], tail: &[Event]) -> Result<Store> {
+    /// `channels` declares channels registered after the checkpoint was taken (those already in it
+    /// are ignored).
+    pub fn restore(checkpoint: &[u8], tail: &[Event], channels: Vec<ChannelSpec>) -> Result<Store> {
         let cp = Checkpoint::decode(checkpoint)?;
         let (seq, hash) = (cp.last_sequence, cp.last_hash.clone());
         let mut s = Store::from_checkpoint(cp)?;
+        for spec in channels {
+            if s.index(&spec.name).is_err() {
+                s.add(spec, false)?;
+            }
+        }
         for (i, e) in tail.iter().enumerate() {
             if e.sequence < seq {
                 continue;

@@ -118,7 +118,7 @@ fn at_is_a_read_only_past_view() {
 fn checkpoint_restore_and_crash_in_the_middle_of_a_tool_batch() {
     let mut s = session();
     let bytes = s.checkpoint().encode();
-    let mut restored = Store::restore(&bytes, &[]).unwrap();
+    let mut restored = Store::restore(&bytes, &[], Vec::new()).unwrap();
     assert_eq!(state(&mut restored), state(&mut s));
     // Crash after the first of three results: c1 kept, c2 and c3 dangling, nothing re-run.
     let dangling: Vec<String> = restored.dangling_tool_calls().into_iter().map(|d| d.tool_call_id).collect();
@@ -145,13 +145,13 @@ fn restore_with_a_tail_equals_the_live_store() {
     s.apply(&cmd("tool", json!({"messages": [result("c2")]})), 1_003).unwrap();
     s.apply(&cmd("tool", json!({"messages": [result("c3")]})), 1_004).unwrap();
     // The whole log as tail: events up to the checkpoint are skipped.
-    let mut r = Store::restore(&bytes, s.events()).unwrap();
+    let mut r = Store::restore(&bytes, s.events(), Vec::new()).unwrap();
     assert_eq!(state(&mut r), state(&mut s));
     assert_eq!(r.at(3).unwrap().version(), 3);
     assert_eq!(r.at(2).unwrap_err().code, ErrorCode::InvalidOption);
     // A tail that skips an event is refused, nothing is half-loaded.
     let tail = vec![s.events()[4].clone()];
-    let e = Store::restore(&bytes, &tail).unwrap_err();
+    let e = Store::restore(&bytes, &tail, Vec::new()).unwrap_err();
     assert_eq!((e.code, e.index), (ErrorCode::TamperedLog, Some(0)));
 }
 
@@ -161,13 +161,13 @@ fn corrupt_or_unknown_checkpoints_are_refused() {
     let bytes = s.checkpoint().encode();
     let mut v: Value = serde_json::from_slice(&bytes).unwrap();
     v["format_version"] = json!(2);
-    let e = Store::restore(&serde_json::to_vec(&v).unwrap(), &[]).unwrap_err();
+    let e = Store::restore(&serde_json::to_vec(&v).unwrap(), &[], Vec::new()).unwrap_err();
     assert_eq!(e.code, ErrorCode::UnsupportedFormatVersion);
     let mut v: Value = serde_json::from_slice(&bytes).unwrap();
     v["values"]["files"]["/p1"] = json!("forged");
-    assert_eq!(Store::restore(&serde_json::to_vec(&v).unwrap(), &[]).unwrap_err().code, ErrorCode::CorruptCheckpoint);
-    assert_eq!(Store::restore(&bytes[..bytes.len() - 1], &[]).unwrap_err().code, ErrorCode::CorruptCheckpoint);
-    assert_eq!(Store::restore(b"", &[]).unwrap_err().code, ErrorCode::CorruptCheckpoint);
+    assert_eq!(Store::restore(&serde_json::to_vec(&v).unwrap(), &[], Vec::new()).unwrap_err().code, ErrorCode::CorruptCheckpoint);
+    assert_eq!(Store::restore(&bytes[..bytes.len() - 1], &[], Vec::new()).unwrap_err().code, ErrorCode::CorruptCheckpoint);
+    assert_eq!(Store::restore(b"", &[], Vec::new()).unwrap_err().code, ErrorCode::CorruptCheckpoint);
 }
 
 #[test]
@@ -180,7 +180,7 @@ fn private_channels_are_checkpointed_but_never_exported() {
     s.apply(&cmd("memory", json!({"memory_contents": {"AGENTS.md": "CANARY-5e1f0a"}})), 0).unwrap();
     let export = serde_json::to_string(&s.export_for_transport()).unwrap();
     assert!(!export.contains("CANARY") && !export.contains("memory_contents"), "{export}");
-    let mut r = Store::restore(&s.checkpoint().encode(), &[]).unwrap();
+    let mut r = Store::restore(&s.checkpoint().encode(), &[], Vec::new()).unwrap();
     assert_eq!(r.private_view("k1").unwrap_err().code, ErrorCode::NotOwner);
     let key = r.claim_owner_key("memory", || "k2".into()).unwrap();
     assert_eq!(r.private_view(&key).unwrap()["memory_contents"]["AGENTS.md"], "CANARY-5e1f0a");

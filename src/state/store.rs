@@ -13,6 +13,19 @@ use crate::message::ToolStatus;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
+/// How deep a value may nest: anything deeper could not be read back from the log or a
+/// checkpoint (serde_json stops at 128 levels, and events add a few).
+pub const MAX_DEPTH: usize = 64;
+
+/// Nesting depth of a JSON value (a scalar is 0).
+fn depth(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
+        Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
 /// Receives the events of a change before it is kept; an error rolls the change back.
 pub type Sink<'a> = &'a mut dyn FnMut(&[Event]) -> Result<()>;
 
@@ -330,6 +343,10 @@ impl Store {
         let mut writes = Vec::with_capacity(cmd.update.len());
         for (name, value) in &cmd.update {
             let i = self.index(name)?;
+            if depth(value) > MAX_DEPTH {
+                return Err(Error::new(ErrorCode::InvalidUpdate, format!("the value for channel '{name}' nests deeper than {MAX_DEPTH} levels; flatten it"))
+                    .channel(name));
+            }
             let write = match self.specs.get(i).map(|s| s.reducer) {
                 Some(Reducer::Messages) => Write::Messages(decode_ops(value).map_err(|e| Error { channel: Some(name.clone()), ..e })?),
                 _ => Write::Json(value.clone()),

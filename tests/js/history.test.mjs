@@ -99,7 +99,7 @@ test("private channels are in checkpoints, never in the export for transport; ke
 test("FileLog: a crash after the first of three tool results keeps it and reports the others dangling", () => {
   const dir = tmp();
   const log = FileLog.open(dir);
-  const s = session({ onEvent: (e) => log.append([e]) });
+  const s = session({ onEvents: (events) => log.append(events) });
   log.saveCheckpoint(s.checkpoint());
   s.apply({ author: "tool:c1", update: { messages: [result("c1")] } });
   log.close(); // the process dies here: c2 and c3 never ran to completion
@@ -122,7 +122,7 @@ test("FileLog: a crash after the first of three tool results keeps it and report
 test("FileLog: a torn last line is detected, dropped, and the intact prefix restores", () => {
   const dir = tmp();
   const log = FileLog.open(dir);
-  const s = session({ onEvent: (e) => log.append([e]) });
+  const s = session({ onEvents: (events) => log.append(events) });
   s.apply({ author: "tool:c1", update: { messages: [result("c1")] } });
   log.close();
   const file = path.join(dir, "events.jsonl");
@@ -140,17 +140,17 @@ test("FileLog: a torn last line is detected, dropped, and the intact prefix rest
   assert.equal(view(r), view(s.at(2)));
   assert.equal(fs.readFileSync(file, "utf8"), lines.slice(0, 2).join("\n") + "\n"); // truncated to the prefix
   // Appending continues the log cleanly.
-  const live = StateStore.replay(events, { onEvent: (e) => again.append([e]) });
+  const live = StateStore.replay(events, { onEvents: (events) => again.append(events) });
   live.apply({ author: "tool:c1", update: { messages: [result("c1")] } });
   again.close();
   assert.equal(view(StateStore.replay(FileLog.open(dir).load().events)), view(live));
 });
 
-test("onEvent is write-ahead: when it throws, the command is rolled back; audit sees refusals", () => {
+test("onEvents is write-ahead: when it throws, the command is rolled back; audit sees refusals", () => {
   const refused = [];
   let fail = false;
   const s = session({
-    onEvent: () => {
+    onEvents: () => {
       if (fail) throw new Error("disk full");
     },
     audit: (r) => refused.push(r),

@@ -60,10 +60,12 @@ test("NaN and Infinity are refused instead of becoming null (which deletes in a 
 });
 
 test("integers beyond 2^53 stay readable; __proto__ is a plain key; lone surrogates become U+FFFD", () => {
-  const s = new StateStore({ clock: () => 2 ** 60 });
+  const late = new StateStore({ clock: () => 2 ** 60 });
+  assert.throws(() => late.apply({ author: "m", update: { facts: { a: 1 } } }), (e) => e.code === "INVALID_OPTION");
+  const s = new StateStore({ clock: () => 2 ** 53 - 1 });
   s.apply({ author: "m", update: { facts: { t_ns: 1.7e18, big: 2 ** 53 + 2 } } });
   assert.equal(s.get("facts").t_ns, 1.7e18);
-  assert.equal(s.events()[0].created_at, 2 ** 60);
+  assert.equal(s.events()[0].created_at, 2 ** 53 - 1);
   s.apply({ author: "u", update: { facts: JSON.parse('{"__proto__": {"isAdmin": true}, "x": 1}') } });
   const facts = s.get("facts");
   assert.equal(facts.isAdmin, undefined);
@@ -135,4 +137,99 @@ test("an Anthropic response stored alone keeps its format; OpenAI output of call
   s.apply({ author: "m", update: { messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] }] } });
   assert.equal(s.messages("openai")[1].content, null);
   assert.equal(s.get("budget").used.tokens, 4);
+});
+
+// ---- found by the second review (event log and persistence) ----
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { FileLog, verifyLog } from "../../pkg/index.js";
+
+const tmpdir = () => fs.mkdtempSync(path.join(os.tmpdir(), "stategate-reg-"));
+
+test("undefined, functions and symbols as arguments are coded errors and never brick the store", () => {
+  const s = new StateStore();
+  s.apply({ author: "u", update: { facts: { a: 1 } } });
+  for (const bad of [undefined, () => 1, Symbol("x")]) {
+    refused(s, () => s.apply(bad), "INVALID_UPDATE");
+    refused(s, () => s.applyBatch(bad), "INVALID_UPDATE");
+    refused(s, () => s.registerChannel(bad), "INVALID_OPTION");
+  }
+  assert.throws(() => StateStore.replay(() => 1), (e) => e.code === "INVALID_OPTION");
+  assert.throws(() => StateStore.replay(undefined), (e) => e.code === "INVALID_OPTION");
+});
+
+test("a batch reaches onEvents as one call: a failing sink leaves no half-written batch", () => {
+  const dir = tmpdir();
+  const log = FileLog.open(dir);
+  let fail = false;
+  const s = new StateStore({ onEvents: (events) => { if (fail) throw new Error("disk full"); log.append(events); } });
+  s.apply({ author: "u", update: { facts: { a: 1 } } });
+  fail = true;
+  assert.throws(() => s.applyBatch([{ author: "x", update: { facts: { b: 2 } } }, { author: "y", update: { files: { "/f": "1" } } }]), (e) => e.code === "STORAGE_ERROR");
+  fail = false;
+  s.apply({ author: "u", update: { facts: { c: 3 } } });
+  const r = StateStore.replay(log.load().events);
+  assert.equal(JSON.stringify(r.systemView()), JSON.stringify(s.systemView()));
+});
+
+test("values nested too deep to be read back are refused at intake", () => {
+  const s = new StateStore();
+  const nest = (d) => JSON.parse("[".repeat(d) + "]".repeat(d));
+  refused(s, () => s.apply({ author: "u", update: { facts: { x: nest(100) } } }), "INVALID_UPDATE");
+  s.apply({ author: "u", update: { facts: { x: nest(40) } } });
+  assert.equal(StateStore.replay(s.eventsJsonl()).lastHash, s.lastHash);
+});
+
+test("restore takes channels registered after the checkpoint; replay names a missing channel", () => {
+  const s = new StateStore();
+  s.apply({ author: "u", update: { facts: { a: 1 } } });
+  const cp = s.checkpoint();
+  const notes = { name: "notes", reducer: "append" };
+  s.registerChannel(notes);
+  s.apply({ author: "u", update: { notes: ["n"] } });
+  const r = StateStore.restore(cp, s.eventsJsonl(), { channels: [notes] });
+  assert.deepEqual(r.get("notes"), ["n"]);
+  assert.throws(() => StateStore.replay(s.eventsJsonl()), (e) => e.code === "UNKNOWN_CHANNEL" && e.details.index === 1);
+});
+
+test("FileLog never deletes what is not a torn write, and refuses to append after one", () => {
+  const dir = tmpdir();
+  const log = FileLog.open(dir);
+  const s = new StateStore({ onEvents: (events) => log.append(events) });
+  for (let i = 0; i < 3; i++) s.apply({ author: "u", update: { facts: { [`k${i}`]: i } } });
+  const file = path.join(dir, "events.jsonl");
+  const good = fs.readFileSync(file, "utf8");
+  fs.writeFileSync(file, good.replace('"k2":2', '"k2":9')); // a complete line, corrupted
+  assert.equal(log.load().torn, false);
+  assert.equal(fs.readFileSync(file, "utf8"), good.replace('"k2":2', '"k2":9'));
+  assert.throws(() => StateStore.replay(log.load().events), (e) => e.code === "TAMPERED_LOG" && e.details.index === 2);
+  fs.writeFileSync(file, good.slice(0, -20)); // torn
+  assert.throws(() => log.append(s.events({ since: 2 })), (e) => e.code === "STORAGE_ERROR" && /load\(\)/.test(e.message));
+  assert.equal(log.load().torn, true);
+  log.append(s.events({ since: 2 }));
+  assert.equal(StateStore.replay(log.load().events).lastHash, s.lastHash);
+  const other = path.join(tmpdir(), "x");
+  const junk = FileLog.open(other);
+  fs.writeFileSync(path.join(other, "events.jsonl"), '[{"a": 1},\n {"b": 2}\n]');
+  assert.equal(junk.load().torn, false);
+  assert.equal(fs.readFileSync(path.join(other, "events.jsonl"), "utf8"), '[{"a": 1},\n {"b": 2}\n]');
+  assert.throws(() => junk.saveCheckpoint(new Uint8Array([1, 2, 3])), (e) => e.code === "STORAGE_ERROR");
+  assert.throws(() => junk.append({ not: "an array" }), (e) => e.code === "STORAGE_ERROR");
+  junk.close();
+  junk.close();
+});
+
+test("verifyLog checks from the genesis, names unreadable entries, and takes an anchor", () => {
+  const s = new StateStore();
+  for (let i = 0; i < 5; i++) s.apply({ author: "u", update: { facts: { [`k${i}`]: i } } });
+  const events = s.events();
+  assert.deepEqual(verifyLog(events.slice(2)), { ok: false, index: 0, sequence: 3, reason: "sequence" });
+  assert.deepEqual(verifyLog(events.slice(2), { after: { sequence: 2, hash: events[1].hash } }), { ok: true });
+  const extra = structuredClone(events);
+  extra[3].extra_field = 1;
+  assert.deepEqual(verifyLog(extra), { ok: false, index: 3, sequence: null, reason: "unreadable" });
+  const forged = structuredClone(events);
+  forged[4].event_id = "other:5";
+  assert.equal(verifyLog(forged).reason, "run_id");
 });

@@ -40,7 +40,7 @@ export { ids, version, events, key };
 // History and persistence.
 import { FileLog, verifyLog, type LogCheck, type StoreEvent as Ev, type DanglingCall, type IndexedDbLog } from "../../pkg/index.js";
 const log = FileLog.open("/tmp/stategate-consumer-typecheck");
-const live = new StateStore({ onEvent: (e: Ev) => log.append([e]), audit: (r) => void r.code });
+const live = new StateStore({ onEvents: (events: Ev[]) => log.append(events), audit: (r) => void r.code });
 const bytes: Uint8Array = live.checkpoint();
 const restored: StateStore = StateStore.restore(bytes, log.load().events);
 const check: LogCheck = verifyLog(restored.events({ since: 0, type: "tool_result" }));
