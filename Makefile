@@ -10,5 +10,6 @@ bench: build
 	node benches/repair.bench.mjs --write
 	node benches/store.bench.mjs --write
 	node benches/history.bench.mjs --write
+	node benches/project.bench.mjs --write
 serve: build
 	python3 -m http.server 8080 --bind 127.0.0.1

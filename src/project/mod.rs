@@ -33,7 +33,7 @@ use tsify::Tsify;
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct ProjectOptions {
-    /// Tokens the whole output may use (system, sections and messages).
+    /// Tokens the whole output may use (system, sections and messages). Default 8,000.
     pub budget: usize,
     /// Output format. Default `"openai"`.
     pub format: Format,

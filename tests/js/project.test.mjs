@@ -24,8 +24,7 @@ function runs() {
   const out = [];
   for (const file of fs.readdirSync(FIXTURES).filter((f) => !f.endsWith(".md"))) {
     const t = readTranscript(fs.readFileSync(path.join(FIXTURES, file), "utf8"), { format: "openai" });
-    // tau-bench holds 200 runs: a few are enough here.
-    for (const run of t.runs.slice(0, 3)) out.push({ file, run });
+    for (const run of t.runs) out.push({ file, run });
   }
   return out;
 }

@@ -51,3 +51,14 @@ let idb: IndexedDbLog | undefined;
 // @ts-expect-error: a checkpoint is bytes, not text
 StateStore.restore("not bytes");
 export { check, dangling, past, replayed, idb };
+
+// The model view.
+import { projectMessages, type ModelView, type ModelViewOptions, type Report } from "../../pkg/index.js";
+const viewOpts: ModelViewOptions = { budget: 8_000, format: "anthropic", maxToolResultTokens: 500, tokenizer: (t: string) => t.length };
+const view: ModelView = restored.modelView(viewOpts);
+const report: Report = projectMessages(history, { budget: 2_000 }).report;
+const cut: number = restored.compactionPlan({ keep: 10 });
+restored.compact({ summary: "so far…", cut });
+// @ts-expect-error: an unknown format is a type error
+projectMessages(history, { budget: 100, format: "xml" });
+export { view, report };
