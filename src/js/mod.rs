@@ -126,9 +126,12 @@ pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type =
     let (messages, skipped, lead) = match messages.dyn_ref::<Array>() {
         Some(all) if all.length() as usize > most + 1 => {
             let n = all.length();
+            // Whether the first message is a system message, in whatever format: decode it alone.
             let head = all.get(0);
-            let lead = js_sys::Reflect::get(&head, &"role".into()).ok().and_then(|r| r.as_string()).is_some_and(|r| r == "system")
-                || js_sys::Reflect::get(&head, &"type".into()).ok().and_then(|r| r.as_string()).is_some_and(|r| r == "system");
+            let lead = input_values(Array::of1(&head).into())
+                .ok()
+                .and_then(|v| decode_messages(&v, None).ok())
+                .is_some_and(|d| d.messages.first().is_some_and(|m| m.role == crate::Role::System));
             let tail = all.slice(n - most as u32, n);
             if lead {
                 tail.unshift(&head);

@@ -37,8 +37,9 @@ export interface StoreInit {
 }
 /** A rejected command, as the `audit` callback receives it. */
 export interface Rejection {
+  /** The command's author; for a batch, its authors joined by ", " (`details.command` says which failed). */
   author: string;
-  /** The channels the command tried to write. */
+  /** The channels the command (or batch) tried to write, sorted, each once. */
   channels: string[];
   code: string;
   message: string;
@@ -296,10 +297,26 @@ impl JsStateStore {
             Ok(out) => Ok(out),
             Err(e) => {
                 if let Some(audit) = &self.hooks.audit {
+                    // The same details as the thrown error: only the ones that are set.
+                    let mut details = serde_json::Map::new();
+                    let mut put = |k: &str, v: serde_json::Value| {
+                        if !v.is_null() {
+                            details.insert(k.to_string(), v);
+                        }
+                    };
+                    put("index", json!(e.index));
+                    put("field", json!(e.field));
+                    put("channel", json!(e.channel));
+                    put("command", json!(e.command));
+                    if !e.authors.is_empty() {
+                        put("authors", json!(e.authors));
+                    }
+                    let mut channels = channels;
+                    channels.sort();
+                    channels.dedup();
                     let rejection = json!({
                         "author": author, "channels": channels, "code": e.code.as_str(), "message": e.to_string(),
-                        "details": {"index": e.index, "field": e.field, "channel": e.channel, "command": e.command, "authors": e.authors},
-                        "created_at": now,
+                        "details": details, "created_at": now,
                     });
                     if let Ok(v) = to_js(&rejection) {
                         let _ = audit.call1(&JsValue::UNDEFINED, &v);
@@ -343,6 +360,7 @@ impl JsStateStore {
     #[wasm_bindgen(js_name = applyBatch, unchecked_return_type = "BatchApplied")]
     pub fn apply_batch(&mut self, #[wasm_bindgen(unchecked_param_type = "Command[]")] commands: JsValue) -> JsResult<JsValue> {
         let cmds: Vec<Command> = from_js_json(&commands, ErrorCode::InvalidUpdate, "a batch is a list of commands {author, update, …}")?;
+        // The audit names the batch's authors; the error's `details.command` says which failed.
         let authors: Vec<&str> = cmds.iter().map(|c| c.author.as_str()).collect();
         let channels = cmds.iter().flat_map(|c| c.update.keys().cloned()).collect();
         let author = authors.join(", ");

@@ -143,7 +143,7 @@ test("an Anthropic response stored alone keeps its format; OpenAI output of call
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { FileLog, verifyLog } from "../../pkg/index.js";
+import { FileLog, verifyLog, projectMessages } from "../../pkg/index.js";
 
 const tmpdir = () => fs.mkdtempSync(path.join(os.tmpdir(), "stategate-reg-"));
 
@@ -232,4 +232,17 @@ test("verifyLog checks from the genesis, names unreadable entries, and takes an 
   const forged = structuredClone(events);
   forged[4].event_id = "other:5";
   assert.equal(verifyLog(forged).reason, "run_id");
+});
+
+test("a leading system message in LangChain serialized form survives projectMessages' slicing; audit details carry only what is set", () => {
+  const system = { lc: 1, type: "constructor", id: ["langchain_core", "messages", "SystemMessage"], kwargs: { content: "be brief" } };
+  const history = [system, ...Array.from({ length: 2_000 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `m${i}` }))];
+  const { messages, report } = projectMessages(history, { budget: 300 });
+  assert.equal(messages[0].role, "system");
+  assert.equal(messages[0].content, "be brief");
+  assert.equal(report.dropped.reduce((a, d) => a + d.count, 0) + report.messages.length, 2_000);
+  const seen = [];
+  const s = new StateStore({ audit: (r) => seen.push(r) });
+  assert.throws(() => s.apply({ author: "u", update: { nope: 1 } }), (e) => e.code === "UNKNOWN_CHANNEL");
+  assert.deepEqual(seen[0].details, { channel: "nope" });
 });
