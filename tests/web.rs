@@ -2,7 +2,7 @@
 //! Chrome and Firefox (`WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome --firefox`).
 #![cfg(target_arch = "wasm32")]
 
-use js_sys::{Array, JsString, Object, Reflect};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::closure::Closure;
 use stategate::js::{convert_messages, read_transcript, repair_json, repair_skeleton, validate_json, validate_skeleton, verify_log_js, JsStateStore};
 use wasm_bindgen::prelude::*;
@@ -52,8 +52,8 @@ fn repair_places_the_result_and_keeps_untouched_objects() {
     // the JSON-text path gives the same messages
     let via_json = repair_json(JsValue::from_str(DANGLING), JsValue::UNDEFINED).unwrap();
     assert_eq!(
-        JsString::from(js_sys::JSON::stringify(&get(&via_json, "messages")).unwrap()),
-        JsString::from(js_sys::JSON::stringify(&repaired).unwrap())
+        js_sys::JSON::stringify(&get(&via_json, "messages")).unwrap(),
+        js_sys::JSON::stringify(&repaired).unwrap()
     );
     let after = validate_skeleton(sk.clone().into(), "openai".into()).unwrap();
     assert_eq!(Array::from(&after).length(), 1, "the input itself still has its violation");

@@ -99,7 +99,7 @@ impl JsIndexedDbLog {
             let open: IdbOpenDbRequest = factory()?.open_with_u32(&name, 1).map_err(|e| storage_error("open", &e))?;
             let upgrade_req = open.clone();
             let upgrade = Closure::once_into_js(move |_: JsValue| {
-                if let Ok(db) = upgrade_req.result().and_then(|r| r.dyn_into::<IdbDatabase>().map_err(JsValue::from)) {
+                if let Ok(db) = upgrade_req.result().and_then(|r| r.dyn_into::<IdbDatabase>()) {
                     let names = db.object_store_names();
                     for store in [EVENTS, CHECKPOINTS] {
                         if !names.contains(store) {

@@ -74,11 +74,10 @@ pub fn repair_skeleton(messages: &Array, #[wasm_bindgen(unchecked_param_type = "
     let mut decoded: HashMap<usize, Vec<crate::Message>> = HashMap::new();
     let out = assemble(&items, &shapes, &opts, |i| {
         let shape = shapes.get(i).ok_or_else(|| internal("message index out of range"))?;
-        if !decoded.contains_key(&shape.source) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = decoded.entry(shape.source) {
             let value: serde_json::Value = serde_wasm_bindgen::from_value(messages.get(shape.source as u32))
                 .map_err(|e| crate::Error::new(crate::ErrorCode::InvalidMessage, e.to_string()).at(shape.source))?;
-            let units = decode_one(&value, shape.format).map_err(|e| e.at(shape.source))?;
-            decoded.insert(shape.source, units);
+            slot.insert(decode_one(&value, shape.format).map_err(|e| e.at(shape.source))?);
         }
         decoded
             .get(&shape.source)
