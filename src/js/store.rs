@@ -162,10 +162,10 @@ impl TokenCounter for JsCounter<'_> {
             .map_err(|e| Error::new(ErrorCode::InvalidOption, format!("the tokenizer threw: {}", describe(&e))))?
             .as_f64()
             .unwrap_or(f64::NAN);
-        if !(n.is_finite() && n >= 0.0) {
-            return Err(Error::new(ErrorCode::InvalidOption, "the tokenizer must return a number of tokens ≥ 0"));
+        if !(n.is_finite() && (0.0..=1e9).contains(&n)) {
+            return Err(Error::new(ErrorCode::InvalidOption, "the tokenizer must return a number of tokens from 0 to 1e9"));
         }
-        Ok(n as usize)
+        Ok(n.ceil() as usize)
     }
 }
 
@@ -490,7 +490,7 @@ impl JsStateStore {
             .collect();
         let known = self.inner.get("artifacts").unwrap_or(serde_json::Value::Null);
         let new: Vec<serde_json::Value> = refs.into_iter().filter(|r| !known.as_array().is_some_and(|a| a.contains(r))).collect();
-        if !new.is_empty() {
+        if !new.is_empty() && !self.inner.is_read_only() {
             let cmd = Command {
                 author: "projector".into(),
                 expected_version: None,

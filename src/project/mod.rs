@@ -71,8 +71,9 @@ impl Default for ProjectOptions {
 pub struct Context {
     /// Rendered state sections, in order.
     pub sections: Vec<Section>,
-    /// The compaction summary and the id of the first message after the cut.
-    pub compaction: Option<(String, String)>,
+    /// The compaction summary, the id of the first message after the cut, and the cut's index
+    /// when it was made (used if that message was removed since).
+    pub compaction: Option<(String, String, usize)>,
     /// Private string values (channel, value) that must not appear in the output.
     pub private: Vec<(String, String)>,
     /// Paths redacted while rendering the sections.
@@ -143,8 +144,10 @@ pub struct Report {
     pub used: usize,
     /// Tokens of the system rules and the leading system message.
     pub system_tokens: usize,
-    /// The state sections.
+    /// The state sections (each counted alone; `included` ones are sent together).
     pub sections: Vec<SectionReport>,
+    /// Tokens of the one "# Current state" message that carries the included sections.
+    pub state_tokens: usize,
     /// Tokens of the compaction summary (0 when none).
     pub summary_tokens: usize,
     /// The messages sent, in order (after the prefix).
@@ -201,17 +204,25 @@ fn unit_start(body: &[Message], end: usize) -> usize {
     start
 }
 
+/// The text of the state message carrying `sections`.
+fn state_text(sections: &[&Section]) -> String {
+    format!("# Current state\n\n{}", sections.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join("\n\n"))
+}
+
 /// Tokens the preview marker adds, as counted when selecting units.
 const PREVIEW_MARKER_TOKENS: usize = 30;
 
 /// A tool result's text cut to a head and a tail of about `keep` tokens together, with a marker
 /// naming the artifact that holds the whole text.
-fn preview(text: &str, keep_tokens: usize, omitted_tokens: usize, artifact: &str) -> String {
+fn preview(text: &str, keep_tokens: usize, omitted_tokens: usize, artifact: &str) -> Option<String> {
     let chars: Vec<char> = text.chars().collect();
-    let side = (keep_tokens * 4 / 2).max(1);
+    let side = keep_tokens * 4 / 2;
+    if side == 0 || chars.len() <= 2 * side {
+        return None; // head and tail would overlap: nothing to omit
+    }
     let head: String = chars.iter().take(side).collect();
-    let tail: String = chars.iter().skip(chars.len().saturating_sub(side)).collect();
-    format!("{head}\n[… {omitted_tokens} tokens omitted; the full result is {artifact} …]\n{tail}")
+    let tail: String = chars.iter().skip(chars.len() - side).collect();
+    Some(format!("{head}\n[… {omitted_tokens} tokens omitted; the full result is {artifact} …]\n{tail}"))
 }
 
 /// Projects `history` (canonical messages with ids) into the model view. `cache` keeps token
@@ -264,37 +275,52 @@ pub fn project(
     }
     let mut room = opts.budget - report.system_tokens;
 
-    // Sections, most important first; those that do not fit are reported and left out.
-    let mut section_text: Vec<&Section> = Vec::new();
-    for s in &ctx.sections {
-        let n = tok(&Message::new(Role::System, s.text.clone()), cache)?;
-        let fits = n <= room;
-        if fits {
-            room -= n;
-            section_text.push(s);
-        }
-        report.sections.push(SectionReport { name: s.name.to_string(), tokens: n, included: fits });
-    }
-    if !section_text.is_empty() {
-        let text = format!("# Current state\n\n{}", section_text.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join("\n\n"));
-        prefix.push(Message::new(Role::System, text));
-    }
-
-    // The body: after the leading system message and the compaction cut.
+    // The compaction summary is part of the fixed prefix: the view is [summary, after the cut].
     let mut body_start = lead;
     let mut summary: Option<Message> = None;
-    if let Some((text, first_kept)) = &ctx.compaction {
-        if let Some(cut) = history.iter().position(|m| m.id.as_deref() == Some(first_kept.as_str())) {
-            if cut > body_start {
-                report.dropped.push(Dropped { count: cut - body_start, reason: "compacted".into() });
-                body_start = cut;
-            }
+    if let Some((text, first_kept, cut)) = &ctx.compaction {
+        // The first kept message, or (if it was removed since) the recorded cut position.
+        let at = history.iter().position(|m| m.id.as_deref() == Some(first_kept.as_str())).unwrap_or((*cut).min(history.len()));
+        if at > body_start {
+            report.dropped.push(Dropped { count: at - body_start, reason: "compacted".into() });
+            body_start = at;
         }
         let m = Message::new(Role::User, format!("Here is a summary of the conversation to date:\n\n{text}"));
         report.summary_tokens = tok(&m, cache)?;
-        room = room.saturating_sub(report.summary_tokens);
+        if report.summary_tokens > room {
+            return Err(Error::new(
+                ErrorCode::BudgetTooSmall,
+                format!("the system messages and the compaction summary take {} tokens; the budget is {}", report.system_tokens + report.summary_tokens, opts.budget),
+            )
+            .field("budget"));
+        }
+        room -= report.summary_tokens;
         summary = Some(m);
     }
+
+    // Sections, most important first, in one "# Current state" message: those that do not fit
+    // (counted as sent, in that one message) are reported and left out.
+    let mut included: Vec<&Section> = Vec::new();
+    for s in &ctx.sections {
+        let n = tok(&Message::new(Role::System, s.text.clone()), cache)?;
+        report.sections.push(SectionReport { name: s.name.to_string(), tokens: n, included: false });
+        included.push(s);
+        let joined = Message::new(Role::System, state_text(&included));
+        let total = tok(&joined, cache)?;
+        if total <= room {
+            report.state_tokens = total;
+            if let Some(r) = report.sections.last_mut() {
+                r.included = true;
+            }
+        } else {
+            included.pop();
+        }
+    }
+    if !included.is_empty() {
+        room -= report.state_tokens;
+        prefix.push(Message::new(Role::System, state_text(&included)));
+    }
+
     let body = history.get(body_start..).unwrap_or_default();
 
     // Most recent units that fit; then repair and previews, re-checking the fit.
@@ -330,8 +356,13 @@ pub fn project(
                     let id = m.id.clone().unwrap_or_default();
                     let artifact = format!("artifact:{id}");
                     let text = crate::message::formats::util::content_as_string(&m.content);
-                    m.content = Content::Text(preview(&text, max, n.saturating_sub(max), &artifact));
+                    let Some(short) = preview(&text, max, n.saturating_sub(max), &artifact) else { continue };
+                    let original = std::mem::replace(&mut m.content, Content::Text(short));
                     let after = tok(m, cache)?;
+                    if after >= n {
+                        m.content = original; // a preview that saves nothing is not one
+                        continue;
+                    }
                     truncated.push(Truncated { id, tool_call_id: m.tool_call_id.clone().unwrap_or_default(), tokens: n, preview_tokens: after, artifact });
                 }
             }
@@ -383,12 +414,12 @@ pub fn check_leaks(encoded: &[Value], private: &[(String, String)]) -> Result<()
     if private.is_empty() {
         return Ok(());
     }
-    let text = serde_json::to_string(encoded).unwrap_or_default();
-    // Values as they appear inside JSON strings (escaped).
+    let mut leaves: Vec<String> = Vec::new();
+    for v in encoded {
+        string_leaves(v, &mut leaves, 0);
+    }
     for (channel, value) in private {
-        let escaped = serde_json::to_string(value).unwrap_or_default();
-        let needle = escaped.trim_matches('"');
-        if value.chars().count() >= MIN_PRIVATE_LEN && (text.contains(needle) || text.contains(value.as_str())) {
+        if value.chars().count() >= MIN_PRIVATE_LEN && leaves.iter().any(|l| l.contains(value.as_str())) {
             return Err(Error::new(
                 ErrorCode::PrivateLeak,
                 format!("the model view would contain a value of private channel '{channel}'; redact it from the messages before projecting"),
@@ -397,6 +428,30 @@ pub fn check_leaks(encoded: &[Value], private: &[(String, String)]) -> Result<()
         }
     }
     Ok(())
+}
+
+/// Every string (object keys too) in `v`, with JSON held inside strings (OpenAI tool arguments)
+/// decoded and searched as well, so escapes cannot hide a value.
+fn string_leaves(v: &Value, out: &mut Vec<String>, depth: usize) {
+    match v {
+        Value::String(s) => {
+            let t = s.trim_start();
+            if depth < 4 && (t.starts_with('{') || t.starts_with('[') || t.starts_with('"')) {
+                if let Ok(inner) = serde_json::from_str::<Value>(t) {
+                    string_leaves(&inner, out, depth + 1);
+                }
+            }
+            out.push(s.clone());
+        }
+        Value::Array(items) => items.iter().for_each(|i| string_leaves(i, out, depth)),
+        Value::Object(o) => {
+            for (k, v) in o {
+                out.push(k.clone());
+                string_leaves(v, out, depth);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Every string of at least [`MIN_PRIVATE_LEN`] characters in a private channel's value

@@ -36,7 +36,7 @@ impl SectionInput<'_> {
 
     /// A value as one line of text, with redacted keys hidden.
     fn show(&self, key: &str, v: &Value, redacted: &mut Vec<String>, path: &str) -> String {
-        if self.redact_keys.iter().any(|k| k == key) {
+        if self.redact_keys.iter().any(|k| k.eq_ignore_ascii_case(key)) {
             redacted.push(path.to_string());
             return REDACTED.to_string();
         }
@@ -45,6 +45,10 @@ impl SectionInput<'_> {
             Value::Object(o) => {
                 let inner: Vec<String> = o.iter().map(|(k, v)| format!("{k}: {}", self.show(k, v, redacted, &format!("{path}.{k}")))).collect();
                 format!("{{{}}}", inner.join(", "))
+            }
+            Value::Array(items) => {
+                let inner: Vec<String> = items.iter().enumerate().map(|(i, v)| self.show("", v, redacted, &format!("{path}[{i}]"))).collect();
+                format!("[{}]", inner.join(", "))
             }
             other => other.to_string(),
         }
@@ -103,7 +107,7 @@ pub fn render(input: &SectionInput) -> (Vec<Section>, Vec<String>) {
             .filter(|(_, r)| !TERMINAL_TASK.contains(&r.get("status").and_then(Value::as_str).unwrap_or("pending")))
             .map(|(id, r)| {
                 let id = r.get("task_id").and_then(Value::as_str).unwrap_or(id);
-                let agent = r.get("agent_name").and_then(Value::as_str).unwrap_or("?");
+                let agent = r.get("agent_name").or_else(|| r.get("agent")).and_then(Value::as_str).unwrap_or("?");
                 let status = r.get("status").and_then(Value::as_str).unwrap_or("pending");
                 format!("- task {id} ({agent}): {status}")
             })

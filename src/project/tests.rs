@@ -198,3 +198,54 @@ fn token_counts_are_cached_by_message_id() {
     s.model_view(&opts, &mut c2, "counting").unwrap();
     assert!(first >= 50 && c2.0 <= 2, "first {first}, then {}", c2.0);
 }
+
+#[test]
+fn third_review_budget_report_and_leak_cases() {
+    // Sections are priced as the one message that carries them: used never passes the budget,
+    // and the report adds up.
+    let mut s = Store::new(StoreOptions::default()).unwrap();
+    s.apply(&cmd("u", json!({"run": {"status": "running", "task": "Fix the flaky test in CI"}, "facts": {"a": "b"}, "messages": [{"role": "user", "content": "hello"}]})), 0).unwrap();
+    for budget in 0..60 {
+        let Ok(p) = s.model_view(&ProjectOptions { budget, ..ProjectOptions::default() }, &mut Estimate, "e") else { continue };
+        assert!(p.report.used <= budget, "budget {budget}: used {}", p.report.used);
+        let sum = p.report.system_tokens + p.report.state_tokens + p.report.summary_tokens + p.report.messages.iter().map(|m| m.tokens).sum::<usize>();
+        assert_eq!(sum, p.report.used);
+    }
+    // A compaction summary that does not fit is a clear error, not an overshoot.
+    s.apply(&cmd("u", json!({"messages": [{"role": "assistant", "content": "two"}, {"role": "user", "content": "three"}]})), 0).unwrap();
+    s.compact(&"x".repeat(400), 2, "c", 0).unwrap();
+    assert_eq!(s.model_view(&ProjectOptions { budget: 20, ..ProjectOptions::default() }, &mut Estimate, "e").unwrap_err().code, ErrorCode::BudgetTooSmall);
+
+    // A private value inside OpenAI tool arguments (JSON in a string, escaped) is found.
+    let mut s = Store::new(StoreOptions::default()).unwrap();
+    let mut spec = ChannelSpec::new("mem", Reducer::Merge);
+    spec.visibility = Visibility::Private;
+    spec.owner = Some("memory".into());
+    s.register_channel(spec, None, || "k".into()).unwrap();
+    s.apply(&cmd("memory", json!({"mem": {"a": "line one\nline \"two\""}})), 0).unwrap();
+    let args = serde_json::to_string(&json!({"q": "line one\nline \"two\""})).unwrap();
+    s.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]})), 0).unwrap();
+    for format in [Format::Openai, Format::Anthropic, Format::Langchain, Format::AiSdk, Format::Gemini] {
+        let e = s.model_view(&ProjectOptions { budget: 5_000, format, ..ProjectOptions::default() }, &mut Estimate, "e").unwrap_err();
+        assert_eq!(e.code, ErrorCode::PrivateLeak, "{format:?}");
+    }
+}
+
+#[test]
+fn previews_only_when_shorter_and_compaction_waits_for_pending_calls() {
+    let h = msgs(json!([
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": null, "tool_calls": [call("c1", "f")]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"}
+    ]));
+    for max in 0..6 {
+        let p = project(&h, &ProjectOptions { budget: 1_000, max_tool_result_tokens: Some(max), ..ProjectOptions::default() }, &Context::default(), &mut Estimate, "e", &mut TokenCache::default()).unwrap();
+        assert!(p.report.truncated.is_empty(), "max {max}");
+        assert_eq!(p.messages[2].content.text(), "ok");
+    }
+    let mut s = Store::new(StoreOptions::default()).unwrap();
+    s.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "u0"}, {"role": "assistant", "content": null, "tool_calls": [call("c1", "f")]}, {"role": "user", "content": "u1"}, {"role": "assistant", "content": "a2"}]})), 0).unwrap();
+    assert_eq!(s.compaction_plan(2).unwrap(), 1);
+    assert_eq!(s.compact("S", 2, "c", 0).unwrap_err().code, ErrorCode::InvalidOption);
+    assert_eq!(s.compaction_plan(0).unwrap(), 1);
+}

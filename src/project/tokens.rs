@@ -107,7 +107,7 @@ impl TokenCache {
                 }
             }
         }
-        let n = counter.count(&text)? + images * PER_IMAGE + PER_MESSAGE;
+        let n = counter.count(&text)?.saturating_add(images * PER_IMAGE + PER_MESSAGE);
         if let Some(id) = &m.id {
             self.counts.insert(id.clone(), (fp, n));
         }

@@ -170,6 +170,11 @@ impl Store {
         keys
     }
 
+    /// True for a past view (`at`).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
     /// `READ_ONLY` for a past view.
     pub(super) fn writable(&self) -> Result<()> {
         if self.read_only {

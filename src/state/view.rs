@@ -41,7 +41,8 @@ impl Store {
         }
         if let Ok(c) = self.get("compaction") {
             if let (Some(summary), Some(first)) = (c.get("summary").and_then(Value::as_str), c.get("first_kept_id").and_then(Value::as_str)) {
-                ctx.compaction = Some((summary.to_string(), first.to_string()));
+                let cut = c.get("cut").and_then(Value::as_u64).unwrap_or(0) as usize;
+                ctx.compaction = Some((summary.to_string(), first.to_string(), cut));
             }
         }
         let Some(Slot::Messages(channel)) = self.slots.get(i) else {
@@ -53,11 +54,21 @@ impl Store {
     /// A safe cut for compaction keeping about the last `keep` messages: the index of the first
     /// message to keep, moved back to the start of its unit so a call and its results stay
     /// together (as deepagents' `find_safe_cutoff_point` moves back to the AI message).
+    ///
+    /// At least one message is kept, and the cut also moves back before any call still waiting
+    /// for its result (so the late result still finds its call in the view).
     pub fn compaction_plan(&self, keep: usize) -> Result<usize> {
-        let list = self.messages("messages")?.messages();
+        let channel = self.messages("messages")?;
+        let list = channel.messages();
         let lead = usize::from(list.first().is_some_and(|m| m.role == Role::System));
-        let cut = list.len().saturating_sub(keep).max(lead);
-        Ok(unit_boundary(list, cut).max(lead))
+        let cut = list.len().saturating_sub(keep.max(1)).max(lead);
+        let mut cut = unit_boundary(list, cut);
+        for (_, _, assistant) in channel.unanswered() {
+            if let Some(at) = list.iter().position(|m| m.id.as_deref() == Some(assistant)) {
+                cut = cut.min(at);
+            }
+        }
+        Ok(cut.max(lead))
     }
 
     /// Records a compaction: the model view becomes [summary, messages from `cut` on]. The
@@ -74,6 +85,11 @@ impl Store {
             .ok_or_else(|| Error::new(ErrorCode::InvalidOption, format!("cut {cut} is not a message index after the leading system message")).field("cut"))?;
         if unit_boundary(list, cut) != cut {
             return Err(Error::new(ErrorCode::InvalidOption, format!("cut {cut} falls inside a tool-call unit; use compactionPlan() for a safe cut")).field("cut"));
+        }
+        let channel = self.messages("messages")?;
+        let waiting = channel.unanswered().into_iter().filter_map(|(_, _, a)| list.iter().position(|m| m.id.as_deref() == Some(a))).any(|at| at < cut);
+        if waiting {
+            return Err(Error::new(ErrorCode::InvalidOption, format!("cut {cut} would hide a call still waiting for its result; use compactionPlan() for a safe cut")).field("cut"));
         }
         let update = json!({"compaction": {"summary": summary, "first_kept_id": first, "cut": cut}});
         let cmd = Command { author: author.to_string(), expected_version: None, update: update.as_object().cloned().unwrap_or_default(), correlation_id: None, causation_id: None };

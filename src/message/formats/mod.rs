@@ -264,6 +264,26 @@ pub fn encode_group(group: &[Message], format: Format) -> Value {
 /// Fields a message kept in `extra` are emitted only when `format` is the message's origin; when
 /// converting, only what the target format defines is written.
 pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
+    // Gemini names a result by its function (`functionResponse.name` is required): give nameless
+    // results the name of the call they answer.
+    let named: Option<Vec<Message>> = (format == Format::Gemini && messages.iter().any(|m| m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty()))
+        .then(|| {
+            let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+            messages
+                .iter()
+                .map(|m| {
+                    for c in &m.tool_calls {
+                        names.insert(c.id.as_str(), c.name.as_str());
+                    }
+                    let mut m = m.clone();
+                    if m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty() {
+                        m.name = m.tool_call_id.as_deref().and_then(|id| names.get(id)).map(|n| n.to_string());
+                    }
+                    m
+                })
+                .collect()
+        });
+    let messages = named.as_deref().unwrap_or(messages);
     groups(messages, format)
         .into_iter()
         .filter_map(|r| messages.get(r))

@@ -170,3 +170,14 @@ fn content_part_kinds_move_between_formats() {
     let gem = encode_messages(&ms, Format::Gemini);
     assert_eq!(gem[0]["parts"][1], json!({"fileData": {"mimeType": "image/png", "fileUri": "https://x/y.png"}}));
 }
+
+#[test]
+fn gemini_results_are_named_after_their_call() {
+    let values = vec![
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "shot", "arguments": "{}"}}]}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "ok"}),
+    ];
+    let d = decode_messages(&values, None).unwrap();
+    let out = encode_messages(&d.messages, Format::Gemini);
+    assert_eq!(out[1]["parts"][0]["functionResponse"]["name"], "shot");
+}
