@@ -8,8 +8,29 @@
  */
 import { skeleton } from "./skeleton.js";
 import type * as Wasm from "./node/stategate_wasm.js";
-import type { Violation, Fix, Message, Provider, Format, Reason } from "./node/stategate_wasm.js";
 import type {
+  Violation,
+  Fix,
+  Message,
+  Provider,
+  Format,
+  Reason,
+  StateStore,
+  StoreEvent,
+  LogCheck,
+  IndexedDbLog,
+  ModelViewOptions,
+  ModelView,
+} from "./node/stategate_wasm.js";
+
+/** The types generated from the Rust core (tsify and wasm-bindgen), re-exported as they are. */
+export type {
+  Violation,
+  Fix,
+  Message,
+  Provider,
+  Format,
+  Reason,
   StateStore,
   StoreInit,
   StoreRepairOptions,
@@ -34,33 +55,6 @@ import type {
   ModelView,
   Report,
 } from "./node/stategate_wasm.js";
-
-export type { Violation, Fix, Message, Provider, Format, Reason };
-export type {
-  StateStore,
-  StoreInit,
-  StoreRepairOptions,
-  StoreEvent,
-  EventType,
-  Command,
-  Applied,
-  BatchApplied,
-  Repaired,
-  ChannelSpec,
-  Reducer,
-  Visibility,
-  ValueType,
-  OnConflict,
-  EventQuery,
-  RestoreInit,
-  Rejection,
-  LogCheck,
-  DanglingCall,
-  IndexedDbLog,
-  ModelViewOptions,
-  ModelView,
-  Report,
-};
 
 /** Messages as an array of objects in any supported format(s), or that array's JSON text. */
 export type MessagesInput = readonly unknown[] | string;

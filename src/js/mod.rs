@@ -7,6 +7,7 @@
 mod indexeddb;
 mod interop;
 mod store;
+mod view;
 
 pub use indexeddb::JsIndexedDbLog;
 
@@ -117,7 +118,7 @@ pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
 /// an id are named `#i` (their position) in the report. Throws as `modelView`.
 #[wasm_bindgen(js_name = projectMessages, unchecked_return_type = "ModelView")]
 pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue) -> JsResult<JsValue> {
-    let (opts, tokenizer) = store::view_options(&opts)?;
+    let (opts, tokenizer) = view::view_options(&opts)?;
     // Every message costs at least PER_MESSAGE tokens, so no more than budget / PER_MESSAGE of the
     // most recent ones can be sent (and a unit that fits lies entirely among them): convert only
     // those and a leading system message (BOUNDARY.md: untouched messages are never converted).
@@ -148,7 +149,7 @@ pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type =
     let mut cache = crate::project::tokens::TokenCache::default();
     let ctx = crate::project::Context::default();
     let p = match &tokenizer {
-        Some(f) => crate::project::project(&history, &opts, &ctx, &mut store::JsCounter(f), "js", &mut cache),
+        Some(f) => crate::project::project(&history, &opts, &ctx, &mut view::JsCounter(f), "js", &mut cache),
         None => crate::project::project(&history, &opts, &ctx, &mut crate::project::tokens::Estimate, "estimate", &mut cache),
     }
     .map_err(to_js_error)?;

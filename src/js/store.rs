@@ -6,8 +6,6 @@ use crate::error::{Error, ErrorCode};
 use crate::message::formats::{encode_messages, Format};
 use crate::repair::RepairOptions;
 use crate::log::{parse_jsonl, verify_log, Event, GENESIS_HASH};
-use crate::project::tokens::{Estimate, TokenCounter};
-use crate::project::ProjectOptions;
 use crate::state::{ChannelSpec, Command, EventFilter, Store, StoreOptions};
 use serde::Deserialize;
 use serde_json::json;
@@ -116,15 +114,15 @@ export interface StoreRepairOptions extends RepairOptions {
 /// store.apply({ author: "model", expectedVersion: version, update: { messages: [{ role: "assistant", content: "hello" }] } });
 #[wasm_bindgen(js_name = StateStore)]
 pub struct JsStateStore {
-    inner: Store,
-    hooks: Hooks,
+    pub(super) inner: Store,
+    pub(super) hooks: Hooks,
     /// The last tokenizer function seen by `modelView`, and its cache generation.
-    tokenizer: Option<(js_sys::Function, u32)>,
+    pub(super) tokenizer: Option<(js_sys::Function, u32)>,
 }
 
 /// The JS callbacks of a store: clock, event sink, audit.
 #[derive(Default, Clone)]
-struct Hooks {
+pub(super) struct Hooks {
     clock: Option<js_sys::Function>,
     on_event: Option<js_sys::Function>,
     audit: Option<js_sys::Function>,
@@ -149,38 +147,6 @@ impl Hooks {
         };
         Ok(Hooks { clock: f("clock")?, on_event: f("onEvents")?, audit: f("audit")? })
     }
-}
-
-/// A tokenizer function from JS as a token counter; it must return a whole number ≥ 0.
-pub(crate) struct JsCounter<'a>(pub(crate) &'a js_sys::Function);
-
-impl TokenCounter for JsCounter<'_> {
-    fn count(&mut self, text: &str) -> crate::error::Result<usize> {
-        let n = self
-            .0
-            .call1(&JsValue::UNDEFINED, &JsValue::from_str(text))
-            .map_err(|e| Error::new(ErrorCode::InvalidOption, format!("the tokenizer threw: {}", describe(&e))))?
-            .as_f64()
-            .unwrap_or(f64::NAN);
-        if !(n.is_finite() && (0.0..=1e9).contains(&n)) {
-            return Err(Error::new(ErrorCode::InvalidOption, "the tokenizer must return a number of tokens from 0 to 1e9"));
-        }
-        Ok(n.ceil() as usize)
-    }
-}
-
-/// Projection options and the optional `tokenizer` function.
-pub(crate) fn view_options(opts: &JsValue) -> JsResult<(ProjectOptions, Option<js_sys::Function>)> {
-    if !opts.is_object() {
-        return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "modelView needs options {budget, …}")));
-    }
-    let t = js_sys::Reflect::get(opts, &"tokenizer".into()).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, describe(&e))))?;
-    let tokenizer = if t.is_undefined() {
-        None
-    } else {
-        Some(t.dyn_into::<js_sys::Function>().map_err(|_| to_js_error(Error::new(ErrorCode::InvalidOption, "tokenizer must be a function (text) => number")))?)
-    };
-    Ok((from_js(opts.clone())?, tokenizer))
 }
 
 /// Events given as an array of event objects, or as JSON Lines text (cheaper). Errors name the
@@ -282,7 +248,7 @@ impl JsStateStore {
     /// (write-ahead: if `onEvents` throws, the whole change — a whole batch — is rolled back and
     /// `STORAGE_ERROR` thrown); a refused change goes to `audit` (whose own exceptions are
     /// ignored: auditing never changes the outcome).
-    fn change<T>(&mut self, author: &str, channels: Vec<String>, f: impl FnOnce(&mut Store, u64, Option<crate::state::Sink>) -> crate::error::Result<T>) -> JsResult<T> {
+    pub(super) fn change<T>(&mut self, author: &str, channels: Vec<String>, f: impl FnOnce(&mut Store, u64, Option<crate::state::Sink>) -> crate::error::Result<T>) -> JsResult<T> {
         let now = self.now()?;
         let on_event = self.hooks.on_event.clone();
         let mut sink = |events: &[crate::log::Event]| -> crate::error::Result<()> {
@@ -464,89 +430,6 @@ impl JsStateStore {
         let author = args.author.clone().unwrap_or_else(|| "repair".into());
         let out = self.change(&author.clone(), vec!["messages".into()], |s, now, sink| s.repair_with(&args.opts, &author, now, sink))?;
         to_js(&out)
-    }
-
-    /// The model view (DESIGN §6): system rules, the leading system message, the state sections
-    /// (task, plan, facts, unresolved questions, active async tasks), the compaction summary,
-    /// then the most recent tool-call units that fit `budget` tokens, repaired so they pass the
-    /// provider's validator, in `format`. Tool results over `maxToolResultTokens` become
-    /// previews whose artifact refs are recorded in `artifacts`. Token counts are cached by
-    /// message id. Throws `BUDGET_TOO_SMALL`, `PRIVATE_LEAK` (naming the channel),
-    /// `INVALID_OPTION`.
-    #[wasm_bindgen(js_name = modelView, unchecked_return_type = "ModelView")]
-    pub fn model_view(&mut self, #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue) -> JsResult<JsValue> {
-        let (opts, tokenizer) = view_options(&opts)?;
-        let counter_id = self.counter_id(tokenizer.as_ref());
-        let projection = match &tokenizer {
-            Some(f) => self.inner.model_view(&opts, &mut JsCounter(f), &counter_id),
-            None => self.inner.model_view(&opts, &mut Estimate, &counter_id),
-        }
-        .map_err(to_js_error)?;
-        let refs: Vec<serde_json::Value> = projection
-            .report
-            .truncated
-            .iter()
-            .map(|t| json!({"ref": t.artifact, "message_id": t.id, "tool_call_id": t.tool_call_id, "tokens": t.tokens}))
-            .collect();
-        let known = self.inner.get("artifacts").unwrap_or(serde_json::Value::Null);
-        let new: Vec<serde_json::Value> = refs.into_iter().filter(|r| !known.as_array().is_some_and(|a| a.contains(r))).collect();
-        if !new.is_empty() && !self.inner.is_read_only() {
-            let cmd = Command {
-                author: "projector".into(),
-                expected_version: None,
-                update: json!({"artifacts": new}).as_object().cloned().unwrap_or_default(),
-                correlation_id: None,
-                causation_id: None,
-            };
-            self.change("projector", vec!["artifacts".into()], |s, now, sink| s.apply_with(&cmd, now, sink))?;
-        }
-        to_js(&json!({"messages": projection.encoded, "report": projection.report}))
-    }
-
-    /// A safe cut for compaction keeping about the last `keep` messages: the index of the first
-    /// message to keep, never inside a tool-call unit.
-    #[wasm_bindgen(js_name = compactionPlan)]
-    pub fn compaction_plan(&self, #[wasm_bindgen(unchecked_param_type = "{ keep: number }")] opts: JsValue) -> JsResult<f64> {
-        #[derive(serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Plan {
-            keep: usize,
-        }
-        let plan: Plan = from_js(opts)?;
-        Ok(self.inner.compaction_plan(plan.keep).map_err(to_js_error)? as f64)
-    }
-
-    /// Records a compaction: the model view becomes [summary, messages from `cut` on]; messages,
-    /// log and async task ledger stay. `summary` is the caller's text (e.g. from a summarising
-    /// model). Throws `INVALID_OPTION` for a cut inside a unit. Returns `{version, ids}`.
-    #[wasm_bindgen(unchecked_return_type = "Applied")]
-    pub fn compact(&mut self, #[wasm_bindgen(unchecked_param_type = "{ summary: string; cut: number; author?: string }")] opts: JsValue) -> JsResult<JsValue> {
-        #[derive(serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Compact {
-            summary: String,
-            cut: usize,
-            author: Option<String>,
-        }
-        let c: Compact = from_js(opts)?;
-        let author = c.author.unwrap_or_else(|| "compaction".into());
-        let out = self.change(&author.clone(), vec!["compaction".into()], |s, now, _| s.compact(&c.summary, c.cut, &author, now))?;
-        to_js(&out)
-    }
-
-    /// The token cache key for a tokenizer: the same function keeps the cache, another clears it.
-    fn counter_id(&mut self, tokenizer: Option<&js_sys::Function>) -> String {
-        match tokenizer {
-            None => "estimate".into(),
-            Some(f) => {
-                let same = self.tokenizer.as_ref().is_some_and(|(g, _)| js_sys::Object::is(f, g));
-                if !same {
-                    let n = self.tokenizer.as_ref().map_or(0, |(_, n)| n + 1);
-                    self.tokenizer = Some((f.clone(), n));
-                }
-                format!("js:{}", self.tokenizer.as_ref().map_or(0, |(_, n)| *n))
-            }
-        }
     }
 
     /// The hash of the last event (64 zeros before any).

@@ -9,22 +9,7 @@ use sha2::{Digest, Sha256};
 /// Appends the canonical encoding of `v` to `out`.
 pub fn write(v: &Value, out: &mut Vec<u8>) {
     match v {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_unstable();
-            out.push(b'{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_str(k, out);
-                out.push(b':');
-                if let Some(v) = map.get(k) {
-                    write(v, out);
-                }
-            }
-            out.push(b'}');
-        }
+        Value::Object(map) => write_map(map, out),
         Value::Array(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
@@ -41,6 +26,24 @@ pub fn write(v: &Value, out: &mut Vec<u8>) {
             let _ = serde_json::to_writer(&mut *out, other);
         }
     }
+}
+
+/// Appends the canonical encoding of an object: keys sorted by their UTF-8 bytes.
+pub fn write_map(map: &serde_json::Map<String, Value>, out: &mut Vec<u8>) {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort_unstable();
+    out.push(b'{');
+    for (i, k) in keys.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_str(k, out);
+        out.push(b':');
+        if let Some(v) = map.get(k) {
+            write(v, out);
+        }
+    }
+    out.push(b'}');
 }
 
 /// Appends a JSON string literal.

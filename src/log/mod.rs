@@ -107,7 +107,7 @@ impl Event {
         out.extend_from_slice(b",\"event_id\":");
         canonical::write_str(&self.event_id, &mut out);
         out.extend_from_slice(b",\"payload\":");
-        write_map(&self.payload, &mut out);
+        canonical::write_map(&self.payload, &mut out);
         out.extend_from_slice(b",\"prev_hash\":");
         canonical::write_str(&self.prev_hash, &mut out);
         out.extend_from_slice(b",\"run_id\":");
@@ -122,23 +122,6 @@ impl Event {
         out.push(b'}');
         canonical::sha256_hex(&out)
     }
-}
-
-fn write_map(map: &Map<String, Value>, out: &mut Vec<u8>) {
-    let mut keys: Vec<&String> = map.keys().collect();
-    keys.sort_unstable();
-    out.push(b'{');
-    for (i, k) in keys.into_iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        canonical::write_str(k, out);
-        out.push(b':');
-        if let Some(v) = map.get(k) {
-            canonical::write(v, out);
-        }
-    }
-    out.push(b'}');
 }
 
 impl EventType {

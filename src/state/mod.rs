@@ -12,6 +12,7 @@ mod journal;
 mod messages;
 mod reducer;
 mod repair;
+mod rules;
 mod schema;
 mod store;
 mod view;

@@ -1,15 +1,14 @@
 //! The store: channel values, the apply pipeline with its journal, views and repair.
 
 use super::command::{Applied, BatchApplied, Command, StoreOptions};
-use super::domain::{self, add_used, any_pending, approval_of, run_status, set_used, used_counters, COUNTERS};
+use super::domain::{run_status, set_used, used_counters, COUNTERS};
 use super::messages::{decode_ops, Effects, MessageOp, MessagesChannel};
 use super::reducer::reduce;
 use super::schema::{default_schema, ChannelSpec, Kind, Reducer, Visibility};
 use crate::error::{Error, ErrorCode, Result};
-use crate::lifecycle::{ApprovalStatus, RunStatus};
+use crate::lifecycle::RunStatus;
 use super::journal::Journal;
 use crate::log::{payload_of, same_event, Event, EventType, GENESIS_HASH};
-use crate::message::ToolStatus;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -232,7 +231,7 @@ impl Store {
         self.specs.iter().position(|s| s.kind == kind)
     }
 
-    fn json(&self, i: Option<usize>) -> Option<&Value> {
+    pub(super) fn json(&self, i: Option<usize>) -> Option<&Value> {
         match self.slots.get(i?)? {
             Slot::Json(v) => Some(v),
             Slot::Messages(_) => None,
@@ -578,58 +577,5 @@ impl Store {
     pub fn last_hash(&mut self) -> &str {
         self.seal();
         self.log.last().map(|e| e.hash.as_str()).unwrap_or(&self.base.1)
-    }
-
-    /// The rules that span channels, on the state after the command's writes: approvals before
-    /// tool results, leaving `waiting_approval`, budget counters and the deadline.
-    /// `before` is the run status and budget before the command; `slots` the run, approvals and
-    /// budget channels.
-    fn check_cross(
-        &mut self,
-        fx: &Effects,
-        (run_before, before): (RunStatus, [u64; 3]),
-        (run_i, approvals_i, budget_i): (Option<usize>, Option<usize>, Option<usize>),
-        now_ms: u64,
-        journal: &mut Journal,
-    ) -> Result<()> {
-        if let Some(approvals) = self.json(approvals_i) {
-            for (call, status) in &fx.results {
-                match approval_of(approvals, call) {
-                    Some(ApprovalStatus::Pending) => {
-                        return Err(Error::new(ErrorCode::ApprovalPending, format!("call '{call}' is waiting for approval; decide the approval first")).field("tool_call_id"))
-                    }
-                    Some(ApprovalStatus::Rejected | ApprovalStatus::Expired) if *status == ToolStatus::Success => {
-                        return Err(Error::new(
-                            ErrorCode::ApprovalRejected,
-                            format!("call '{call}' was not approved; only an error result (the rejection notice) may answer it"),
-                        )
-                        .field("tool_call_id"))
-                    }
-                    _ => {}
-                }
-            }
-            let run_now = self.json(run_i).map(run_status).unwrap_or(RunStatus::Created);
-            if run_before == RunStatus::WaitingApproval && run_now == RunStatus::Running && any_pending(approvals) {
-                return Err(Error::new(ErrorCode::InvalidTransition, "the run cannot leave waiting_approval while an approval is pending; decide it first")
-                    .channel("run")
-                    .field("status"));
-            }
-        }
-        let Some(bi) = budget_i else { return Ok(()) };
-        if fx.turns + fx.tokens + fx.tool_calls > 0 {
-            // Counting is the hot path (every model turn): journal the three counters, not the value.
-            if journal.counters.is_none() {
-                journal.counters = Some((bi, used_counters(self.json(Some(bi)))));
-            }
-            if let Some(Slot::Json(Value::Object(budget))) = self.slots.get_mut(bi) {
-                add_used(budget, "turns", fx.turns);
-                add_used(budget, "tokens", fx.tokens);
-                add_used(budget, "tool_calls", fx.tool_calls);
-            }
-        }
-        match self.json(Some(bi)) {
-            Some(budget) => domain::check_budget(budget, before, now_ms, fx.model_or_tool),
-            None => Ok(()),
-        }
     }
 }

@@ -23,22 +23,11 @@ import { fileURLToPath } from "node:url";
 import { HumanMessage, AIMessage, ToolMessage } from "@langchain/core/messages";
 import { createPatchToolCallsMiddleware } from "deepagents";
 import { repairMessages, validateMessages } from "../../pkg/index.js";
+import { mulberry32 } from "../support/prng.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const SEED = 0x5eed2026;
 const N_HISTORIES = 1000;
-
-// ---------------------------------------------------------------------------------------------
-// PRNG
-function mulberry32(a) {
-  return function () {
-    a |= 0;
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // History generator. A history is a list of neutral specs:

@@ -41,23 +41,12 @@ import { fileURLToPath } from "node:url";
 import { HumanMessage, AIMessage, RemoveMessage } from "@langchain/core/messages";
 import { messagesStateReducer, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { StateStore } from "../../pkg/index.js";
+import { mulberry32 } from "../support/prng.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const SEED = 0x5eed57a7;
 const N_SEQUENCES = 1000;
 const REPLAY_EVERY = 50;
-
-// ---------------------------------------------------------------------------------------------
-// PRNG
-function mulberry32(a) {
-  return function () {
-    a |= 0;
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Ops. A neutral op is one of
