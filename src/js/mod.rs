@@ -119,10 +119,9 @@ pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
 #[wasm_bindgen(js_name = projectMessages, unchecked_return_type = "ModelView")]
 pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue) -> JsResult<JsValue> {
     let (opts, tokenizer) = view::view_options(&opts)?;
-    // Every message costs at least PER_MESSAGE tokens, so no more than budget / PER_MESSAGE of the
-    // most recent ones can be sent (and a unit that fits lies entirely among them): convert only
-    // those and a leading system message (BOUNDARY.md: untouched messages are never converted).
-    let most = opts.budget / crate::project::tokens::PER_MESSAGE + 1;
+    // Convert only the messages that can be sent, plus a leading system message (BOUNDARY.md:
+    // untouched messages are never converted).
+    let most = crate::project::max_sent(opts.budget);
     let (messages, skipped, lead) = match messages.dyn_ref::<Array>() {
         Some(all) if all.length() as usize > most + 1 => {
             let n = all.length();
@@ -136,38 +135,17 @@ pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type =
             if lead {
                 tail.unshift(&head);
             }
-            (JsValue::from(tail), n as usize - most - usize::from(lead), usize::from(lead))
+            (JsValue::from(tail), n as usize - most - usize::from(lead), lead)
         }
-        _ => (messages, 0, 0),
+        _ => (messages, 0, false),
     };
-    let values = input_values(messages)?;
-    let mut history = decode_messages(&values, None).map_err(to_js_error)?.messages;
-    for (i, m) in history.iter_mut().enumerate() {
-        let at = if i < lead { i } else { i + skipped };
-        m.id.get_or_insert_with(|| format!("#{at}"));
-    }
-    let mut cache = crate::project::tokens::TokenCache::default();
-    let ctx = crate::project::Context::default();
-    let p = match &tokenizer {
-        Some(f) => crate::project::project(&history, &opts, &ctx, &mut view::JsCounter(f), "js", &mut cache),
-        None => crate::project::project(&history, &opts, &ctx, &mut crate::project::tokens::Estimate, "estimate", &mut cache),
+    let history = decode_messages(&input_values(messages)?, None).map_err(to_js_error)?.messages;
+    let (encoded, report) = match &tokenizer {
+        Some(f) => crate::project::project_tail(history, lead, skipped, &opts, &mut view::JsCounter(f), "js"),
+        None => crate::project::project_tail(history, lead, skipped, &opts, &mut crate::project::tokens::Estimate, "estimate"),
     }
     .map_err(to_js_error)?;
-    let mut report = p.report;
-    if skipped > 0 {
-        match report.dropped.iter_mut().find(|d| d.reason == "budget") {
-            Some(d) => d.count += skipped,
-            None => report.dropped.insert(0, crate::project::Dropped { count: skipped, reason: "budget".into() }),
-        }
-    }
-    // Positional names were for the report only: the output keeps the caller's messages as given.
-    let mut out = p.messages;
-    for m in &mut out {
-        if m.id.as_deref().is_some_and(|id| id.starts_with('#')) {
-            m.id = None;
-        }
-    }
-    to_js(&serde_json::json!({"messages": encode_messages(&out, opts.format), "report": report}))
+    to_js(&serde_json::json!({"messages": encoded, "report": report}))
 }
 
 /// Reads a recorded transcript (tau-bench, SWE-agent, Claude Code JSONL, OpenHands, or a plain

@@ -5,7 +5,6 @@ use super::store::JsStateStore;
 use crate::error::{Error, ErrorCode};
 use crate::project::tokens::{Estimate, TokenCounter};
 use crate::project::ProjectOptions;
-use crate::state::Command;
 use serde_json::json;
 use wasm_bindgen::prelude::*;
 
@@ -61,24 +60,7 @@ impl JsStateStore {
             None => self.inner.model_view(&opts, &mut Estimate, &counter_id),
         }
         .map_err(to_js_error)?;
-        let refs: Vec<serde_json::Value> = projection
-            .report
-            .truncated
-            .iter()
-            .map(|t| json!({"ref": t.artifact, "message_id": t.id, "tool_call_id": t.tool_call_id, "tokens": t.tokens}))
-            .collect();
-        let known = self.inner.get("artifacts").unwrap_or(serde_json::Value::Null);
-        let new: Vec<serde_json::Value> = refs.into_iter().filter(|r| !known.as_array().is_some_and(|a| a.contains(r))).collect();
-        if !new.is_empty() && !self.inner.is_read_only() {
-            let cmd = Command {
-                author: "projector".into(),
-                expected_version: None,
-                update: json!({"artifacts": new}).as_object().cloned().unwrap_or_default(),
-                correlation_id: None,
-                causation_id: None,
-            };
-            self.change("projector", vec!["artifacts".into()], |s, now, sink| s.apply_with(&cmd, now, sink))?;
-        }
+        self.change("projector", vec!["artifacts".into()], |s, now, sink| s.record_artifacts(&projection, now, sink))?;
         to_js(&json!({"messages": projection.encoded, "report": projection.report}))
     }
 

@@ -405,6 +405,48 @@ pub fn project(
     Ok(Projection { messages: out, encoded, report })
 }
 
+/// The most messages a projection under `budget` can send: every message costs at least
+/// [`tokens::PER_MESSAGE`] tokens, and a unit that fits lies entirely among them. A caller
+/// holding a long array needs to decode only these (plus a leading system message).
+pub fn max_sent(budget: usize) -> usize {
+    budget / tokens::PER_MESSAGE + 1
+}
+
+/// [`project`] over the tail of a caller's array: `history` is a leading system message (when
+/// `lead`) followed by the last messages, `skipped` messages having been left out between them
+/// (see [`max_sent`]). Messages without an id are named `#i` (their position in the whole array)
+/// for the report only; the output keeps them id-less. The report counts the skipped messages
+/// as dropped for the budget. Returns the encoded messages and the report.
+pub fn project_tail(
+    mut history: Vec<Message>,
+    lead: bool,
+    skipped: usize,
+    opts: &ProjectOptions,
+    counter: &mut dyn TokenCounter,
+    counter_id: &str,
+) -> Result<(Vec<Value>, Report)> {
+    let lead = usize::from(lead);
+    for (i, m) in history.iter_mut().enumerate() {
+        let at = if i < lead { i } else { i + skipped };
+        m.id.get_or_insert_with(|| format!("#{at}"));
+    }
+    let p = project(&history, opts, &Context::default(), counter, counter_id, &mut TokenCache::default())?;
+    let mut report = p.report;
+    if skipped > 0 {
+        match report.dropped.iter_mut().find(|d| d.reason == "budget") {
+            Some(d) => d.count += skipped,
+            None => report.dropped.insert(0, Dropped { count: skipped, reason: "budget".into() }),
+        }
+    }
+    let mut out = p.messages;
+    for m in &mut out {
+        if m.id.as_deref().is_some_and(|id| id.starts_with('#')) {
+            m.id = None;
+        }
+    }
+    Ok((encode_messages(&out, opts.format), report))
+}
+
 /// The shortest private value the leak scan looks for (shorter strings match by chance).
 pub const MIN_PRIVATE_LEN: usize = 8;
 

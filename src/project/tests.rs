@@ -205,12 +205,15 @@ fn third_review_budget_report_and_leak_cases() {
     // and the report adds up.
     let mut s = Store::new(StoreOptions::default()).unwrap();
     s.apply(&cmd("u", json!({"run": {"status": "running", "task": "Fix the flaky test in CI"}, "facts": {"a": "b"}, "messages": [{"role": "user", "content": "hello"}]})), 0).unwrap();
+    let mut viewed = 0;
     for budget in 0..60 {
         let Ok(p) = s.model_view(&ProjectOptions { budget, ..ProjectOptions::default() }, &mut Estimate, "e") else { continue };
+        viewed += 1;
         assert!(p.report.used <= budget, "budget {budget}: used {}", p.report.used);
         let sum = p.report.system_tokens + p.report.state_tokens + p.report.summary_tokens + p.report.messages.iter().map(|m| m.tokens).sum::<usize>();
         assert_eq!(sum, p.report.used);
     }
+    assert!(viewed > 50, "only {viewed} budgets projected");
     // A compaction summary that does not fit is a clear error, not an overshoot.
     s.apply(&cmd("u", json!({"messages": [{"role": "assistant", "content": "two"}, {"role": "user", "content": "three"}]})), 0).unwrap();
     s.compact(&"x".repeat(400), 2, "c", 0).unwrap();
@@ -248,4 +251,29 @@ fn previews_only_when_shorter_and_compaction_waits_for_pending_calls() {
     assert_eq!(s.compaction_plan(2).unwrap(), 1);
     assert_eq!(s.compact("S", 2, "c", 0).unwrap_err().code, ErrorCode::InvalidOption);
     assert_eq!(s.compaction_plan(0).unwrap(), 1);
+}
+
+#[test]
+fn previews_are_recorded_once_and_tails_are_accounted() {
+    let mut s = Store::new(StoreOptions::default()).unwrap();
+    s.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "read"}, {"role": "assistant", "content": null, "tool_calls": [call("c1", "read_file")]}]})), 0).unwrap();
+    s.apply(&cmd("t", json!({"messages": [{"role": "tool", "tool_call_id": "c1", "content": "x".repeat(4_000)}]})), 0).unwrap();
+    let opts = ProjectOptions { budget: 2_000, max_tool_result_tokens: Some(100), ..ProjectOptions::default() };
+    let p = s.model_view(&opts, &mut Estimate, "e").unwrap();
+    let applied = s.record_artifacts(&p, 0, None).unwrap().unwrap();
+    assert_eq!(applied.version, 3);
+    assert_eq!(s.get("artifacts").unwrap()[0]["ref"], "artifact:run:2:0");
+    assert!(s.record_artifacts(&p, 0, None).unwrap().is_none());
+    let mut past = s.at(2).unwrap();
+    let p = past.model_view(&opts, &mut Estimate, "e").unwrap();
+    assert!(past.record_artifacts(&p, 0, None).unwrap().is_none());
+
+    // A tail of 3 messages after a system message, 10 skipped: ids name whole-array positions,
+    // the skipped ones count as dropped, the output keeps messages id-less.
+    let tail = msgs(json!([{"role": "system", "content": "s"}, {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]));
+    let tail: Vec<Message> = tail.into_iter().map(|mut m| { m.id = None; m }).collect();
+    let (encoded, report) = project_tail(tail, true, 10, &ProjectOptions { budget: 1_000, ..ProjectOptions::default() }, &mut Flat, "flat").unwrap();
+    assert_eq!(report.messages.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), vec!["#11", "#12", "#13"]);
+    assert_eq!(report.dropped, vec![Dropped { count: 10, reason: "budget".into() }]);
+    assert!(encoded.iter().all(|m| m.get("id").is_none()));
 }

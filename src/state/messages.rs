@@ -157,14 +157,15 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
         }
     }
     let mut ops = Vec::with_capacity(slots.len());
+    let mut take = |k: usize| by_value.get_mut(k).map(std::mem::take).unwrap_or_default();
     for slot in slots {
         match slot {
             Slot::Op(op) => ops.push(*op),
-            Slot::Message(k) => ops.extend(std::mem::take(&mut by_value[k]).into_iter().map(MessageOp::Put)),
-            Slot::Replace(k) => ops.extend(std::mem::take(&mut by_value[k]).into_iter().map(|m| MessageOp::Replace { replace: m })),
+            Slot::Message(k) => ops.extend(take(k).into_iter().map(MessageOp::Put)),
+            Slot::Replace(k) => ops.extend(take(k).into_iter().map(|m| MessageOp::Replace { replace: m })),
             Slot::InsertAfter(after, k) => {
                 let mut anchor = after;
-                for m in std::mem::take(&mut by_value[k]) {
+                for m in take(k) {
                     let next = m.id.clone();
                     ops.push(MessageOp::InsertAfter { insert_after: anchor.clone(), message: m });
                     if let Some(next) = next {
@@ -510,7 +511,10 @@ impl MessagesChannel {
                         }
                         (None, Some(i)) => {
                             removed.remove(&id);
-                            let old = std::mem::replace(&mut self.list[i], m.clone());
+                            let Some(slot) = self.list.get_mut(i) else {
+                                return Err(Error::new(ErrorCode::InvalidMessage, "internal: the id index points past the list").at(index));
+                            };
+                            let old = std::mem::replace(slot, m.clone());
                             // A replacement that changes the role, the calls made or the call
                             // answered changes the pairing: rebuild the index and re-check it.
                             if old.role != m.role || old.tool_call_id != m.tool_call_id || old.call_ids().ne(m.call_ids()) {

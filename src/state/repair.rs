@@ -85,6 +85,9 @@ impl Store {
 
 /// Positions of one longest strictly increasing subsequence of `xs` (patience sorting), returned
 /// as the values themselves.
+///
+/// Indexing cannot fail: `tails` and `prev` only ever hold positions of `xs` (loop indices), and
+/// `len ≤ tails.len()`.
 fn longest_increasing(xs: &[usize]) -> Vec<usize> {
     let mut tails: Vec<usize> = Vec::new(); // index into xs of the smallest tail of each length
     let mut prev: Vec<Option<usize>> = vec![None; xs.len()];

@@ -7,7 +7,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::project::sections::{render, SectionInput};
 use crate::project::tokens::TokenCounter;
 use crate::project::{private_strings, project, Context, ProjectOptions, Projection};
-use crate::state::{Applied, Command};
+use crate::state::{Applied, Command, Sink};
 use crate::message::Role;
 use serde_json::{json, Map, Value};
 
@@ -49,6 +49,34 @@ impl Store {
             return Err(Error::new(ErrorCode::InvalidOption, "channel 'messages' is not a messages channel"));
         };
         project(channel.messages(), opts, &ctx, counter, counter_id, &mut self.token_cache)
+    }
+
+    /// Records the artifact refs of a projection's previews in `artifacts` (DESIGN §6: the full
+    /// result stays reachable), as one command by `projector`, only for refs not recorded yet and
+    /// never in a past view. Returns the command's result when one was applied.
+    pub fn record_artifacts(&mut self, projection: &Projection, now_ms: u64, sink: Option<Sink>) -> Result<Option<Applied>> {
+        if self.is_read_only() {
+            return Ok(None);
+        }
+        let known = self.get("artifacts").unwrap_or(Value::Null);
+        let new: Vec<Value> = projection
+            .report
+            .truncated
+            .iter()
+            .map(|t| json!({"ref": t.artifact, "message_id": t.id, "tool_call_id": t.tool_call_id, "tokens": t.tokens}))
+            .filter(|r| !known.as_array().is_some_and(|a| a.contains(r)))
+            .collect();
+        if new.is_empty() {
+            return Ok(None);
+        }
+        let cmd = Command {
+            author: "projector".into(),
+            expected_version: None,
+            update: json!({"artifacts": new}).as_object().cloned().unwrap_or_default(),
+            correlation_id: None,
+            causation_id: None,
+        };
+        self.apply_with(&cmd, now_ms, sink).map(Some)
     }
 
     /// A safe cut for compaction keeping about the last `keep` messages: the index of the first

@@ -50,8 +50,11 @@ test("the BPE count is the tokenizer's: used equals the sum of per-message count
   const { report } = projectMessages(run, { budget: 8_000, tokenizer: bpe });
   const sum = report.systemTokens + report.sections.filter((s) => s.included).reduce((a, s) => a + s.tokens, 0) + report.messages.reduce((a, m) => a + m.tokens, 0);
   assert.equal(report.used, sum);
-  const estimate = projectMessages(run, { budget: 8_000 }).report;
-  assert.notEqual(estimate.used, report.used); // a different counter, different counts
+  // Each plain text message costs the tokenizer's count of "role\ncontent" plus 3.
+  const out = projectMessages(run, { budget: 8_000, tokenizer: bpe, format: "openai" }).messages;
+  const checked = out.map((m, i) => [m, report.messages[i - (out.length - report.messages.length)]]).filter(([m, r]) => r && typeof m.content === "string" && !m.tool_calls && m.role !== "tool");
+  assert.ok(checked.length > 0);
+  for (const [m, r] of checked) assert.equal(r.tokens, bpe(`${m.role}\n${m.content}`) + 3);
 });
 
 test("store.modelView: sections from state, previews recorded as artifacts, byte-identical twice", () => {
