@@ -36,5 +36,7 @@ bash scripts/build.sh
 step "type check of a TypeScript consumer"
 tsc -p tests/ts
 
-step "node tests against pkg/"
-node --test --test-reporter=spec tests/js/ 2>&1 | tee test-results/node.log
+step "node tests against pkg/, with a real Agent Protocol server on loopback"
+# scripts/agent-server.sh installs the pinned LangGraph server, starts it, exports
+# STATEGATE_AGENT_SERVER_URL, and stops it whatever happens.
+bash scripts/agent-server.sh run -- node --test --test-reporter=spec tests/js/ 2>&1 | tee test-results/node.log

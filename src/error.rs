@@ -79,6 +79,14 @@ pub enum ErrorCode {
     BudgetTooSmall,
     /// A private channel's value would appear in the model view (the error names the channel).
     PrivateLeak,
+    /// The Agent Protocol server could not be reached: the transport (fetch or the caller's)
+    /// threw or rejected. The ledger is unchanged; try again later.
+    NetworkError,
+    /// The Agent Protocol server answered a call with a non-2xx status (`details.field` names
+    /// the call, the message gives the status and the server's detail).
+    ServerError,
+    /// A task id the ledger does not hold.
+    UnknownTask,
 }
 
 impl ErrorCode {
@@ -117,6 +125,9 @@ impl ErrorCode {
             ErrorCode::StorageError => "STORAGE_ERROR",
             ErrorCode::BudgetTooSmall => "BUDGET_TOO_SMALL",
             ErrorCode::PrivateLeak => "PRIVATE_LEAK",
+            ErrorCode::NetworkError => "NETWORK_ERROR",
+            ErrorCode::ServerError => "SERVER_ERROR",
+            ErrorCode::UnknownTask => "UNKNOWN_TASK",
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod message;
 pub mod project;
 pub mod repair;
 pub mod state;
+pub mod tasks;
 pub mod transcript;
 
 #[cfg(target_arch = "wasm32")]

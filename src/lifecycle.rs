@@ -1,4 +1,5 @@
-//! Transition tables of the status machines (DESIGN §3): the run, a plan step and an approval.
+//! Transition tables of the status machines (DESIGN §3, §7): the run, a plan step, an approval and
+//! an async subagent task.
 //!
 //! Each status is an enum with its wire name (`snake_case`, as stored in state) and a
 //! `can_become` table. Terminal statuses never change. The store checks every status change of a
@@ -145,6 +146,47 @@ impl ApprovalStatus {
     }
 }
 
+status_enum!(
+    /// Status of an async subagent task in the ledger (DESIGN §7; deepagents'
+    /// `async_subagents.py` vocabulary). `success`, `error`, `cancelled` and `timeout` are
+    /// terminal.
+    TaskStatus, "async task" {
+        /// Launched or queued; no run is executing it yet (also: a retry is scheduled).
+        Pending = "pending",
+        /// A run is executing it.
+        Running = "running",
+        /// The subagent waits for a human (an `interrupt()` on its own thread).
+        Waiting = "waiting",
+        /// Finished with a final answer.
+        Success = "success",
+        /// Failed, with no retry left.
+        Error = "error",
+        /// Cancelled by the model, the app, or outside the tools.
+        Cancelled = "cancelled",
+        /// Ran past its `timeout_ms` and was stopped.
+        Timeout = "timeout",
+    }
+);
+
+impl TaskStatus {
+    /// True for `success`, `error`, `cancelled`, `timeout`: the record never changes status again.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, TaskStatus::Success | TaskStatus::Error | TaskStatus::Cancelled | TaskStatus::Timeout)
+    }
+
+    /// Every unfinished status may become any other status (a run starts, is queued behind a
+    /// follow-up or a retry, waits for a human, is resumed, ends); terminal statuses never
+    /// change (deepagents keeps a cancelled task cancelled even if its thread is resumed).
+    pub fn can_become(self, to: TaskStatus) -> bool {
+        !self.is_terminal() && self != to
+    }
+
+    /// Statuses that produce a notification for the parent (deepagents `TaskEvent.status`).
+    pub fn notifies(self) -> bool {
+        !matches!(self, TaskStatus::Pending | TaskStatus::Running)
+    }
+}
+
 /// Checks one status change against a table; `what` names the machine in the error.
 pub(crate) fn check_transition<S: Copy + PartialEq>(
     what: &str,
@@ -208,5 +250,22 @@ mod tests {
         assert!(!ApprovalStatus::Approved.can_become(ApprovalStatus::Rejected));
         assert!(StepStatus::Failed.can_become(StepStatus::Pending));
         assert!(!StepStatus::Succeeded.can_become(StepStatus::Running));
+    }
+
+    #[test]
+    fn task_table_keeps_terminal_statuses() {
+        use TaskStatus::*;
+        let terminal: Vec<TaskStatus> = TaskStatus::ALL.iter().copied().filter(|s| s.is_terminal()).collect();
+        assert_eq!(terminal, vec![Success, Error, Cancelled, Timeout]);
+        for &from in TaskStatus::ALL {
+            for &to in TaskStatus::ALL {
+                assert_eq!(from.can_become(to), !from.is_terminal() && from != to, "{from:?} -> {to:?}");
+            }
+        }
+        assert!(Running.can_become(Pending), "a follow-up or a retry queues the task again");
+        assert!(Waiting.can_become(Running), "a resumed or updated task runs again");
+        let notifying: Vec<TaskStatus> = TaskStatus::ALL.iter().copied().filter(|s| s.notifies()).collect();
+        assert_eq!(notifying, vec![Waiting, Success, Error, Cancelled, Timeout]);
+        assert_eq!(TaskStatus::parse("timeout").unwrap(), Timeout);
     }
 }

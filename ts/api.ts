@@ -21,6 +21,7 @@ import type {
   IndexedDbLog,
   ModelViewOptions,
   ModelView,
+  AsyncTasks,
 } from "./node/stategate_wasm.js";
 
 /** The types generated from the Rust core (tsify and wasm-bindgen), re-exported as they are. */
@@ -54,6 +55,20 @@ export type {
   ModelViewOptions,
   ModelView,
   Report,
+  AsyncTasks,
+  AsyncTasksInit,
+  SubagentSpec,
+  Mode,
+  UpdateStrategy,
+  Retry,
+  TaskToolCall,
+  TaskResult,
+  PollResult,
+  TaskNotification,
+  Delivered,
+  ToolDefinition,
+  EffectRecord,
+  ProtocolRequest,
 } from "./node/stategate_wasm.js";
 
 /** Messages as an array of objects in any supported format(s), or that array's JSON text. */
@@ -140,6 +155,12 @@ export interface Api {
   /** The IndexedDB persistence adapter (browsers and workers; `open` rejects elsewhere). */
   IndexedDbLog: typeof IndexedDbLog;
   /**
+   * The async subagent task ledger of a store (DESIGN §7): `new AsyncTasks(store, {agents,
+   * url?, transport?})`; `tools()` for the model, `await handle(toolCall)` per task tool call,
+   * `await poll()` before each model call, then `store.deliverNotifications()`.
+   */
+  AsyncTasks: typeof AsyncTasks;
+  /**
    * The model view of a plain message array under a token budget (DESIGN §6): units kept whole,
    * repaired, big tool results previewed, in `opts.format`. No state sections (use
    * `store.modelView` for those). Throws `BUDGET_TOO_SMALL`, `INVALID_OPTION`.
@@ -192,6 +213,7 @@ export function makeApi(wasm: typeof Wasm): Api {
       return wasm.verifyLog(events as StoreEvent[] | string, opts);
     },
     IndexedDbLog: wasm.IndexedDbLog,
+    AsyncTasks: wasm.AsyncTasks,
     projectMessages(messages, opts) {
       check(messages);
       return wasm.projectMessages(messages, opts);

@@ -24,6 +24,10 @@ export const readTranscript = api.readTranscript;
 export const StateStore = api.StateStore;
 /** A state store instance. */
 export type StateStore = InstanceType<typeof api.StateStore>;
+/** See {@link Api.AsyncTasks}. */
+export const AsyncTasks = api.AsyncTasks;
+/** An async task ledger instance. */
+export type AsyncTasks = InstanceType<typeof api.AsyncTasks>;
 /** See {@link Api.projectMessages}. */
 export const projectMessages = api.projectMessages;
 /** See {@link Api.verifyLog}. */

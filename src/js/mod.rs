@@ -7,11 +7,13 @@
 mod indexeddb;
 mod interop;
 mod store;
+mod tasks;
 mod view;
 
 pub use indexeddb::JsIndexedDbLog;
 
 pub use store::{verify_log_js, JsStateStore};
+pub use tasks::JsAsyncTasks;
 
 
 use crate::message::formats::{decode_messages, decode_one, encode_messages, Format};

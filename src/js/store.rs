@@ -9,6 +9,8 @@ use crate::log::{parse_jsonl, verify_log, Event, GENESIS_HASH};
 use crate::state::{ChannelSpec, Command, EventFilter, Store, StoreOptions};
 use serde::Deserialize;
 use serde_json::json;
+use std::cell::{RefCell, RefMut};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 type JsResult<T> = Result<T, JsValue>;
@@ -114,10 +116,35 @@ export interface StoreRepairOptions extends RepairOptions {
 /// store.apply({ author: "model", expectedVersion: version, update: { messages: [{ role: "assistant", content: "hello" }] } });
 #[wasm_bindgen(js_name = StateStore)]
 pub struct JsStateStore {
+    /// Shared with the `AsyncTasks` bound to this store, which writes between its awaits.
+    pub(super) shared: Rc<RefCell<Shared>>,
+}
+
+/// The store and its JS callbacks.
+pub(super) struct Shared {
     pub(super) inner: Store,
-    pub(super) hooks: Hooks,
+    hooks: Hooks,
     /// The last tokenizer function seen by `modelView`, and its cache generation.
     pub(super) tokenizer: Option<(js_sys::Function, u32)>,
+}
+
+impl JsStateStore {
+    fn wrap(inner: Store, hooks: Hooks) -> JsStateStore {
+        JsStateStore { shared: Rc::new(RefCell::new(Shared { inner, hooks, tokenizer: None })) }
+    }
+
+    /// The store, or an error when it is busy (called from inside one of its own callbacks).
+    pub(super) fn lock(&self) -> JsResult<RefMut<'_, Shared>> {
+        lock(&self.shared)
+    }
+}
+
+/// Borrows a shared store; a store busy in a callback (`onEvents`, `clock`, `audit`, a
+/// tokenizer or a transport) refuses instead of trapping.
+pub(super) fn lock(shared: &Rc<RefCell<Shared>>) -> JsResult<RefMut<'_, Shared>> {
+    shared.try_borrow_mut().map_err(|_| {
+        to_js_error(Error::new(ErrorCode::InvalidOption, "the store is busy: do not call it from inside its own callbacks (onEvents, clock, audit, tokenizer, transport)"))
+    })
 }
 
 /// The JS callbacks of a store: clock, event sink, audit.
@@ -216,20 +243,8 @@ struct RepairArgs {
     author: Option<String>,
 }
 
-#[wasm_bindgen(js_class = StateStore)]
-impl JsStateStore {
-    /// A store with the default schema (messages, async_tasks, todos, files, run, plan, facts,
-    /// unresolved_questions, approvals, budget, artifacts, last_error) plus `init.channels`.
-    /// Throws `INVALID_OPTION`, `CHANNEL_EXISTS`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_optional_param_type = "StoreInit")] init: Option<JsValue>) -> JsResult<JsStateStore> {
-        let init = init.unwrap_or(JsValue::UNDEFINED);
-        let hooks = Hooks::read(&init)?;
-        let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
-        Ok(JsStateStore { inner: Store::new(opts).map_err(to_js_error)?, hooks, tokenizer: None })
-    }
-
-    fn now(&self) -> JsResult<u64> {
+impl Shared {
+    pub(super) fn now(&self) -> JsResult<u64> {
         let ms = match &self.hooks.clock {
             Some(f) => f
                 .call0(&JsValue::UNDEFINED)
@@ -293,16 +308,31 @@ impl JsStateStore {
         }
     }
 
+}
+
+#[wasm_bindgen(js_class = StateStore)]
+impl JsStateStore {
+    /// A store with the default schema (messages, async_tasks, notifications, todos, files, run, plan, facts,
+    /// unresolved_questions, approvals, budget, artifacts, last_error, compaction) plus `init.channels`.
+    /// Throws `INVALID_OPTION`, `CHANNEL_EXISTS`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(#[wasm_bindgen(unchecked_optional_param_type = "StoreInit")] init: Option<JsValue>) -> JsResult<JsStateStore> {
+        let init = init.unwrap_or(JsValue::UNDEFINED);
+        let hooks = Hooks::read(&init)?;
+        let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
+        Ok(JsStateStore::wrap(Store::new(opts).map_err(to_js_error)?, hooks))
+    }
+
     /// The version: the number of commands applied so far.
     #[wasm_bindgen(getter)]
-    pub fn version(&self) -> f64 {
-        self.inner.version() as f64
+    pub fn version(&self) -> JsResult<f64> {
+        Ok(self.lock()?.inner.version() as f64)
     }
 
     /// The run id.
     #[wasm_bindgen(getter, js_name = runId)]
-    pub fn run_id(&self) -> String {
-        self.inner.run_id().to_string()
+    pub fn run_id(&self) -> JsResult<String> {
+        Ok(self.lock()?.inner.run_id().to_string())
     }
 
     /// Applies one command: decode → authorise → version lock → validate → reduce → version + 1
@@ -315,7 +345,7 @@ impl JsStateStore {
     pub fn apply(&mut self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
         let cmd: Command = from_js_json(&command, ErrorCode::InvalidUpdate, "a command is {author, update, expectedVersion?, correlationId?, causationId?}")?;
         let channels = cmd.update.keys().cloned().collect();
-        let out = self.change(&cmd.author.clone(), channels, |s, now, sink| s.apply_with(&cmd, now, sink))?;
+        let out = self.lock()?.change(&cmd.author.clone(), channels, |s, now, sink| s.apply_with(&cmd, now, sink))?;
         to_js(&out)
     }
 
@@ -330,7 +360,7 @@ impl JsStateStore {
         let authors: Vec<&str> = cmds.iter().map(|c| c.author.as_str()).collect();
         let channels = cmds.iter().flat_map(|c| c.update.keys().cloned()).collect();
         let author = authors.join(", ");
-        let out = self.change(&author, channels, |s, now, sink| s.apply_batch_with(&cmds, now, sink))?;
+        let out = self.lock()?.change(&author, channels, |s, now, sink| s.apply_batch_with(&cmds, now, sink))?;
         to_js(&out)
     }
 
@@ -347,14 +377,14 @@ impl JsStateStore {
         let owner_key = opt_string_arg(&owner_key, "ownerKey")?;
         let spec: ChannelSpec = from_js(spec)?;
         let key = random_key()?;
-        self.inner.register_channel(spec, owner_key.as_deref(), || key).map_err(to_js_error)
+        self.lock()?.inner.register_channel(spec, owner_key.as_deref(), || key).map_err(to_js_error)
     }
 
     /// The value of a non-private channel (`messages`: canonical `Message[]`).
     /// Throws `UNKNOWN_CHANNEL`, `PRIVATE_CHANNEL`.
     pub fn get(&self, #[wasm_bindgen(unchecked_param_type = "string")] channel: JsValue) -> JsResult<JsValue> {
         let channel = string_arg(&channel, "channel")?;
-        to_js(&self.inner.get(&channel).map_err(to_js_error)?)
+        to_js(&self.lock()?.inner.get(&channel).map_err(to_js_error)?)
     }
 
     /// The messages, encoded in `format` (`"langchain" | "openai" | "anthropic" | "ai-sdk" |
@@ -363,7 +393,8 @@ impl JsStateStore {
     pub fn messages(&self, #[wasm_bindgen(unchecked_optional_param_type = "Format")] format: Option<JsValue>) -> JsResult<JsValue> {
         let format = format.unwrap_or(JsValue::UNDEFINED);
         let format = opt_string_arg(&format, "format")?;
-        let channel = self.inner.messages("messages").map_err(to_js_error)?;
+        let s = self.lock()?;
+        let channel = s.inner.messages("messages").map_err(to_js_error)?;
         match format {
             None => to_js(channel.messages()),
             Some(f) => to_js(&encode_messages(channel.messages(), Format::parse(&f).map_err(to_js_error)?)),
@@ -373,27 +404,28 @@ impl JsStateStore {
     /// Every channel except private ones: `{channel: value}` in schema order.
     #[wasm_bindgen(js_name = systemView, unchecked_return_type = "Record<string, unknown>")]
     pub fn system_view(&self) -> JsResult<JsValue> {
-        to_js(&self.inner.system_view())
+        to_js(&self.lock()?.inner.system_view())
     }
 
     /// The private channels of the owner holding `ownerKey`. Throws `NOT_OWNER` for an unknown key.
     #[wasm_bindgen(js_name = private, unchecked_return_type = "Record<string, unknown>")]
     pub fn private_view(&self, #[wasm_bindgen(unchecked_param_type = "string")] owner_key: JsValue) -> JsResult<JsValue> {
         let owner_key = string_arg(&owner_key, "ownerKey")?;
-        to_js(&self.inner.private_view(&owner_key).map_err(to_js_error)?)
+        to_js(&self.lock()?.inner.private_view(&owner_key).map_err(to_js_error)?)
     }
 
     /// `{runId, version, channels}` with the system view: what `JSON.stringify(store)` writes.
     /// Private channels are never included.
     #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "{ runId: string; version: number; channels: Record<string, unknown> }")]
     pub fn to_json(&self) -> JsResult<JsValue> {
-        to_js(&json!({"runId": self.inner.run_id(), "version": self.inner.version(), "channels": self.inner.system_view()}))
+        let s = self.lock()?;
+        to_js(&json!({"runId": s.inner.run_id(), "version": s.inner.version(), "channels": s.inner.system_view()}))
     }
 
     /// The schema: every channel's spec, in order.
     #[wasm_bindgen(unchecked_return_type = "ChannelSpec[]")]
     pub fn channels(&self) -> JsResult<JsValue> {
-        to_js(self.inner.channels())
+        to_js(self.lock()?.inner.channels())
     }
 
     /// The events in memory, in order, optionally filtered `{since?, until?, type?}`
@@ -403,7 +435,7 @@ impl JsStateStore {
     pub fn events(&mut self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<JsValue> {
         let filter = filter.unwrap_or(JsValue::UNDEFINED);
         let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
-        to_js(&self.inner.events_matching(&filter))
+        to_js(&self.lock()?.inner.events_matching(&filter))
     }
 
     /// The events in memory as JSON Lines (one event per line, each ending in `\n`), the form
@@ -413,7 +445,7 @@ impl JsStateStore {
         let filter = filter.unwrap_or(JsValue::UNDEFINED);
         let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
         let mut out = String::new();
-        for e in self.inner.events_matching(&filter) {
+        for e in self.lock()?.inner.events_matching(&filter) {
             out.push_str(&serde_json::to_string(e).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?);
             out.push('\n');
         }
@@ -428,14 +460,14 @@ impl JsStateStore {
         let opts = opts.unwrap_or(JsValue::UNDEFINED);
         let args: RepairArgs = if opts.is_undefined() || opts.is_null() { RepairArgs::default() } else { from_js(opts)? };
         let author = args.author.clone().unwrap_or_else(|| "repair".into());
-        let out = self.change(&author.clone(), vec!["messages".into()], |s, now, sink| s.repair_with(&args.opts, &author, now, sink))?;
+        let out = self.lock()?.change(&author.clone(), vec!["messages".into()], |s, now, sink| s.repair_with(&args.opts, &author, now, sink))?;
         to_js(&out)
     }
 
     /// The hash of the last event (64 zeros before any).
     #[wasm_bindgen(getter, js_name = lastHash)]
-    pub fn last_hash(&mut self) -> String {
-        self.inner.last_hash().to_string()
+    pub fn last_hash(&mut self) -> JsResult<String> {
+        Ok(self.lock()?.inner.last_hash().to_string())
     }
 
     /// Rebuilds a store from a whole log (an array of events or their JSON Lines), checking
@@ -449,7 +481,7 @@ impl JsStateStore {
         let hooks = Hooks::read(&init)?;
         let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
         let events = events_from_js(&events)?;
-        Ok(JsStateStore { inner: Store::replay(opts, &events).map_err(to_js_error)?, hooks, tokenizer: None })
+        Ok(JsStateStore::wrap(Store::replay(opts, &events).map_err(to_js_error)?, hooks))
     }
 
     /// A read-only view of the store right after event `sequence` (0 = before any), with the
@@ -460,14 +492,15 @@ impl JsStateStore {
         if !(sequence >= 0.0 && sequence.fract() == 0.0) {
             return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "sequence is a whole number ≥ 0")));
         }
-        Ok(JsStateStore { inner: self.inner.at(sequence as u64).map_err(to_js_error)?, hooks: Hooks::default(), tokenizer: None })
+        let past = self.lock()?.inner.at(sequence as u64).map_err(to_js_error)?;
+        Ok(JsStateStore::wrap(past, Hooks::default()))
     }
 
     /// The current state as checkpoint bytes (UTF-8 JSON sealed by a SHA-256 digest): every
     /// channel (private ones too: for local persistence only), last sequence and hash, format
     /// version. Never contains owner keys.
-    pub fn checkpoint(&mut self) -> Vec<u8> {
-        self.inner.checkpoint().encode()
+    pub fn checkpoint(&mut self) -> JsResult<Vec<u8>> {
+        Ok(self.lock()?.inner.checkpoint().encode())
     }
 
     /// Restores a store from checkpoint bytes and the events after it (an array or JSON Lines;
@@ -487,7 +520,7 @@ impl JsStateStore {
             .to_vec();
         let tail = if tail.is_undefined() || tail.is_null() { Vec::new() } else { events_from_js(&tail)? };
         let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
-        Ok(JsStateStore { inner: Store::restore(&checkpoint, &tail, opts.channels).map_err(to_js_error)?, hooks, tokenizer: None })
+        Ok(JsStateStore::wrap(Store::restore(&checkpoint, &tail, opts.channels).map_err(to_js_error)?, hooks))
     }
 
     /// A snapshot meant to leave the machine: like a checkpoint but without private channels,
@@ -495,7 +528,7 @@ impl JsStateStore {
     /// last_hash, channels, values, digest}`.
     #[wasm_bindgen(js_name = exportForTransport, unchecked_return_type = "Record<string, unknown>")]
     pub fn export_for_transport(&mut self) -> JsResult<JsValue> {
-        let bytes = self.inner.export_for_transport().encode();
+        let bytes = self.lock()?.inner.export_for_transport().encode();
         let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?;
         to_js(&v)
     }
@@ -504,7 +537,7 @@ impl JsStateStore {
     /// a restore in the middle of a tool batch, pass them to `repair({reasons})` as `"interrupted"`.
     #[wasm_bindgen(js_name = danglingToolCalls, unchecked_return_type = "DanglingCall[]")]
     pub fn dangling_tool_calls(&self) -> JsResult<JsValue> {
-        to_js(&self.inner.dangling_tool_calls())
+        to_js(&self.lock()?.inner.dangling_tool_calls())
     }
 
     /// Hands out `owner`'s private-channel key once after a replay or restore (keys are never
@@ -513,7 +546,7 @@ impl JsStateStore {
     pub fn claim_owner_key(&mut self, #[wasm_bindgen(unchecked_param_type = "string")] owner: JsValue) -> JsResult<String> {
         let owner = string_arg(&owner, "owner")?;
         let key = random_key()?;
-        self.inner.claim_owner_key(&owner, || key).map_err(to_js_error)
+        self.lock()?.inner.claim_owner_key(&owner, || key).map_err(to_js_error)
     }
 }
 

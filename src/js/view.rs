@@ -1,7 +1,7 @@
 //! The model view methods of the `StateStore` JS class and the JS tokenizer (DESIGN §6).
 
 use super::interop::{describe, from_js, to_js, to_js_error};
-use super::store::JsStateStore;
+use super::store::{JsStateStore, Shared};
 use crate::error::{Error, ErrorCode};
 use crate::project::tokens::{Estimate, TokenCounter};
 use crate::project::ProjectOptions;
@@ -54,13 +54,14 @@ impl JsStateStore {
     #[wasm_bindgen(js_name = modelView, unchecked_return_type = "ModelView")]
     pub fn model_view(&mut self, #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue) -> JsResult<JsValue> {
         let (opts, tokenizer) = view_options(&opts)?;
-        let counter_id = self.counter_id(tokenizer.as_ref());
+        let mut s = self.lock()?;
+        let counter_id = s.counter_id(tokenizer.as_ref());
         let projection = match &tokenizer {
-            Some(f) => self.inner.model_view(&opts, &mut JsCounter(f), &counter_id),
-            None => self.inner.model_view(&opts, &mut Estimate, &counter_id),
+            Some(f) => s.inner.model_view(&opts, &mut JsCounter(f), &counter_id),
+            None => s.inner.model_view(&opts, &mut Estimate, &counter_id),
         }
         .map_err(to_js_error)?;
-        self.change("projector", vec!["artifacts".into()], |s, now, sink| s.record_artifacts(&projection, now, sink))?;
+        s.change("projector", vec!["artifacts".into()], |s, now, sink| s.record_artifacts(&projection, now, sink))?;
         to_js(&json!({"messages": projection.encoded, "report": projection.report}))
     }
 
@@ -74,7 +75,7 @@ impl JsStateStore {
             keep: usize,
         }
         let plan: Plan = from_js(opts)?;
-        Ok(self.inner.compaction_plan(plan.keep).map_err(to_js_error)? as f64)
+        Ok(self.lock()?.inner.compaction_plan(plan.keep).map_err(to_js_error)? as f64)
     }
 
     /// Records a compaction: the model view becomes [summary, messages from `cut` on]; messages,
@@ -91,10 +92,12 @@ impl JsStateStore {
         }
         let c: Compact = from_js(opts)?;
         let author = c.author.unwrap_or_else(|| "compaction".into());
-        let out = self.change(&author.clone(), vec!["compaction".into()], |s, now, _| s.compact(&c.summary, c.cut, &author, now))?;
+        let out = self.lock()?.change(&author.clone(), vec!["compaction".into()], |s, now, _| s.compact(&c.summary, c.cut, &author, now))?;
         to_js(&out)
     }
+}
 
+impl Shared {
     /// The token cache key for a tokenizer: the same function keeps the cache, another clears it.
     fn counter_id(&mut self, tokenizer: Option<&js_sys::Function>) -> String {
         match tokenizer {

@@ -6,7 +6,7 @@
 use super::reducer::{invalid, merge, merge_record, object_mut, Written};
 use super::schema::ChannelSpec;
 use crate::error::{Error, ErrorCode, Result};
-use crate::lifecycle::{check_transition, ApprovalStatus, RunStatus, StepStatus};
+use crate::lifecycle::{check_transition, ApprovalStatus, RunStatus, StepStatus, TaskStatus};
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -58,6 +58,25 @@ pub(crate) fn reduce_records(
         let record = merge_record(old, patch);
         check(id, old.and_then(Value::as_object), &record)?;
         Ok(Value::Object(record))
+    })
+}
+
+/// `async_tasks`: the ledger (DESIGN §7). Records by task id merged field by field; a record has
+/// a string `agent_name` and a `status` (default `pending`) whose changes follow the task table,
+/// so a terminal status never changes; records are never deleted (deepagents' reducer cannot
+/// delete either), so the ledger survives compaction of the messages.
+pub(crate) fn reduce_tasks(spec: &ChannelSpec, value: &mut Value, update: &Value) -> Result<Written> {
+    let name = spec.name.as_str();
+    if let Some((id, _)) = update.as_object().and_then(|p| p.iter().find(|(_, v)| v.is_null())) {
+        return Err(invalid(name, format!("task '{id}' cannot be deleted: the ledger keeps every task")).field(id));
+    }
+    reduce_records(spec, value, update, |_, old, task| {
+        if !task.get("agent_name").is_some_and(Value::is_string) {
+            return Err(invalid(name, "a task needs a string agent_name").field("agent_name"));
+        }
+        let to = status_of(task, name, TaskStatus::parse)?.unwrap_or(TaskStatus::Pending);
+        let from = old.map(|o| status_of(o, name, TaskStatus::parse)).transpose()?.flatten().unwrap_or(to);
+        check_transition("the task", from, to, TaskStatus::can_become, TaskStatus::as_str).map_err(|e| e.channel(name))
     })
 }
 

@@ -39,6 +39,7 @@ pub(crate) fn reduce(spec: &ChannelSpec, value: &mut Value, update: &Value) -> R
         Kind::Budget => return domain::reduce_budget(spec, value, update),
         Kind::Todos => return domain::reduce_todos(spec, value, update),
         Kind::Records => return domain::reduce_records(spec, value, update, |_, _, _| Ok(())),
+        Kind::Tasks => return domain::reduce_tasks(spec, value, update),
     }
     let name = spec.name.as_str();
     match spec.reducer {

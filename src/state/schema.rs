@@ -144,8 +144,11 @@ pub enum Kind {
     Budget,
     /// deepagents' todo list `[{content, status: pending|in_progress|completed}]`.
     Todos,
-    /// Records by id, merged field by field (the async task ledger).
+    /// Records by id, merged field by field (the notification queue).
     Records,
+    /// The async task ledger: records by task id, merged field by field, each with an `agent_name`
+    /// and a `status` whose changes follow [`crate::lifecycle::TaskStatus`]; never deleted.
+    Tasks,
 }
 
 /// One channel of the schema.
@@ -239,7 +242,8 @@ impl ChannelSpec {
 /// | channel | reducer | rules |
 /// |---|---|---|
 /// | `messages` | messages | model-visible; tool-call invariants |
-/// | `async_tasks` | merge by task id (later call wins) | records merged field by field |
+/// | `async_tasks` | merge by task id (later call wins) | records merged field by field; task status machine; never deleted |
+/// | `notifications` | merge by notification id (later call wins) | task notifications; `delivered_at` once appended to messages |
 /// | `todos` | replace | deepagents `write_todos` list |
 /// | `files` | merge by path (`null` deletes; same path twice in a batch conflicts) | |
 /// | `run` | fields merged (two writes of one field in a batch conflict) | status machine |
@@ -256,6 +260,11 @@ pub fn default_schema() -> Vec<ChannelSpec> {
     vec![
         ChannelSpec::new("messages", Messages).with(|c| c.visibility = Visibility::Model),
         ChannelSpec::new("async_tasks", Merge).with(|c| {
+            c.kind = Kind::Tasks;
+            c.value_type = ValueType::Object;
+            c.on_conflict = OnConflict::CallOrder;
+        }),
+        ChannelSpec::new("notifications", Merge).with(|c| {
             c.kind = Kind::Records;
             c.value_type = ValueType::Object;
             c.on_conflict = OnConflict::CallOrder;

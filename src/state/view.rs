@@ -18,6 +18,13 @@ impl Store {
     ///
     /// Errors: `BUDGET_TOO_SMALL`, `PRIVATE_LEAK` (naming the channel), the counter's errors.
     pub fn model_view(&mut self, opts: &ProjectOptions, counter: &mut dyn TokenCounter, counter_id: &str) -> Result<Projection> {
+        self.model_view_before(opts, counter, counter_id, None)
+    }
+
+    /// The model view of the messages before the message `before` (all of them when `None` or
+    /// not found): what a forked subagent inherits at launch, without the assistant turn that
+    /// launches it (deepagents pops the trailing tool-calling message).
+    pub fn model_view_before(&mut self, opts: &ProjectOptions, counter: &mut dyn TokenCounter, counter_id: &str, before: Option<&str>) -> Result<Projection> {
         let i = self.index("messages")?;
         let mut ctx = Context::default();
         let mut public = Map::new();
@@ -48,7 +55,9 @@ impl Store {
         let Some(Slot::Messages(channel)) = self.slots.get(i) else {
             return Err(Error::new(ErrorCode::InvalidOption, "channel 'messages' is not a messages channel"));
         };
-        project(channel.messages(), opts, &ctx, counter, counter_id, &mut self.token_cache)
+        let all = channel.messages();
+        let end = before.and_then(|id| all.iter().position(|m| m.id.as_deref() == Some(id))).unwrap_or(all.len());
+        project(all.get(..end).unwrap_or(all), opts, &ctx, counter, counter_id, &mut self.token_cache)
     }
 
     /// Records the artifact refs of a projection's previews in `artifacts` (DESIGN §6: the full

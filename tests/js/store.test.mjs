@@ -46,6 +46,7 @@ function startRun(store) {
 const DEFAULT_CHANNELS = [
   "messages",
   "async_tasks",
+  "notifications",
   "todos",
   "files",
   "run",

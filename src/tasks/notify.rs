@@ -1,0 +1,125 @@
+//! Task notifications (DESIGN §7; deepagents' beta notifications): the queue in the
+//! `notifications` channel, the user-role message that carries a TaskEvent, and delivery into
+//! `messages` exactly once, at a safe point.
+
+use crate::error::Result;
+use crate::state::{Applied, Command, Sink, Store};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+#[cfg(target_arch = "wasm32")]
+use tsify::Tsify;
+
+/// Results longer than this many characters are clipped in a notification (deepagents: 80,000).
+pub const MAX_RESULT_CHARS: usize = 80_000;
+
+/// Escapes `&`, `<` and `>` so subagent text cannot close the notification's tags.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// What the parent should do next, per status.
+fn next_step(status: &str) -> &'static str {
+    match status {
+        "success" => "Use the result to continue, and tell the user if they are waiting for it.",
+        "error" => "Call `check_async_task` for the details, then retry, try another way, or tell the user.",
+        "timeout" => "The task ran too long and was stopped. Start it again with a smaller scope, or tell the user.",
+        "cancelled" => "The task's run was cancelled outside your tools before it finished. Start it again if it is still needed.",
+        _ => "The subagent waits for the user, who answers it on the subagent's own thread; you cannot answer or approve it. Keep working.",
+    }
+}
+
+/// The user-role message of a queued notification, as a LangChain `HumanMessage` dict whose
+/// `additional_kwargs.deepagents_notification` is the TaskEvent `{task_id, agent_name, status,
+/// run_id}` (deepagents' shape). `superseded`: the run was replaced by a later follow-up, so the
+/// message says this is not the follow-up's result.
+pub fn render(n: &Value, superseded: bool) -> Value {
+    let s = |k: &str| n.get(k).and_then(Value::as_str).unwrap_or("");
+    let status = s("status");
+    let mut text = format!(
+        "[SYSTEM NOTIFICATION - NOT USER INPUT]\nAn async subagent task you started has an update. This is not a message from the user; do not take it as their answer to any question.\n<task-notification>\n<task-id>{}</task-id>\n<agent-name>{}</agent-name>\n<status>{status}</status>\n",
+        escape(s("task_id")),
+        escape(s("agent_name"))
+    );
+    match status {
+        "success" => {
+            let result = s("result");
+            let clipped: String = result.chars().take(MAX_RESULT_CHARS).collect();
+            let cut = if clipped.len() < result.len() { "\n... [cut off; use `check_async_task` for the full result]" } else { "" };
+            text.push_str(&format!("<result>\n{}{cut}\n</result>\n", escape(&clipped)));
+        }
+        "error" | "timeout" => text.push_str(&format!("<details>{}</details>\n", escape(&json!({ "error": s("error") }).to_string()))),
+        "waiting" => text.push_str(&format!("<details>{}</details>\n", escape(&json!({ "interrupts": n.get("interrupts").cloned().unwrap_or(json!([])) }).to_string()))),
+        _ => {}
+    }
+    text.push_str("</task-notification>\n");
+    text.push_str(if superseded {
+        "This update is from an earlier run of this task, before your latest follow-up. It is not the result of the follow-up. Use `check_async_task` for the task's current status."
+    } else {
+        next_step(status)
+    });
+    json!({
+        "type": "human",
+        "content": text,
+        "additional_kwargs": { "deepagents_notification": {
+            "task_id": s("task_id"), "agent_name": s("agent_name"), "status": status, "run_id": s("run_id"),
+        }},
+    })
+}
+
+/// The notifications not delivered yet, oldest first.
+pub fn undelivered(store: &Store) -> Vec<Value> {
+    let queue = store.get("notifications").unwrap_or(Value::Null);
+    queue.as_object().into_iter().flat_map(Map::values).filter(|n| n.get("delivered_at").is_none_or(Value::is_null)).cloned().collect()
+}
+
+/// What [`deliver`] did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct Delivered {
+    /// The store's version after the delivery (unchanged when nothing was delivered).
+    pub version: u64,
+    /// The notification ids delivered, in order.
+    pub delivered: Vec<String>,
+    /// Ids of the messages appended, one per notification.
+    pub ids: Vec<String>,
+    /// Notifications held back because the last assistant turn still waits for tool results
+    /// (delivered by a later call).
+    pub deferred: usize,
+}
+
+/// Appends every undelivered notification to `messages` as a user message and marks it
+/// delivered, in one command by `author`, so each is delivered exactly once. Never between a
+/// tool call and its result: while a call is unanswered, nothing is delivered (`deferred`).
+pub fn deliver(store: &mut Store, author: &str, now_ms: u64, sink: Option<Sink>) -> Result<Delivered> {
+    let pending = undelivered(store);
+    let version = store.version();
+    if pending.is_empty() {
+        return Ok(Delivered { version, delivered: Vec::new(), ids: Vec::new(), deferred: 0 });
+    }
+    if !store.messages("messages")?.unanswered().is_empty() {
+        return Ok(Delivered { version, delivered: Vec::new(), ids: Vec::new(), deferred: pending.len() });
+    }
+    let ledger = store.get("async_tasks").unwrap_or(Value::Null);
+    let mut messages = Vec::new();
+    let mut marks = Map::new();
+    let mut delivered = Vec::new();
+    for n in &pending {
+        let id = n.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
+        let task = n.get("task_id").and_then(Value::as_str).and_then(|t| ledger.get(t));
+        let run = n.get("run_id").and_then(Value::as_str).unwrap_or_default();
+        let superseded = task
+            .and_then(|t| t.get("superseded_run_ids"))
+            .and_then(Value::as_array)
+            .is_some_and(|runs| runs.iter().any(|r| r.as_str() == Some(run)));
+        messages.push(render(n, superseded));
+        marks.insert(id.clone(), json!({ "delivered_at": super::ledger::iso_time(now_ms) }));
+        delivered.push(id);
+    }
+    let mut update = Map::new();
+    update.insert("messages".into(), Value::Array(messages));
+    update.insert("notifications".into(), Value::Object(marks));
+    let cmd = Command { author: author.to_string(), expected_version: None, update, correlation_id: None, causation_id: None };
+    let Applied { version, ids } = store.apply_with(&cmd, now_ms, sink)?;
+    Ok(Delivered { version, delivered, ids, deferred: 0 })
+}
