@@ -22,6 +22,9 @@ import type {
   ModelViewOptions,
   ModelView,
   AsyncTasks,
+  SubagentInputOptions,
+  SubagentResultOptions,
+  Command,
 } from "./node/stategate_wasm.js";
 
 /** The types generated from the Rust core (tsify and wasm-bindgen), re-exported as they are. */
@@ -69,6 +72,8 @@ export type {
   ToolDefinition,
   EffectRecord,
   ProtocolRequest,
+  SubagentInputOptions,
+  SubagentResultOptions,
 } from "./node/stategate_wasm.js";
 
 /** Messages as an array of objects in any supported format(s), or that array's JSON text. */
@@ -161,6 +166,18 @@ export interface Api {
    */
   AsyncTasks: typeof AsyncTasks;
   /**
+   * A sync subagent's starting state as a new store (DESIGN §8): shared channels only (never
+   * private ones, the task ledger, todos, the structured response), then the description —
+   * `mode: "fork"` puts the parent's model view first. Throws `INVALID_OPTION`.
+   */
+  subagentInput(parent: StateStore, opts: SubagentInputOptions): StateStore;
+  /**
+   * The Command writing a finished subagent back to its parent: one tool result with its final
+   * answer, plus only the inherited channels it changed. Apply with `parent.apply` (or
+   * `applyBatch` for parallel subagents: conflicting writes throw `CONCURRENT_WRITE`).
+   */
+  subagentResult(child: StateStore, toolCallId: string, opts?: SubagentResultOptions): Command;
+  /**
    * The model view of a plain message array under a token budget (DESIGN §6): units kept whole,
    * repaired, big tool results previewed, in `opts.format`. No state sections (use
    * `store.modelView` for those). Throws `BUDGET_TOO_SMALL`, `INVALID_OPTION`.
@@ -214,6 +231,8 @@ export function makeApi(wasm: typeof Wasm): Api {
     },
     IndexedDbLog: wasm.IndexedDbLog,
     AsyncTasks: wasm.AsyncTasks,
+    subagentInput: (parent, opts) => wasm.subagentInput(parent, opts),
+    subagentResult: (child, toolCallId, opts) => wasm.subagentResult(child, toolCallId, opts),
     projectMessages(messages, opts) {
       check(messages);
       return wasm.projectMessages(messages, opts);

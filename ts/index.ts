@@ -28,6 +28,10 @@ export type StateStore = InstanceType<typeof api.StateStore>;
 export const AsyncTasks = api.AsyncTasks;
 /** An async task ledger instance. */
 export type AsyncTasks = InstanceType<typeof api.AsyncTasks>;
+/** See {@link Api.subagentInput}. */
+export const subagentInput = api.subagentInput;
+/** See {@link Api.subagentResult}. */
+export const subagentResult = api.subagentResult;
 /** See {@link Api.projectMessages}. */
 export const projectMessages = api.projectMessages;
 /** See {@link Api.verifyLog}. */

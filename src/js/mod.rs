@@ -7,12 +7,14 @@
 mod indexeddb;
 mod interop;
 mod store;
+mod subagent;
 mod tasks;
 mod view;
 
 pub use indexeddb::JsIndexedDbLog;
 
 pub use store::{verify_log_js, JsStateStore};
+pub use subagent::{subagent_input_js, subagent_result_js};
 pub use tasks::JsAsyncTasks;
 
 

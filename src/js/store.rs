@@ -129,7 +129,7 @@ pub(super) struct Shared {
 }
 
 impl JsStateStore {
-    fn wrap(inner: Store, hooks: Hooks) -> JsStateStore {
+    pub(super) fn wrap(inner: Store, hooks: Hooks) -> JsStateStore {
         JsStateStore { shared: Rc::new(RefCell::new(Shared { inner, hooks, tokenizer: None })) }
     }
 
@@ -149,7 +149,7 @@ pub(super) fn lock(shared: &Rc<RefCell<Shared>>) -> JsResult<RefMut<'_, Shared>>
 
 /// The JS callbacks of a store: clock, event sink, audit.
 #[derive(Default, Clone)]
-pub(super) struct Hooks {
+pub(crate) struct Hooks {
     clock: Option<js_sys::Function>,
     on_event: Option<js_sys::Function>,
     audit: Option<js_sys::Function>,

@@ -171,6 +171,7 @@ impl EventType {
                     }
                 }
                 ("async_tasks", _) => EventType::TaskEvent,
+                ("active_agent", _) => EventType::Handoff,
                 ("run", Write::Json(v)) => match v.get("status").and_then(Value::as_str) {
                     Some("completed") => EventType::FinalOutput,
                     Some("failed") => EventType::Error,
@@ -179,8 +180,8 @@ impl EventType {
                 ("last_error", Write::Json(v)) if !v.is_null() => EventType::Error,
                 _ => EventType::StatePatch,
             };
-            // The run completing or failing is the event's headline; otherwise the first kind found.
-            if kind == EventType::StatePatch || matches!(k, EventType::FinalOutput | EventType::Error) {
+            // The run completing or failing, or a handoff, is the event's headline; otherwise the first kind found.
+            if kind == EventType::StatePatch || matches!(k, EventType::FinalOutput | EventType::Error | EventType::Handoff) {
                 kind = k;
             }
         }

@@ -10,6 +10,7 @@
 //! private string value in the encoded output (`PRIVATE_LEAK`). Same input and options, same
 //! bytes out.
 
+pub mod agents;
 pub mod sections;
 pub mod tokens;
 #[cfg(test)]
@@ -28,7 +29,7 @@ use tokens::{TokenCache, TokenCounter};
 use tsify::Tsify;
 
 /// Options of a projection. In JS: `{budget, format?, system?, maxToolResultTokens?,
-/// startOnUser?, redact?, sections?}`.
+/// startOnUser?, redact?, sections?, agent?, contextPrefix?}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
@@ -50,6 +51,12 @@ pub struct ProjectOptions {
     pub redact: Vec<String>,
     /// Render the state sections. Default `true`.
     pub sections: bool,
+    /// The agent this view is for: assistant turns named after other agents (and their tool
+    /// results) are shown as context in user messages, not as this agent's own turns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The first line of those context messages. Default `"For context:"`.
+    pub context_prefix: String,
 }
 
 impl Default for ProjectOptions {
@@ -62,6 +69,8 @@ impl Default for ProjectOptions {
             start_on_user: true,
             redact: Vec::new(),
             sections: true,
+            agent: None,
+            context_prefix: agents::CONTEXT_PREFIX.to_string(),
         }
     }
 }
@@ -240,6 +249,11 @@ pub fn project(
     cache: &mut TokenCache,
 ) -> Result<Projection> {
     let mut report = Report { budget: opts.budget, redacted: ctx.redacted.clone(), ..Report::default() };
+    let history = match &opts.agent {
+        Some(agent) => agents::as_context(history, agent, &opts.context_prefix),
+        None => std::borrow::Cow::Borrowed(history),
+    };
+    let history = &history[..];
     // Within one projection a message is counted once: memoised by id and a cheap shape that
     // changes whenever repair or a preview rewrites it.
     let mut memo: std::collections::HashMap<(String, [usize; 5]), usize> = std::collections::HashMap::new();

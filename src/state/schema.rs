@@ -202,7 +202,8 @@ impl ChannelSpec {
         }
     }
 
-    fn with(mut self, f: impl FnOnce(&mut Self)) -> Self {
+    /// The spec changed by `f` (builder style).
+    pub fn with(mut self, f: impl FnOnce(&mut Self)) -> Self {
         f(&mut self);
         self
     }
@@ -255,6 +256,8 @@ impl ChannelSpec {
 /// | `artifacts` | union | |
 /// | `last_error` | replace | |
 /// | `compaction` | replace | `{summary, first_kept_id}`: the model view starts after the cut (`compact`) |
+/// | `structured_response` | replace | the agent's structured final answer (a subagent's is its result) |
+/// | `active_agent` | replace (string) | the agent in control; a write is a `handoff` event |
 pub fn default_schema() -> Vec<ChannelSpec> {
     use Reducer::*;
     vec![
@@ -286,5 +289,7 @@ pub fn default_schema() -> Vec<ChannelSpec> {
         ChannelSpec::new("artifacts", Union),
         ChannelSpec::new("last_error", Replace),
         ChannelSpec::new("compaction", Replace).with(|c| c.value_type = ValueType::Object),
+        ChannelSpec::new("structured_response", Replace),
+        ChannelSpec::new("active_agent", Replace).with(|c| c.value_type = ValueType::String),
     ]
 }

@@ -5,10 +5,10 @@ use super::schema::Visibility;
 use super::store::{Slot, Store};
 use crate::error::{Error, ErrorCode, Result};
 use crate::project::sections::{render, SectionInput};
-use crate::project::tokens::TokenCounter;
+use crate::project::tokens::{Estimate, TokenCounter};
 use crate::project::{private_strings, project, Context, ProjectOptions, Projection};
 use crate::state::{Applied, Command, Sink};
-use crate::message::Role;
+use crate::message::{Message, Role};
 use serde_json::{json, Map, Value};
 
 impl Store {
@@ -58,6 +58,25 @@ impl Store {
         let all = channel.messages();
         let end = before.and_then(|id| all.iter().position(|m| m.id.as_deref() == Some(id))).unwrap_or(all.len());
         project(all.get(..end).unwrap_or(all), opts, &ctx, counter, counter_id, &mut self.token_cache)
+    }
+
+    /// What a forked subagent inherits (deepagents `mode="fork"`): the model view of the
+    /// messages before `before` — by default the last message when it is an assistant turn whose
+    /// calls are unanswered (the turn launching the subagent) — in canonical form, without state
+    /// sections or system messages (the subagent has its own system prompt), under `budget`.
+    pub fn fork_view(&mut self, budget: usize, before: Option<&str>) -> Result<Vec<Message>> {
+        let trailing = {
+            let channel = self.messages("messages")?;
+            let unanswered = channel.unanswered();
+            channel
+                .messages()
+                .last()
+                .filter(|m| m.role == Role::Assistant && unanswered.iter().any(|(_, _, a)| m.id.as_deref() == Some(*a)))
+                .and_then(|m| m.id.clone())
+        };
+        let opts = ProjectOptions { budget, sections: false, ..ProjectOptions::default() };
+        let view = self.model_view_before(&opts, &mut Estimate, "estimate", before.or(trailing.as_deref()))?;
+        Ok(view.messages.into_iter().filter(|m| m.role != Role::System).collect())
     }
 
     /// Records the artifact refs of a projection's previews in `artifacts` (DESIGN §6: the full

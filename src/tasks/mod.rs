@@ -24,10 +24,8 @@ pub use spec::{Mode, Retry, SubagentSpec, TasksConfig, UpdateStrategy};
 pub use tools::{definitions, ToolDefinition};
 
 use crate::error::Result;
-use crate::message::formats::Format;
+use crate::message::formats::{encode_messages, Format};
 use crate::message::{Role, ToolCall};
-use crate::project::tokens::Estimate;
-use crate::project::ProjectOptions;
 use crate::state::Store;
 use serde_json::Value;
 
@@ -47,13 +45,7 @@ pub fn context(store: &mut Store, config: &TasksConfig, call: Option<&ToolCall>,
     let forks = call.is_some_and(|c| {
         c.name == "start_async_task" && c.args.get("subagent_type").and_then(Value::as_str).and_then(|t| config.agent(t)).is_some_and(|a| a.mode == Mode::Fork)
     });
-    let fork = if forks {
-        let opts = ProjectOptions { budget: config.fork_budget, format: Format::Langchain, sections: false, ..ProjectOptions::default() };
-        let view = store.model_view_before(&opts, &mut Estimate, "estimate", launcher.as_deref())?;
-        view.messages.iter().zip(view.encoded).filter(|(m, _)| m.role != Role::System).map(|(_, v)| v).collect()
-    } else {
-        Vec::new()
-    };
+    let fork = if forks { encode_messages(&store.fork_view(config.fork_budget, launcher.as_deref())?, Format::Langchain) } else { Vec::new() };
     Ok(Context {
         config: config.clone(),
         ledger: store.get("async_tasks")?,

@@ -58,6 +58,8 @@ const DEFAULT_CHANNELS = [
   "artifacts",
   "last_error",
   "compaction",
+  "structured_response",
+  "active_agent",
 ];
 
 // ---------------------------------------------------------------------------------------------

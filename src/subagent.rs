@@ -1,0 +1,273 @@
+//! Sync subagents (DESIGN §8; deepagents' `task` tool): the child's starting state filtered from
+//! the parent's, and the write-back of only its final answer and the shared channels it changed.
+//!
+//! A child is a [`Store`] of its own. [`subagent_input`] seeds it with one command by
+//! `subagent_input` and records where it came from in its `subagent` channel; the child runs
+//! (any number of turns); [`subagent_result`] compares it with its seed and returns one
+//! [`Command`] for the parent: a tool result carrying the child's structured response or last
+//! non-empty assistant text, plus the change of each inherited channel. Nothing else of the
+//! child — its messages, tool calls and arguments, private channels — reaches the parent.
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::formats::{encode_messages, Format};
+use crate::message::Role;
+use crate::state::{default_schema, ChannelSpec, Command, Reducer, Store, StoreOptions, ValueType, Visibility};
+use crate::tasks::Mode;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+#[cfg(target_arch = "wasm32")]
+use tsify::Tsify;
+
+/// Channels that never cross between parent and child: the messages (the child gets its own),
+/// the async task ledger and its notifications, the todo list, the structured response
+/// (deepagents' `_EXCLUDED_STATE_KEYS`), the child's own `subagent` record, and what describes
+/// one store's own run rather than shared data — run status, plan, budget, approvals,
+/// compaction, artifact refs, last error, active agent.
+pub const EXCLUDED: [&str; 14] = [
+    "messages",
+    "async_tasks",
+    "notifications",
+    "todos",
+    "structured_response",
+    "subagent",
+    "run",
+    "plan",
+    "budget",
+    "approvals",
+    "compaction",
+    "artifacts",
+    "last_error",
+    "active_agent",
+];
+
+/// The preamble of a forked child's task message.
+pub const FORK_PREAMBLE: &str = "You now work as a subagent. The conversation above is the parent agent's, shown for context. Do this task and end with your answer:\n\n";
+
+/// The tool result when the child produced neither a structured response nor any assistant text
+/// (deepagents JS).
+pub const NO_OUTPUT: &str = "Task completed";
+
+/// Options of [`subagent_input`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SubagentInputOptions {
+    /// `isolated` (default): the description as the only message. `fork`: the parent's model
+    /// view without the launching turn, then the description.
+    #[serde(default)]
+    pub mode: Mode,
+    /// The task, as the child's user message.
+    pub description: String,
+    /// Only these channels are inherited (still never the excluded or private ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow: Option<Vec<String>>,
+    /// Channels not inherited, beyond [`EXCLUDED`] and private ones.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// The subagent's name: its commands' author in the parent. Default `"subagent"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The child's run id. Default `{parent run id}/{agent}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// Token budget of the forked view. Default 32,000.
+    #[serde(default = "default_budget")]
+    pub budget: usize,
+}
+
+fn default_budget() -> usize {
+    32_000
+}
+
+/// Options of [`subagent_result`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct SubagentResultOptions {
+    /// Only these inherited channels are written back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allow: Option<Vec<String>>,
+}
+
+/// The child's record of its origin (its `subagent` channel).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Origin {
+    parent_run_id: String,
+    agent: String,
+    mode: Mode,
+    /// Channels the child shares with the parent (may be written back).
+    inherited: Vec<String>,
+    /// The version right after the seed: the state results are compared with.
+    seed_version: u64,
+}
+
+fn bad(message: String) -> Error {
+    Error::new(ErrorCode::InvalidOption, message)
+}
+
+/// The child's starting state, as a new store: the parent's shared channels (never private
+/// ones, never [`EXCLUDED`], only `allow` when given, minus `exclude`) with their values, and the
+/// messages — isolated: one user message with the description; fork: the parent's model view
+/// without the trailing turn that launches the child, then the description. The parent's own
+/// channels are declared in the child without their owners and writers (the child's nodes write
+/// them). Errors: `INVALID_OPTION` (an empty description, an allowed channel that is excluded,
+/// private or unknown).
+pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u64) -> Result<Store> {
+    if opts.description.trim().is_empty() {
+        return Err(bad("the subagent needs a non-empty description".into()).field("description"));
+    }
+    let agent = opts.agent.clone().unwrap_or_else(|| "subagent".into());
+    if let Some(allow) = &opts.allow {
+        for name in allow {
+            match parent.channels().iter().find(|s| &s.name == name) {
+                None => return Err(bad(format!("allowed channel '{name}' is not in the parent's schema")).field("allow")),
+                Some(s) if s.visibility == Visibility::Private => {
+                    return Err(bad("an allowed channel is private: private channels never reach a subagent".into()).field("allow"));
+                }
+                Some(_) if EXCLUDED.contains(&name.as_str()) => {
+                    return Err(bad(format!("channel '{name}' never crosses to a subagent")).field("allow"));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    let shared = |s: &ChannelSpec| {
+        s.visibility != Visibility::Private
+            && !EXCLUDED.contains(&s.name.as_str())
+            && !opts.exclude.contains(&s.name)
+            && opts.allow.as_ref().is_none_or(|a| a.contains(&s.name))
+    };
+    let defaults: Vec<String> = default_schema().into_iter().map(|s| s.name).collect();
+    let mut channels: Vec<ChannelSpec> = parent
+        .channels()
+        .iter()
+        .filter(|s| s.visibility != Visibility::Private && !defaults.contains(&s.name))
+        .map(|s| {
+            let mut s = s.clone();
+            s.owner = None;
+            s.writers = None;
+            s
+        })
+        .collect();
+    channels.push(ChannelSpec::new("subagent", Reducer::Replace).with(|c| c.value_type = ValueType::Object));
+    let run_id = opts.run_id.clone().unwrap_or_else(|| format!("{}/{agent}", parent.run_id()));
+    let mut child = Store::new(StoreOptions { run_id: Some(run_id), channels })?;
+
+    let mut update = Map::new();
+    let mut inherited = Vec::new();
+    for spec in parent.channels().iter().filter(|s| shared(s)) {
+        inherited.push(spec.name.clone());
+        let v = parent.get(&spec.name)?;
+        if !is_empty(&v) {
+            update.insert(spec.name.clone(), v);
+        }
+    }
+    let mut messages = match opts.mode {
+        Mode::Isolated => Vec::new(),
+        Mode::Fork => encode_messages(&parent.fork_view(opts.budget, None)?, Format::Langchain),
+    };
+    let task = match opts.mode {
+        Mode::Isolated => opts.description.clone(),
+        Mode::Fork => format!("{FORK_PREAMBLE}{}", opts.description),
+    };
+    messages.push(json!({ "type": "human", "content": task }));
+    update.insert("messages".into(), Value::Array(messages));
+    let origin = Origin { parent_run_id: parent.run_id().to_string(), agent, mode: opts.mode, inherited, seed_version: 1 };
+    update.insert("subagent".into(), serde_json::to_value(&origin).map_err(|e| bad(e.to_string()))?);
+    let seed = Command { author: "subagent_input".into(), expected_version: None, update, correlation_id: None, causation_id: None };
+    child.apply(&seed, now_ms)?;
+    Ok(child)
+}
+
+fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Object(o) => o.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        _ => false,
+    }
+}
+
+/// The child's final answer (deepagents JS `returnCommandWithStateUpdate`): its structured
+/// response as compact JSON when it has one, else the last assistant message with non-empty
+/// text, trimmed, else [`NO_OUTPUT`].
+pub fn final_answer(child: &Store) -> Result<String> {
+    if let Ok(v) = child.get("structured_response") {
+        if !v.is_null() {
+            return Ok(v.to_string());
+        }
+    }
+    let channel = child.messages("messages")?;
+    let text = channel.messages().iter().rev().filter(|m| m.role == Role::Assistant).map(|m| m.content.text()).find(|t| !t.trim().is_empty());
+    Ok(text.map(|t| t.trim().to_string()).unwrap_or_else(|| NO_OUTPUT.to_string()))
+}
+
+/// What the child changed in one channel, as an update for the parent's reducer: a merge
+/// channel's changed keys (removed ones as `null`), an append channel's new items, a union
+/// channel's new items, a counter's difference, a replaced value. `None` when unchanged.
+fn delta(reducer: Reducer, seed: &Value, now: &Value) -> Option<Value> {
+    if seed == now {
+        return None;
+    }
+    match reducer {
+        Reducer::Merge => {
+            let (old, new) = (seed.as_object().cloned().unwrap_or_default(), now.as_object().cloned().unwrap_or_default());
+            let mut out: Map<String, Value> = new.iter().filter(|(k, v)| old.get(*k) != Some(v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            out.extend(old.keys().filter(|k| !new.contains_key(*k)).map(|k| (k.clone(), Value::Null)));
+            (!out.is_empty()).then_some(Value::Object(out))
+        }
+        Reducer::Append => {
+            let (old, new) = (seed.as_array().map_or(&[][..], Vec::as_slice), now.as_array().map_or(&[][..], Vec::as_slice));
+            let added = new.strip_prefix(old).unwrap_or(new);
+            (!added.is_empty()).then(|| Value::Array(added.to_vec()))
+        }
+        Reducer::Union => {
+            let old = seed.as_array().cloned().unwrap_or_default();
+            let added: Vec<Value> = now.as_array().into_iter().flatten().filter(|v| !old.contains(v)).cloned().collect();
+            (!added.is_empty()).then_some(Value::Array(added))
+        }
+        Reducer::Counter => {
+            let (a, b) = (seed.as_f64().unwrap_or(0.0), now.as_f64().unwrap_or(0.0));
+            match (seed.as_i64().or(seed.is_null().then_some(0)), now.as_i64()) {
+                (Some(x), Some(y)) => Some(json!(y - x)),
+                _ => serde_json::Number::from_f64(b - a).map(Value::Number),
+            }
+        }
+        Reducer::Replace | Reducer::Messages => Some(now.clone()),
+    }
+}
+
+/// The Command for the parent (author: the subagent's name): one tool result (status
+/// `success`, name `task`) answering `tool_call_id` with the child's [`final_answer`], plus, for
+/// each inherited channel the child changed since its seed (only `allow` when given), the
+/// change as an update for that channel's reducer — so unchanged channels are not written and
+/// parallel subagents only collide on what they both changed (`CONCURRENT_WRITE` naming both).
+/// Errors: `INVALID_OPTION` when the child was not made by [`subagent_input`].
+pub fn subagent_result(child: &mut Store, tool_call_id: &str, opts: &SubagentResultOptions) -> Result<Command> {
+    let origin: Origin = child
+        .get("subagent")
+        .ok()
+        .and_then(|v| serde_json::from_value(v).ok())
+        .ok_or_else(|| bad("this store is not a subagent: make it with subagentInput(parent, …)".into()))?;
+    if tool_call_id.is_empty() {
+        return Err(bad("the tool call id is empty".into()).field("toolCallId"));
+    }
+    let seed = child.at(origin.seed_version)?;
+    let mut update = Map::new();
+    update.insert(
+        "messages".into(),
+        json!([{ "type": "tool", "content": final_answer(child)?, "tool_call_id": tool_call_id, "name": "task", "status": "success" }]),
+    );
+    for name in origin.inherited.iter().filter(|n| opts.allow.as_ref().is_none_or(|a| a.contains(n))) {
+        let Some(spec) = child.channels().iter().find(|s| &s.name == name && s.visibility != Visibility::Private) else { continue };
+        if let Some(d) = delta(spec.reducer, &seed.get(name)?, &child.get(name)?) {
+            update.insert(name.clone(), d);
+        }
+    }
+    Ok(Command { author: origin.agent, expected_version: None, update, correlation_id: Some(tool_call_id.to_string()), causation_id: None })
+}
+
+#[cfg(test)]
+#[path = "subagent_tests.rs"]
+mod tests;
