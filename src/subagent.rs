@@ -199,8 +199,14 @@ pub fn final_answer(child: &Store) -> Result<String> {
         }
     }
     let channel = child.messages("messages")?;
-    let text = channel.messages().iter().rev().filter(|m| m.role == Role::Assistant).map(|m| m.content.text()).find(|t| !t.trim().is_empty());
-    Ok(text.map(|t| t.trim().to_string()).unwrap_or_else(|| NO_OUTPUT.to_string()))
+    let text = channel.messages().iter().rev().filter(|m| m.role == Role::Assistant).map(|m| m.content.text()).find(|t| !js_trim(t).is_empty());
+    Ok(text.map(|t| js_trim(&t).to_string()).unwrap_or_else(|| NO_OUTPUT.to_string()))
+}
+
+/// `String.prototype.trim`: JavaScript's white space and line terminators, which differ from
+/// Rust's `str::trim` in U+FEFF (trimmed) and U+0085 (kept), so our answers equal deepagents JS's.
+fn js_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}')
 }
 
 /// What the child changed in one channel, as an update for the parent's reducer: a merge

@@ -27,7 +27,7 @@ fn parent() -> (Store, String) {
     p.apply(&cmd("app", json!({
         "files": {"notes.md": "draft"},
         "todos": [{"content": "ship", "status": "pending"}],
-        "async_tasks": {"t9": {"task_id": "t9", "agent_name": "r", "status": "running"}},
+        "async_tasks": {"t9": {"task_id": "t9", "agent_name": "r", "thread_id": "t9", "run_id": "r9", "status": "running"}},
         "messages": [{"role": "user", "content": "Research A and B."}],
     })), 2).unwrap();
     p.apply(&cmd("model", json!({"messages": [{"type": "ai", "content": "", "tool_calls": [

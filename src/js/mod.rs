@@ -149,7 +149,7 @@ pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type =
         None => crate::project::project_tail(history, lead, skipped, &opts, &mut crate::project::tokens::Estimate, "estimate"),
     }
     .map_err(to_js_error)?;
-    to_js(&serde_json::json!({"messages": encoded, "report": report}))
+    to_js(&view::ModelView { messages: &encoded, report: &report })
 }
 
 /// Reads a recorded transcript (tau-bench, SWE-agent, Claude Code JSONL, OpenHands, or a plain

@@ -342,7 +342,7 @@ impl JsStateStore {
     /// `RUN_ENDED`, `INVALID_TRANSITION`, `INVALID_PLAN`, `APPROVAL_PENDING`,
     /// `APPROVAL_REJECTED`, `BUDGET_EXCEEDED`) and `details` `{channel?, index?, field?}`.
     #[wasm_bindgen(unchecked_return_type = "Applied")]
-    pub fn apply(&mut self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
+    pub fn apply(&self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
         let cmd: Command = from_js_json(&command, ErrorCode::InvalidUpdate, "a command is {author, update, expectedVersion?, correlationId?, causationId?}")?;
         let channels = cmd.update.keys().cloned().collect();
         let out = self.lock()?.change(&cmd.author.clone(), channels, |s, now, sink| s.apply_with(&cmd, now, sink))?;
@@ -354,7 +354,7 @@ impl JsStateStore {
     /// channel declaring `onConflict: "error"`, throw `CONCURRENT_WRITE` with `details.authors`.
     /// `details.command` is the index of the failing command.
     #[wasm_bindgen(js_name = applyBatch, unchecked_return_type = "BatchApplied")]
-    pub fn apply_batch(&mut self, #[wasm_bindgen(unchecked_param_type = "Command[]")] commands: JsValue) -> JsResult<JsValue> {
+    pub fn apply_batch(&self, #[wasm_bindgen(unchecked_param_type = "Command[]")] commands: JsValue) -> JsResult<JsValue> {
         let cmds: Vec<Command> = from_js_json(&commands, ErrorCode::InvalidUpdate, "a batch is a list of commands {author, update, …}")?;
         // The audit names the batch's authors; the error's `details.command` says which failed.
         let authors: Vec<&str> = cmds.iter().map(|c| c.author.as_str()).collect();
@@ -369,7 +369,7 @@ impl JsStateStore {
     /// Throws `INVALID_OPTION`, `CHANNEL_EXISTS`, `NOT_OWNER`.
     #[wasm_bindgen(js_name = registerChannel)]
     pub fn register_channel(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "ChannelSpec")] spec: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "string")] owner_key: Option<JsValue>,
     ) -> JsResult<Option<String>> {
@@ -432,7 +432,7 @@ impl JsStateStore {
     /// (`sequence > since`, `sequence <= until`). Local to this store: payloads include private
     /// channel writes — never send them elsewhere (use `exportForTransport`).
     #[wasm_bindgen(unchecked_return_type = "StoreEvent[]")]
-    pub fn events(&mut self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<JsValue> {
+    pub fn events(&self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<JsValue> {
         let filter = filter.unwrap_or(JsValue::UNDEFINED);
         let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
         to_js(&self.lock()?.inner.events_matching(&filter))
@@ -441,7 +441,7 @@ impl JsStateStore {
     /// The events in memory as JSON Lines (one event per line, each ending in `\n`), the form
     /// `FileLog` appends and `replay` / `restore` read fastest.
     #[wasm_bindgen(js_name = eventsJsonl)]
-    pub fn events_jsonl(&mut self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<String> {
+    pub fn events_jsonl(&self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<String> {
         let filter = filter.unwrap_or(JsValue::UNDEFINED);
         let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
         let mut out = String::new();
@@ -456,7 +456,7 @@ impl JsStateStore {
     /// after their calls (with their own ids), misplaced results moved, duplicates and orphans
     /// removed. Returns `{version, report, ids}`; nothing to repair → no command.
     #[wasm_bindgen(unchecked_return_type = "Repaired")]
-    pub fn repair(&mut self, #[wasm_bindgen(unchecked_optional_param_type = "StoreRepairOptions")] opts: Option<JsValue>) -> JsResult<JsValue> {
+    pub fn repair(&self, #[wasm_bindgen(unchecked_optional_param_type = "StoreRepairOptions")] opts: Option<JsValue>) -> JsResult<JsValue> {
         let opts = opts.unwrap_or(JsValue::UNDEFINED);
         let args: RepairArgs = if opts.is_undefined() || opts.is_null() { RepairArgs::default() } else { from_js(opts)? };
         let author = args.author.clone().unwrap_or_else(|| "repair".into());
@@ -466,7 +466,7 @@ impl JsStateStore {
 
     /// The hash of the last event (64 zeros before any).
     #[wasm_bindgen(getter, js_name = lastHash)]
-    pub fn last_hash(&mut self) -> JsResult<String> {
+    pub fn last_hash(&self) -> JsResult<String> {
         Ok(self.lock()?.inner.last_hash().to_string())
     }
 
@@ -487,7 +487,7 @@ impl JsStateStore {
     /// A read-only view of the store right after event `sequence` (0 = before any), with the
     /// same read API and private keys; its changes throw `READ_ONLY`. Throws `INVALID_OPTION` for
     /// a sequence outside the history in memory.
-    pub fn at(&mut self, #[wasm_bindgen(unchecked_param_type = "number")] sequence: JsValue) -> JsResult<JsStateStore> {
+    pub fn at(&self, #[wasm_bindgen(unchecked_param_type = "number")] sequence: JsValue) -> JsResult<JsStateStore> {
         let sequence = sequence.as_f64().unwrap_or(f64::NAN);
         if !(sequence >= 0.0 && sequence.fract() == 0.0) {
             return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "sequence is a whole number ≥ 0")));
@@ -499,7 +499,7 @@ impl JsStateStore {
     /// The current state as checkpoint bytes (UTF-8 JSON sealed by a SHA-256 digest): every
     /// channel (private ones too: for local persistence only), last sequence and hash, format
     /// version. Never contains owner keys.
-    pub fn checkpoint(&mut self) -> JsResult<Vec<u8>> {
+    pub fn checkpoint(&self) -> JsResult<Vec<u8>> {
         Ok(self.lock()?.inner.checkpoint().encode())
     }
 
@@ -527,7 +527,7 @@ impl JsStateStore {
     /// their specs or keys. `{format: "stategate-export", format_version, run_id, last_sequence,
     /// last_hash, channels, values, digest}`.
     #[wasm_bindgen(js_name = exportForTransport, unchecked_return_type = "Record<string, unknown>")]
-    pub fn export_for_transport(&mut self) -> JsResult<JsValue> {
+    pub fn export_for_transport(&self) -> JsResult<JsValue> {
         let bytes = self.lock()?.inner.export_for_transport().encode();
         let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?;
         to_js(&v)
@@ -543,7 +543,7 @@ impl JsStateStore {
     /// Hands out `owner`'s private-channel key once after a replay or restore (keys are never
     /// persisted). Throws `NOT_OWNER` if the owner has no private channel or already has its key.
     #[wasm_bindgen(js_name = claimOwnerKey)]
-    pub fn claim_owner_key(&mut self, #[wasm_bindgen(unchecked_param_type = "string")] owner: JsValue) -> JsResult<String> {
+    pub fn claim_owner_key(&self, #[wasm_bindgen(unchecked_param_type = "string")] owner: JsValue) -> JsResult<String> {
         let owner = string_arg(&owner, "owner")?;
         let key = random_key()?;
         self.lock()?.inner.claim_owner_key(&owner, || key).map_err(to_js_error)

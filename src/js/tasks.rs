@@ -5,8 +5,7 @@
 use super::interop::{describe, from_js, from_js_json, to_js, to_js_error};
 use super::store::{lock, JsStateStore, Shared};
 use crate::error::{Error, ErrorCode};
-use crate::message::ToolCall;
-use crate::tasks::{self, ProtocolRequest, ProtocolResponse, TasksConfig, Transport};
+use crate::tasks::{self, ProtocolRequest, ProtocolResponse, TasksConfig, Transport, AUTHOR};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -28,8 +27,8 @@ export interface AsyncTasksInit {
   headers?: Record<string, string>;
   /** Thread metadata `parent_thread_id` of new subagent threads. Default: the store's run id. */
   parentThreadId?: string;
-  /** Author of the ledger's commands. Default `"async_tasks"`. */
-  author?: string;
+  /** Longest wait for one server call, in ms (then `NETWORK_ERROR`). Default 10,000. */
+  requestTimeoutMs?: number;
   /** Token budget of the parent view a `fork` subagent receives. Default 32,000. */
   forkBudget?: number;
   /**
@@ -38,7 +37,11 @@ export interface AsyncTasksInit {
    */
   transport?: (request: ProtocolRequest) => Promise<{ status: number; body: unknown }>;
 }
-/** A tool call the model made: `{id, name, args}` (LangChain `ToolCall`). */
+/**
+ * A tool call the model made: `{id, name, args}` (LangChain), or a provider's shape (OpenAI
+ * `{id, function: {name, arguments}}`, Anthropic `tool_use`, AI SDK `tool-call`, Gemini
+ * `functionCall`).
+ */
 export interface TaskToolCall {
   id: string;
   name: string;
@@ -93,10 +96,59 @@ export interface TaskNotification {
 }
 "#;
 
-/// A transport over the caller's function, or the global `fetch` of Node 20 and browsers.
+/// A transport over the caller's function, or the global `fetch` of Node 20 and browsers; each
+/// call is bounded by `timeout_ms`.
 #[derive(Clone)]
 struct JsTransport {
     custom: Option<js_sys::Function>,
+    timeout_ms: u64,
+}
+
+/// A promise resolved by `setTimeout` after `ms`; the timer is cleared when dropped, so a call
+/// that finished in time leaves no timer keeping Node alive.
+struct Timer {
+    id: JsValue,
+    done: JsFuture,
+}
+
+impl Timer {
+    fn new(ms: u64) -> Result<Timer, String> {
+        let global = js_sys::global();
+        let set = field(&global, "setTimeout")?.dyn_into::<js_sys::Function>().map_err(|_| "no setTimeout".to_string())?;
+        let mut id = JsValue::UNDEFINED;
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            id = set.call2(&global, &resolve, &JsValue::from_f64(ms as f64)).unwrap_or(JsValue::UNDEFINED);
+        });
+        Ok(Timer { id, done: JsFuture::from(promise) })
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        let global = js_sys::global();
+        if let Ok(clear) = field(&global, "clearTimeout").and_then(|f| f.dyn_into::<js_sys::Function>().map_err(|_| String::new())) {
+            let _ = clear.call1(&global, &self.id);
+        }
+    }
+}
+
+/// The first of `work` and `timer` to finish.
+struct Race<'a, F> {
+    work: std::pin::Pin<Box<F>>,
+    timer: &'a mut Timer,
+}
+
+impl<F: std::future::Future> std::future::Future for Race<'_, F> {
+    type Output = Option<F::Output>;
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        if let std::task::Poll::Ready(v) = self.work.as_mut().poll(cx) {
+            return std::task::Poll::Ready(Some(v));
+        }
+        match std::pin::Pin::new(&mut self.timer.done).poll(cx) {
+            std::task::Poll::Ready(_) => std::task::Poll::Ready(None),
+            std::task::Poll::Pending => std::task::Poll::Pending,
+        }
+    }
 }
 
 fn field(v: &JsValue, key: &str) -> Result<JsValue, String> {
@@ -104,7 +156,7 @@ fn field(v: &JsValue, key: &str) -> Result<JsValue, String> {
 }
 
 impl JsTransport {
-    async fn fetch(request: &ProtocolRequest) -> Result<ProtocolResponse, String> {
+    async fn fetch(request: &ProtocolRequest, timeout_ms: u64) -> Result<ProtocolResponse, String> {
         let global = js_sys::global();
         let fetch = field(&global, "fetch")?.dyn_into::<js_sys::Function>().map_err(|_| "no global fetch: pass a transport".to_string())?;
         let init = js_sys::Object::new();
@@ -114,6 +166,14 @@ impl JsTransport {
         }
         let _ = js_sys::Reflect::set(&init, &"method".into(), &request.method.into());
         let _ = js_sys::Reflect::set(&init, &"headers".into(), &headers);
+        // Abort the request itself on time-out (AbortSignal.timeout: Node 18+, browsers).
+        if let Ok(abort) = field(&global, "AbortSignal") {
+            if let Ok(timeout) = field(&abort, "timeout").and_then(|f| f.dyn_into::<js_sys::Function>().map_err(|_| String::new())) {
+                if let Ok(signal) = timeout.call1(&abort, &JsValue::from_f64(timeout_ms as f64)) {
+                    let _ = js_sys::Reflect::set(&init, &"signal".into(), &signal);
+                }
+            }
+        }
         if let Some(body) = &request.body {
             let _ = js_sys::Reflect::set(&init, &"body".into(), &body.to_string().into());
         }
@@ -130,7 +190,10 @@ impl JsTransport {
         let arg = to_js(request).map_err(|e| describe(&e))?;
         let answer = f.call1(&JsValue::UNDEFINED, &arg).map_err(|e| format!("the transport threw: {}", describe(&e)))?;
         let answer = JsFuture::from(js_sys::Promise::resolve(&answer)).await.map_err(|e| format!("the transport rejected: {}", describe(&e)))?;
-        let status = field(&answer, "status")?.as_f64().filter(|s| (100.0..600.0).contains(s)).ok_or("the transport must resolve with {status: 100..599, body}")?;
+        let status = field(&answer, "status")?
+            .as_f64()
+            .filter(|s| s.fract() == 0.0 && (100.0..600.0).contains(s))
+            .ok_or("the transport must resolve with {status: an integer 100..599, body}")?;
         let body: Value = from_js_json(&field(&answer, "body")?, ErrorCode::InvalidOption, "the transport's body is JSON").unwrap_or(Value::Null);
         Ok(ProtocolResponse { status: status as u16, body })
     }
@@ -138,9 +201,14 @@ impl JsTransport {
 
 impl Transport for JsTransport {
     async fn send(&self, request: &ProtocolRequest) -> Result<ProtocolResponse, String> {
-        match &self.custom {
-            Some(f) => JsTransport::custom(f, request).await,
-            None => JsTransport::fetch(request).await,
+        let mut timer = Timer::new(self.timeout_ms)?;
+        let work: std::pin::Pin<Box<dyn std::future::Future<Output = Result<ProtocolResponse, String>> + '_>> = match &self.custom {
+            Some(f) => Box::pin(JsTransport::custom(f, request)),
+            None => Box::pin(JsTransport::fetch(request, self.timeout_ms)),
+        };
+        match (Race { work: Box::pin(work), timer: &mut timer }).await {
+            Some(answer) => answer,
+            None => Err(format!("no answer within {} ms (requestTimeoutMs)", self.timeout_ms)),
         }
     }
 }
@@ -160,10 +228,26 @@ fn error_json(e: &Error) -> Value {
     v
 }
 
+/// A promise for `work`, or one rejected with `early`'s error: every failure of an async method
+/// is a rejection, never a synchronous throw.
+fn promise(early: JsResult<impl std::future::Future<Output = JsResult<JsValue>> + 'static>) -> js_sys::Promise {
+    match early {
+        Ok(work) => future_to_promise(work),
+        Err(e) => js_sys::Promise::reject(&e),
+    }
+}
+
+/// Applies `command` through the store's gate (write-ahead `onEvents`, `audit`).
+fn apply(s: &mut Shared, command: &crate::state::Command) -> JsResult<crate::state::Applied> {
+    let channels = command.update.keys().cloned().collect();
+    s.change(AUTHOR, channels, |st, now, sink| st.apply_with(command, now, sink))
+}
+
 /// The async subagent task ledger of one store (DESIGN §7): the five task tools for the model
 /// and a background poll, talking to Agent Protocol servers. Each tool call becomes one Command
-/// (the tool result plus a ledger patch) applied to the store; the ledger lives in the store's
-/// `async_tasks` channel, so it is logged, checkpointed and survives compaction.
+/// (the tool result plus a ledger patch, author `async_tasks`) applied to the store; the ledger
+/// lives in the store's `async_tasks` channel, so it is logged, checkpointed and survives
+/// compaction.
 ///
 /// @example
 /// const tasks = new AsyncTasks(store, { url: "http://127.0.0.1:2024", agents: [{ name: "researcher", description: "Researches a topic", graph_id: "research" }] });
@@ -179,7 +263,8 @@ pub struct JsAsyncTasks {
 #[wasm_bindgen(js_class = AsyncTasks)]
 impl JsAsyncTasks {
     /// Binds a ledger to `store`. Throws `INVALID_OPTION` naming the problem (no agents,
-    /// duplicate names, no URL, a transport that is not a function…).
+    /// duplicate names, a URL with credentials, a query or no host, a header with control
+    /// characters, a transport that is not a function…).
     #[wasm_bindgen(constructor)]
     pub fn new(store: &JsStateStore, #[wasm_bindgen(unchecked_param_type = "AsyncTasksInit")] init: JsValue) -> JsResult<JsAsyncTasks> {
         if !init.is_object() {
@@ -195,7 +280,8 @@ impl JsAsyncTasks {
         let _ = js_sys::Reflect::delete_property(&copy, &"transport".into());
         let config: TasksConfig = from_js(copy.into())?;
         config.validate().map_err(to_js_error)?;
-        Ok(JsAsyncTasks { store: store.shared.clone(), config, transport: JsTransport { custom } })
+        let timeout_ms = config.request_timeout_ms;
+        Ok(JsAsyncTasks { store: store.shared.clone(), config, transport: JsTransport { custom, timeout_ms } })
     }
 
     /// The five tools for the model: `[{name, description, parameters}]` (JSON Schema), in the
@@ -211,18 +297,54 @@ impl JsAsyncTasks {
         tasks::TOOL_NAMES.contains(&name)
     }
 
-    /// Runs one task tool call: the server calls it needs, then one Command with the tool result
-    /// and the ledger patch, applied to the store (store the assistant message that made the
-    /// call first) unless `opts.apply` is false. Failures of the model's making or the server's
-    /// are an `"error"` tool result with the ledger unchanged; the promise rejects only for a
-    /// name that is not a task tool, a malformed call, or a store that refuses the Command.
+    /// Runs one task tool call, given as `{id, name, args}` or in any provider's tool call
+    /// shape. First checks that the store would accept its result (the call exists unanswered,
+    /// its approval is not pending or rejected, the run has not ended…) — no server call is made
+    /// otherwise; then the server calls; then one Command with the tool result and the ledger
+    /// patch, applied to the store unless `opts.apply` is false. Failures of the model's making
+    /// or the server's are an `"error"` tool result with the ledger unchanged. The promise
+    /// rejects (never throws) with `INVALID_TOOL_CALL`, `INVALID_OPTION` (not a task tool), the
+    /// store's refusal (`UNKNOWN_TOOL_CALL`, `ALREADY_ANSWERED`, `APPROVAL_PENDING`,
+    /// `APPROVAL_REJECTED`, `RUN_ENDED`, `READ_ONLY`, `STORAGE_ERROR`…).
     #[wasm_bindgen(unchecked_return_type = "Promise<TaskResult>")]
     pub fn handle(
         &self,
         #[wasm_bindgen(unchecked_param_type = "TaskToolCall")] tool_call: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "{ apply?: boolean }")] opts: Option<JsValue>,
-    ) -> JsResult<js_sys::Promise> {
-        let call: ToolCall = from_js_json(&tool_call, ErrorCode::InvalidToolCall, "a tool call is {id, name, args}")?;
+    ) -> js_sys::Promise {
+        promise(self.prepare_call(tool_call, opts).map(|(ctx, call, opts)| {
+            let (store, transport) = (self.store.clone(), self.transport.clone());
+            async move {
+                let out = tasks::call(&ctx, &transport, &call).await.map_err(to_js_error)?;
+                let mut s = lock(&store)?;
+                let (ledger, queue) = (s.inner.get("async_tasks").map_err(to_js_error)?, s.inner.get("notifications").map_err(to_js_error)?);
+                let Some(command) = out.command(&ledger, &queue) else {
+                    return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "internal: a tool call produced no command")));
+                };
+                let mut result = json!({
+                    "content": out.content,
+                    "status": if out.status == crate::message::ToolStatus::Error { "error" } else { "success" },
+                    "command": command,
+                    "effects": out.effects,
+                });
+                if let Some(e) = &out.error {
+                    result["error"] = error_json(e);
+                }
+                if opts.apply != Some(false) {
+                    let applied = apply(&mut s, &command)?;
+                    result["version"] = json!(applied.version);
+                    result["ids"] = json!(applied.ids);
+                }
+                to_js(&result)
+            }
+        }))
+    }
+
+    /// The synchronous part of `handle`: read the call, check the store would take its result,
+    /// snapshot what the operation reads.
+    fn prepare_call(&self, tool_call: JsValue, opts: Option<JsValue>) -> JsResult<(tasks::Context, crate::message::ToolCall, HandleOptions)> {
+        let raw: Value = from_js_json(&tool_call, ErrorCode::InvalidToolCall, "a tool call is {id, name, args}")?;
+        let call = tasks::tool_call_of(&raw).map_err(to_js_error)?;
         let opts: HandleOptions = match opts.filter(|o| !o.is_undefined() && !o.is_null()) {
             Some(o) => from_js(o)?,
             None => HandleOptions::default(),
@@ -230,63 +352,82 @@ impl JsAsyncTasks {
         if !tasks::TOOL_NAMES.contains(&call.name.as_str()) {
             return Err(to_js_error(Error::new(ErrorCode::InvalidOption, format!("'{}' is not an async task tool; expected one of: {}", call.name, tasks::TOOL_NAMES.join(", "))).field("name")));
         }
-        let ctx = {
-            let mut s = lock(&self.store)?;
-            let now = s.now()?;
-            tasks::context(&mut s.inner, &self.config, Some(&call), now).map_err(to_js_error)?
+        let mut s = lock(&self.store)?;
+        let now = s.now()?;
+        let probe = crate::state::Command {
+            author: AUTHOR.into(),
+            expected_version: None,
+            update: json!({ "messages": [{ "type": "tool", "content": "", "tool_call_id": call.id, "status": "success" }], "async_tasks": {} })
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            correlation_id: None,
+            causation_id: None,
         };
-        let (store, transport, author) = (self.store.clone(), self.transport.clone(), self.config.author.clone());
-        Ok(future_to_promise(async move {
-            let out = tasks::call(&ctx, &transport, &call).await.map_err(to_js_error)?;
-            let mut s = lock(&store)?;
-            let ledger = s.inner.get("async_tasks").map_err(to_js_error)?;
-            let Some(command) = out.command(&author, &ledger) else {
-                return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "internal: a tool call produced no command")));
-            };
-            let mut result = json!({
-                "content": out.content,
-                "status": if out.status == crate::message::ToolStatus::Error { "error" } else { "success" },
-                "command": command,
-                "effects": out.effects,
-            });
-            if let Some(e) = &out.error {
-                result["error"] = error_json(e);
-            }
-            if opts.apply != Some(false) {
-                let channels = command.update.keys().cloned().collect();
-                let applied = s.change(&author, channels, |st, now, sink| st.apply_with(&command, now, sink))?;
-                result["version"] = json!(applied.version);
-                result["ids"] = json!(applied.ids);
-            }
-            to_js(&result)
-        }))
+        s.inner.check(&probe, now).map_err(to_js_error)?;
+        let ctx = tasks::context(&mut s.inner, &self.config, Some(&call), now).map_err(to_js_error)?;
+        Ok((ctx, call, opts))
     }
 
     /// Refreshes every unfinished task (deepagents' pull before each model call): due retries
     /// re-run, runs past `timeout_ms` are cancelled (`timeout`), status changes are recorded and
-    /// notifications queued, in one Command (none when nothing changed). A server that cannot
-    /// be reached is listed in `errors` and its tasks keep their records.
+    /// notifications queued, in one Command (none when nothing changed; per task when the store
+    /// refuses the whole). A server that cannot be reached, or a task the store refuses, is
+    /// listed in `errors` and keeps its record. Rejects (never throws) when the store cannot
+    /// take ledger writes at all (`READ_ONLY`, busy).
     #[wasm_bindgen(unchecked_return_type = "Promise<PollResult>")]
-    pub fn poll(&self) -> JsResult<js_sys::Promise> {
-        let ctx = {
-            let mut s = lock(&self.store)?;
+    pub fn poll(&self) -> js_sys::Promise {
+        let early = lock(&self.store).and_then(|mut s| {
             let now = s.now()?;
-            tasks::context(&mut s.inner, &self.config, None, now).map_err(to_js_error)?
-        };
-        let (store, transport, author) = (self.store.clone(), self.transport.clone(), self.config.author.clone());
-        Ok(future_to_promise(async move {
-            let (out, errors) = tasks::poll(&ctx, &transport).await;
-            let mut s = lock(&store)?;
-            let ledger = s.inner.get("async_tasks").map_err(to_js_error)?;
-            let mut version = s.inner.version();
-            if let Some(command) = out.command(&author, &ledger) {
-                let channels = command.update.keys().cloned().collect();
-                version = s.change(&author, channels, |st, now, sink| st.apply_with(&command, now, sink))?.version;
+            let probe = crate::state::Command { author: AUTHOR.into(), expected_version: None, update: json!({ "async_tasks": {} }).as_object().cloned().unwrap_or_default(), correlation_id: None, causation_id: None };
+            s.inner.check(&probe, now).map_err(to_js_error)?;
+            tasks::context(&mut s.inner, &self.config, None, now).map_err(to_js_error)
+        });
+        promise(early.map(|ctx| {
+            let (store, transport) = (self.store.clone(), self.transport.clone());
+            async move {
+                let (out, errors) = tasks::poll(&ctx, &transport).await;
+                let mut errors: Vec<Value> = errors.iter().map(|e| json!({ "task_id": e.task_id, "code": e.error.code.as_str(), "message": e.error.message })).collect();
+                let mut s = lock(&store)?;
+                let (ledger, queue) = (s.inner.get("async_tasks").map_err(to_js_error)?, s.inner.get("notifications").map_err(to_js_error)?);
+                let mut changed: Vec<String> = Vec::new();
+                let mut queued: Vec<String> = Vec::new();
+                let mut record = |s: &mut Shared, part: &tasks::Outcome| -> JsResult<()> {
+                    if let Some(command) = part.command(&ledger, &queue) {
+                        apply(s, &command)?;
+                        changed.extend(command.update.get("async_tasks").and_then(Value::as_object).into_iter().flat_map(|m| m.keys().cloned()));
+                        queued.extend(command.update.get("notifications").and_then(Value::as_object).into_iter().flat_map(|m| m.keys().cloned()));
+                    }
+                    Ok(())
+                };
+                if record(&mut s, &out).is_err() {
+                    // One task's record may be refused (e.g. a subagent's answer too deep to
+                    // store): record the others, list it.
+                    for part in out.per_task() {
+                        if let Err(e) = record(&mut s, &part) {
+                            let code = js_sys::Reflect::get(&e, &"code".into()).ok().and_then(|c| c.as_string()).unwrap_or_default();
+                            let task_id = part.tasks.first().map(|(_, t)| t.task_id.clone()).unwrap_or_default();
+                            errors.push(json!({ "task_id": task_id, "code": code, "message": describe(&e) }));
+                        }
+                    }
+                }
+                to_js(&json!({ "version": s.inner.version(), "changed": changed, "notifications": queued, "errors": errors, "effects": out.effects }))
             }
-            let errors: Vec<Value> = errors.iter().map(|e| json!({ "task_id": e.task_id, "code": e.error.code.as_str(), "message": e.error.message })).collect();
-            let changed: Vec<&str> = out.tasks.iter().map(|(_, t)| t.task_id.as_str()).collect();
-            let queued: Vec<&String> = out.notifications.keys().collect();
-            to_js(&json!({ "version": version, "changed": changed, "notifications": queued, "errors": errors, "effects": out.effects }))
+        }))
+    }
+
+    /// Threads on the subagents' servers made for this parent (metadata `parent_thread_id`)
+    /// that the ledger does not track — launches whose record was lost because the store
+    /// refused it or the process stopped in between. Resolves with their thread ids.
+    #[wasm_bindgen(unchecked_return_type = "Promise<string[]>")]
+    pub fn untracked(&self) -> js_sys::Promise {
+        let early = lock(&self.store).and_then(|mut s| {
+            let now = s.now()?;
+            tasks::context(&mut s.inner, &self.config, None, now).map_err(to_js_error)
+        });
+        promise(early.map(|ctx| {
+            let transport = self.transport.clone();
+            async move { to_js(&tasks::untracked(&ctx, &transport).await.map_err(to_js_error)?) }
         }))
     }
 
@@ -305,24 +446,14 @@ impl JsStateStore {
         to_js(&tasks::undelivered(&self.lock()?.inner))
     }
 
-    /// Appends every undelivered notification to `messages` as a user message (LangChain
-    /// `additional_kwargs.deepagents_notification` = the TaskEvent) and marks it delivered, in
-    /// one command, so each is delivered exactly once. While a tool call is unanswered nothing
-    /// is delivered (`deferred` counts them), so a notification never lands between a call and
-    /// its result.
+    /// Appends every queued notification still current (its task has the notified status and
+    /// run) to `messages` as a user message (LangChain `additional_kwargs.deepagents_notification`
+    /// = the TaskEvent) and marks it delivered; stale ones are dropped; in one command, so each is
+    /// delivered at most once. While a tool call is unanswered nothing is delivered (`deferred`
+    /// counts them), so a notification never lands between a call and its result.
     #[wasm_bindgen(js_name = deliverNotifications, unchecked_return_type = "Delivered")]
-    pub fn deliver_notifications(&self, #[wasm_bindgen(unchecked_optional_param_type = "{ author?: string }")] opts: Option<JsValue>) -> JsResult<JsValue> {
-        #[derive(Deserialize, Default)]
-        #[serde(default, deny_unknown_fields)]
-        struct Opts {
-            author: Option<String>,
-        }
-        let opts: Opts = match opts.filter(|o| !o.is_undefined() && !o.is_null()) {
-            Some(o) => from_js(o)?,
-            None => Opts::default(),
-        };
-        let author = opts.author.unwrap_or_else(|| "async_tasks".into());
-        let out = self.lock()?.change(&author.clone(), vec!["messages".into(), "notifications".into()], |st, now, sink| tasks::deliver(st, &author, now, sink))?;
+    pub fn deliver_notifications(&self) -> JsResult<JsValue> {
+        let out = self.lock()?.change(AUTHOR, vec!["messages".into(), "notifications".into()], |st, now, sink| tasks::deliver(st, now, sink))?;
         to_js(&out)
     }
 }

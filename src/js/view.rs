@@ -5,7 +5,6 @@ use super::store::{JsStateStore, Shared};
 use crate::error::{Error, ErrorCode};
 use crate::project::tokens::{Estimate, TokenCounter};
 use crate::project::ProjectOptions;
-use serde_json::json;
 use wasm_bindgen::prelude::*;
 
 type JsResult<T> = Result<T, JsValue>;
@@ -26,6 +25,13 @@ impl TokenCounter for JsCounter<'_> {
         }
         Ok(n.ceil() as usize)
     }
+}
+
+/// `{messages, report}` as JS receives it, serialised from borrowed parts (no copy of the output).
+#[derive(serde::Serialize)]
+pub(crate) struct ModelView<'a> {
+    pub(crate) messages: &'a [serde_json::Value],
+    pub(crate) report: &'a crate::project::Report,
 }
 
 /// Projection options and the optional `tokenizer` function.
@@ -52,7 +58,7 @@ impl JsStateStore {
     /// message id. Throws `BUDGET_TOO_SMALL`, `PRIVATE_LEAK` (naming the channel),
     /// `INVALID_OPTION`.
     #[wasm_bindgen(js_name = modelView, unchecked_return_type = "ModelView")]
-    pub fn model_view(&mut self, #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue) -> JsResult<JsValue> {
+    pub fn model_view(&self, #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue) -> JsResult<JsValue> {
         let (opts, tokenizer) = view_options(&opts)?;
         let mut s = self.lock()?;
         let counter_id = s.counter_id(tokenizer.as_ref());
@@ -62,7 +68,7 @@ impl JsStateStore {
         }
         .map_err(to_js_error)?;
         s.change("projector", vec!["artifacts".into()], |s, now, sink| s.record_artifacts(&projection, now, sink))?;
-        to_js(&json!({"messages": projection.encoded, "report": projection.report}))
+        to_js(&ModelView { messages: &projection.encoded, report: &projection.report })
     }
 
     /// A safe cut for compaction keeping about the last `keep` messages: the index of the first
@@ -82,7 +88,7 @@ impl JsStateStore {
     /// log and async task ledger stay. `summary` is the caller's text (e.g. from a summarising
     /// model). Throws `INVALID_OPTION` for a cut inside a unit. Returns `{version, ids}`.
     #[wasm_bindgen(unchecked_return_type = "Applied")]
-    pub fn compact(&mut self, #[wasm_bindgen(unchecked_param_type = "{ summary: string; cut: number; author?: string }")] opts: JsValue) -> JsResult<JsValue> {
+    pub fn compact(&self, #[wasm_bindgen(unchecked_param_type = "{ summary: string; cut: number; author?: string }")] opts: JsValue) -> JsResult<JsValue> {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Compact {

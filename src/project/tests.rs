@@ -152,7 +152,7 @@ fn compaction_keeps_the_ledger_and_the_active_task_section() {
     let mut s = Store::new(StoreOptions::default()).unwrap();
     s.apply(&cmd("user", json!({"messages": [{"role": "system", "content": "rules"}, {"role": "user", "content": "start research"}]})), 0).unwrap();
     s.apply(&cmd("model", json!({"messages": [{"role": "assistant", "content": null, "tool_calls": [call("s1", "start_async_task")]}]})), 0).unwrap();
-    s.apply(&cmd("tool", json!({"messages": [{"role": "tool", "tool_call_id": "s1", "content": "task t-42 started"}], "async_tasks": {"t-42": {"task_id": "t-42", "agent_name": "researcher", "status": "running"}}})), 0).unwrap();
+    s.apply(&cmd("tool", json!({"messages": [{"role": "tool", "tool_call_id": "s1", "content": "task t-42 started"}], "async_tasks": {"t-42": {"task_id": "t-42", "agent_name": "researcher", "thread_id": "t-42", "run_id": "r1", "status": "running"}}})), 0).unwrap();
     for i in 0..150 {
         s.apply(&cmd("user", json!({"messages": [{"role": "user", "content": format!("turn {i}")}, {"role": "assistant", "content": format!("answer {i}")}]})), 0).unwrap();
     }

@@ -62,7 +62,7 @@ pub(crate) fn reduce_records(
 }
 
 /// `async_tasks`: the ledger (DESIGN §7). Records by task id merged field by field; a record has
-/// a string `agent_name` and a `status` (default `pending`) whose changes follow the task table,
+/// string `task_id`, `agent_name`, `thread_id` and `run_id` and a `status` (default `pending`) whose changes follow the task table,
 /// so a terminal status never changes; records are never deleted (deepagents' reducer cannot
 /// delete either), so the ledger survives compaction of the messages.
 pub(crate) fn reduce_tasks(spec: &ChannelSpec, value: &mut Value, update: &Value) -> Result<Written> {
@@ -71,8 +71,8 @@ pub(crate) fn reduce_tasks(spec: &ChannelSpec, value: &mut Value, update: &Value
         return Err(invalid(name, format!("task '{id}' cannot be deleted: the ledger keeps every task")).field(id));
     }
     reduce_records(spec, value, update, |_, old, task| {
-        if !task.get("agent_name").is_some_and(Value::is_string) {
-            return Err(invalid(name, "a task needs a string agent_name").field("agent_name"));
+        if let Some(k) = ["task_id", "agent_name", "thread_id", "run_id"].into_iter().find(|k| !task.get(*k).is_some_and(Value::is_string)) {
+            return Err(invalid(name, "a task record has string task_id, agent_name, thread_id and run_id").field(k));
         }
         let to = status_of(task, name, TaskStatus::parse)?.unwrap_or(TaskStatus::Pending);
         let from = old.map(|o| status_of(o, name, TaskStatus::parse)).transpose()?.flatten().unwrap_or(to);

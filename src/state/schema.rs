@@ -244,7 +244,7 @@ impl ChannelSpec {
 /// |---|---|---|
 /// | `messages` | messages | model-visible; tool-call invariants |
 /// | `async_tasks` | merge by task id (later call wins) | records merged field by field; task status machine; never deleted |
-/// | `notifications` | merge by notification id (later call wins) | task notifications; `delivered_at` once appended to messages |
+/// | `notifications` | merge by notification id (later call wins) | task notifications, written only by `async_tasks`; `delivered_at` or `dropped` once handled |
 /// | `todos` | replace | deepagents `write_todos` list |
 /// | `files` | merge by path (`null` deletes; same path twice in a batch conflicts) | |
 /// | `run` | fields merged (two writes of one field in a batch conflict) | status machine |
@@ -268,6 +268,7 @@ pub fn default_schema() -> Vec<ChannelSpec> {
             c.on_conflict = OnConflict::CallOrder;
         }),
         ChannelSpec::new("notifications", Merge).with(|c| {
+            c.writers = Some(vec!["async_tasks".into()]);
             c.kind = Kind::Records;
             c.value_type = ValueType::Object;
             c.on_conflict = OnConflict::CallOrder;

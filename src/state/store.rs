@@ -311,6 +311,20 @@ impl Store {
         Ok(Applied { version: self.version, ids: out.pop().unwrap_or_default() })
     }
 
+    /// Whether `cmd` would be applied now, without applying it: the whole pipeline runs and is
+    /// rolled back (so the store, its version and its log are unchanged either way). Lets a
+    /// caller refuse before it performs effects outside the store (e.g. server calls of a task
+    /// tool whose result the store would refuse). Errors: those `apply` would return.
+    pub fn check(&mut self, cmd: &Command, now_ms: u64) -> Result<()> {
+        const PROBE: &str = "\u{0}stategate dry run";
+        let mut probe = |_: &[Event]| -> Result<()> { Err(Error::new(ErrorCode::StorageError, PROBE)) };
+        match self.apply_with(cmd, now_ms, Some(&mut probe)) {
+            Err(e) if e.code == ErrorCode::StorageError && e.message == PROBE => Ok(()),
+            Err(e) => Err(e),
+            Ok(_) => Ok(()),
+        }
+    }
+
     /// Applies the commands of one superstep, all or nothing, in call order; each gets its own
     /// event and version. Two commands writing one `replace` channel, or one key of a `merge`
     /// channel declaring `onConflict: "error"`, fail with `CONCURRENT_WRITE` naming both authors.

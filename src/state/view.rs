@@ -29,9 +29,9 @@ impl Store {
         let mut ctx = Context::default();
         let mut public = Map::new();
         let mut secret = Vec::new();
+        ctx.private = self.private_values();
         for (k, spec) in self.specs.iter().enumerate() {
             if spec.visibility == Visibility::Private {
-                private_strings(&spec.name, &self.value_of(k), &mut ctx.private);
                 continue;
             }
             if spec.secret {
@@ -77,6 +77,16 @@ impl Store {
         let opts = ProjectOptions { budget, sections: false, ..ProjectOptions::default() };
         let view = self.model_view_before(&opts, &mut Estimate, "estimate", before.or(trailing.as_deref()))?;
         Ok(view.messages.into_iter().filter(|m| m.role != Role::System).collect())
+    }
+
+    /// Every private string value as `(channel, value)`: what no output may carry (the model
+    /// view's leak scan; requests to subagent servers).
+    pub fn private_values(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (k, spec) in self.specs.iter().enumerate().filter(|(_, s)| s.visibility == Visibility::Private) {
+            private_strings(&spec.name, &self.value_of(k), &mut out);
+        }
+        out
     }
 
     /// Records the artifact refs of a projection's previews in `artifacts` (DESIGN §6: the full

@@ -11,16 +11,17 @@ mod ledger;
 mod notify;
 mod ops;
 mod protocol;
+mod pyjson;
 mod spec;
 mod tools;
 #[cfg(test)]
 mod tests;
 
 pub use ledger::{iso_time, tasks, Task};
-pub use notify::{deliver, render, undelivered, Delivered, MAX_RESULT_CHARS};
+pub use notify::{deliver, queued, render, undelivered, Delivered, MAX_RESULT_CHARS};
 pub use ops::{call, poll, refresh, Context, Outcome, PollError, FORK_PREAMBLE, STATUS_FILTERS, TOOL_NAMES};
 pub use protocol::{final_answer, observe, Client, EffectRecord, Observation, ProtocolRequest, ProtocolResponse, Transport, GENERIC_ERROR};
-pub use spec::{Mode, Retry, SubagentSpec, TasksConfig, UpdateStrategy};
+pub use spec::{Mode, Retry, SubagentSpec, TasksConfig, UpdateStrategy, AUTHOR};
 pub use tools::{definitions, ToolDefinition};
 
 use crate::error::Result;
@@ -45,7 +46,11 @@ pub fn context(store: &mut Store, config: &TasksConfig, call: Option<&ToolCall>,
     let forks = call.is_some_and(|c| {
         c.name == "start_async_task" && c.args.get("subagent_type").and_then(Value::as_str).and_then(|t| config.agent(t)).is_some_and(|a| a.mode == Mode::Fork)
     });
-    let fork = if forks { encode_messages(&store.fork_view(config.fork_budget, launcher.as_deref())?, Format::Langchain) } else { Vec::new() };
+    let (fork, fork_error) = match forks.then(|| store.fork_view(config.fork_budget, launcher.as_deref())) {
+        Some(Ok(view)) => (encode_messages(&view, Format::Langchain), None),
+        Some(Err(e)) => (Vec::new(), Some(e)),
+        None => (Vec::new(), None),
+    };
     Ok(Context {
         config: config.clone(),
         ledger: store.get("async_tasks")?,
@@ -54,5 +59,63 @@ pub fn context(store: &mut Store, config: &TasksConfig, call: Option<&ToolCall>,
         parent_thread_id: config.parent_thread_id.clone().unwrap_or_else(|| store.run_id().to_string()),
         turn,
         fork,
+        private: store.private_values(),
+        fork_error,
     })
+}
+
+/// A tool call in any shape a model's message carries it: LangChain `{id, name, args}`, OpenAI
+/// `{id, function: {name, arguments}}`, Anthropic `{type: "tool_use", id, name, input}`, AI SDK
+/// `{type: "tool-call", toolCallId, toolName, input}`, Gemini `{functionCall: {id, name,
+/// args}}` — decoded by the message formats. Errors: `INVALID_TOOL_CALL` (no id, no name,
+/// arguments that are not an object).
+pub fn tool_call_of(v: &Value) -> Result<ToolCall> {
+    use crate::error::{Error, ErrorCode};
+    let invalid = |what: &str| Error::new(ErrorCode::InvalidToolCall, format!("a tool call needs {what}; give {{id, name, args}} or a provider's tool call"));
+    let kind = v.get("type").and_then(Value::as_str);
+    let message = if v.get("function").is_some() {
+        serde_json::json!({ "role": "assistant", "content": null, "tool_calls": [v] })
+    } else if matches!(kind, Some("tool_use" | "tool-call")) || v.get("toolCallId").is_some() {
+        serde_json::json!({ "role": "assistant", "content": [v] })
+    } else if v.get("functionCall").is_some() {
+        serde_json::json!({ "role": "model", "parts": [v] })
+    } else {
+        serde_json::json!({ "type": "ai", "content": "", "tool_calls": [v] })
+    };
+    let decoded = crate::message::formats::decode_messages(&[message], None).map_err(|_| invalid("an id and a name"))?;
+    let m = decoded.messages.into_iter().next().ok_or_else(|| invalid("an id and a name"))?;
+    if !m.invalid_tool_calls.is_empty() {
+        return Err(invalid("arguments that are a JSON object"));
+    }
+    let call = m.tool_calls.into_iter().next().ok_or_else(|| invalid("an id and a name"))?;
+    if call.id.trim().is_empty() || call.name.is_empty() {
+        return Err(invalid("a non-empty id and name").field("id"));
+    }
+    if !call.args.is_object() {
+        return Err(invalid("arguments that are a JSON object").field("args"));
+    }
+    Ok(call)
+}
+
+/// Threads on the subagents' servers whose metadata names this parent
+/// (`{parent_thread_id}`, searched per server) but which the ledger does not track: launches
+/// whose record was lost (the store refused it, or the process stopped between the server call
+/// and the write). Errors: `NETWORK_ERROR`, `SERVER_ERROR`.
+pub async fn untracked<T: Transport>(ctx: &Context, transport: &T) -> Result<Vec<String>> {
+    let client = Client::new(&ctx.config, transport);
+    let mut seen_servers = Vec::new();
+    let mut out = Vec::new();
+    for agent in &ctx.config.agents {
+        let (url, _) = ctx.config.endpoint(agent);
+        if seen_servers.contains(&url) {
+            continue;
+        }
+        seen_servers.push(url);
+        for id in client.search_threads(agent, serde_json::json!({ "parent_thread_id": ctx.parent_thread_id })).await? {
+            if ctx.ledger.get(&id).is_none() && !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+    Ok(out)
 }

@@ -2,6 +2,7 @@
 //! `notifications` channel, the user-role message that carries a TaskEvent, and delivery into
 //! `messages` exactly once, at a safe point.
 
+use super::spec::AUTHOR;
 use crate::error::Result;
 use crate::state::{Applied, Command, Sink, Store};
 use serde::Serialize;
@@ -45,11 +46,12 @@ pub fn render(n: &Value, superseded: bool) -> Value {
         "success" => {
             let result = s("result");
             let clipped: String = result.chars().take(MAX_RESULT_CHARS).collect();
-            let cut = if clipped.len() < result.len() { "\n... [cut off; use `check_async_task` for the full result]" } else { "" };
+            let truncated = clipped.len() < result.len() || n.get("truncated").and_then(Value::as_bool) == Some(true);
+            let cut = if truncated { "\n... [cut off; use `check_async_task` for the full result]" } else { "" };
             text.push_str(&format!("<result>\n{}{cut}\n</result>\n", escape(&clipped)));
         }
-        "error" | "timeout" => text.push_str(&format!("<details>{}</details>\n", escape(&json!({ "error": s("error") }).to_string()))),
-        "waiting" => text.push_str(&format!("<details>{}</details>\n", escape(&json!({ "interrupts": n.get("interrupts").cloned().unwrap_or(json!([])) }).to_string()))),
+        "error" | "timeout" => text.push_str(&format!("<details>{}</details>\n", escape(&super::pyjson::dumps(&json!({ "error": s("error") }))))),
+        "waiting" => text.push_str(&format!("<details>{}</details>\n", escape(&super::pyjson::dumps(&json!({ "interrupts": n.get("interrupts").cloned().unwrap_or(json!([])) }))))),
         _ => {}
     }
     text.push_str("</task-notification>\n");
@@ -67,10 +69,16 @@ pub fn render(n: &Value, superseded: bool) -> Value {
     })
 }
 
+/// The notifications of a queue (the `notifications` channel's value) neither delivered nor
+/// dropped, oldest first.
+pub fn queued(queue: &Value) -> Vec<Value> {
+    let open = |n: &&Value| ["delivered_at", "dropped"].iter().all(|k| n.get(*k).is_none_or(Value::is_null));
+    queue.as_object().into_iter().flat_map(Map::values).filter(open).cloned().collect()
+}
+
 /// The notifications not delivered yet, oldest first.
 pub fn undelivered(store: &Store) -> Vec<Value> {
-    let queue = store.get("notifications").unwrap_or(Value::Null);
-    queue.as_object().into_iter().flat_map(Map::values).filter(|n| n.get("delivered_at").is_none_or(Value::is_null)).cloned().collect()
+    queued(&store.get("notifications").unwrap_or(Value::Null))
 }
 
 /// What [`deliver`] did.
@@ -81,45 +89,60 @@ pub struct Delivered {
     pub version: u64,
     /// The notification ids delivered, in order.
     pub delivered: Vec<String>,
-    /// Ids of the messages appended, one per notification.
+    /// Ids of the messages appended, one per delivered notification.
     pub ids: Vec<String>,
+    /// Notifications dropped because the task moved on since (another status or run): their
+    /// news is stale and would contradict the ledger.
+    pub dropped: Vec<String>,
     /// Notifications held back because the last assistant turn still waits for tool results
     /// (delivered by a later call).
     pub deferred: usize,
 }
 
-/// Appends every undelivered notification to `messages` as a user message and marks it
-/// delivered, in one command by `author`, so each is delivered exactly once. Never between a
-/// tool call and its result: while a call is unanswered, nothing is delivered (`deferred`).
-pub fn deliver(store: &mut Store, author: &str, now_ms: u64, sink: Option<Sink>) -> Result<Delivered> {
+/// Appends every queued notification that is still current (its task has the notified status
+/// and run, or the run was superseded by a follow-up, which the message then says) to
+/// `messages` as a user message and marks it delivered; stale ones are marked dropped; all in
+/// one command by [`AUTHOR`], so each is delivered at most once. Never between a tool call and
+/// its result: while a call is unanswered, nothing is delivered (`deferred`).
+pub fn deliver(store: &mut Store, now_ms: u64, sink: Option<Sink>) -> Result<Delivered> {
     let pending = undelivered(store);
     let version = store.version();
+    let mut out = Delivered { version, delivered: Vec::new(), ids: Vec::new(), dropped: Vec::new(), deferred: 0 };
     if pending.is_empty() {
-        return Ok(Delivered { version, delivered: Vec::new(), ids: Vec::new(), deferred: 0 });
+        return Ok(out);
     }
     if !store.messages("messages")?.unanswered().is_empty() {
-        return Ok(Delivered { version, delivered: Vec::new(), ids: Vec::new(), deferred: pending.len() });
+        out.deferred = pending.len();
+        return Ok(out);
     }
     let ledger = store.get("async_tasks").unwrap_or(Value::Null);
+    let now = super::ledger::iso_time(now_ms);
     let mut messages = Vec::new();
     let mut marks = Map::new();
-    let mut delivered = Vec::new();
     for n in &pending {
         let id = n.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
+        let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
         let task = n.get("task_id").and_then(Value::as_str).and_then(|t| ledger.get(t));
-        let run = n.get("run_id").and_then(Value::as_str).unwrap_or_default();
-        let superseded = task
-            .and_then(|t| t.get("superseded_run_ids"))
-            .and_then(Value::as_array)
-            .is_some_and(|runs| runs.iter().any(|r| r.as_str() == Some(run)));
-        messages.push(render(n, superseded));
-        marks.insert(id.clone(), json!({ "delivered_at": super::ledger::iso_time(now_ms) }));
-        delivered.push(id);
+        let run = s(n.get("run_id"));
+        let superseded = task.and_then(|t| t.get("superseded_run_ids")).and_then(Value::as_array).is_some_and(|runs| runs.iter().any(|r| r.as_str() == Some(&run)));
+        let current = task.is_some_and(|t| s(t.get("status")) == s(n.get("status")) && s(t.get("run_id")) == run);
+        if current || superseded {
+            messages.push(render(n, superseded && !current));
+            marks.insert(id.clone(), json!({ "delivered_at": now }));
+            out.delivered.push(id);
+        } else {
+            marks.insert(id.clone(), json!({ "dropped": "stale: the task moved on" }));
+            out.dropped.push(id);
+        }
     }
     let mut update = Map::new();
-    update.insert("messages".into(), Value::Array(messages));
+    if !messages.is_empty() {
+        update.insert("messages".into(), Value::Array(messages));
+    }
     update.insert("notifications".into(), Value::Object(marks));
-    let cmd = Command { author: author.to_string(), expected_version: None, update, correlation_id: None, causation_id: None };
+    let cmd = Command { author: AUTHOR.to_string(), expected_version: None, update, correlation_id: None, causation_id: None };
     let Applied { version, ids } = store.apply_with(&cmd, now_ms, sink)?;
-    Ok(Delivered { version, delivered, ids, deferred: 0 })
+    out.version = version;
+    out.ids = ids;
+    Ok(out)
 }

@@ -8,7 +8,7 @@
 
 use super::ledger::{iso_time, tasks, Task};
 use super::protocol::{observe, Client, EffectRecord, Observation, Transport};
-use super::spec::{Mode, SubagentSpec, TasksConfig, UpdateStrategy};
+use super::spec::{Mode, SubagentSpec, TasksConfig, UpdateStrategy, AUTHOR};
 use crate::error::{Error, ErrorCode, Result};
 use crate::lifecycle::TaskStatus;
 use crate::message::{ToolCall, ToolStatus};
@@ -34,11 +34,22 @@ pub struct Context {
     pub turn: Vec<ToolCall>,
     /// The parent's model view (LangChain dicts) without the launching turn, for `fork` starts.
     pub fork: Vec<Value>,
+    /// The store's private string values `(channel, value)`: never sent to a server.
+    pub private: Vec<(String, String)>,
+    /// Why the fork view could not be made (e.g. `PRIVATE_LEAK`): a fork start then fails.
+    pub fork_error: Option<Error>,
 }
 
 impl Context {
     fn now(&self) -> String {
         iso_time(self.now_ms)
+    }
+
+    /// A request body, refused with `PRIVATE_LEAK` (naming the channel) when it carries a
+    /// private value: what leaves for a server is checked like the model view.
+    fn outgoing(&self, body: Value) -> Result<Value> {
+        crate::project::check_leaks(std::slice::from_ref(&body), &self.private)?;
+        Ok(body)
     }
 
     fn task(&self, id: &str) -> Option<Task> {
@@ -64,6 +75,9 @@ pub struct Outcome {
     pub tasks: Vec<(Option<Task>, Task)>,
     /// Notifications to queue (poll only).
     pub notifications: Map<String, Value>,
+    /// Tasks whose current status the tool result showed the model: their queued notifications
+    /// are dropped (the model already knows).
+    pub seen: Vec<String>,
     /// The server calls made.
     pub effects: Vec<EffectRecord>,
     /// The typed failure behind an `error` result, if any.
@@ -79,6 +93,7 @@ impl Outcome {
             status: ToolStatus::Success,
             tasks: Vec::new(),
             notifications: Map::new(),
+            seen: Vec::new(),
             effects: Vec::new(),
             error: None,
         }
@@ -96,21 +111,23 @@ impl Outcome {
         self
     }
 
-    /// The ledger patch against `ledger` as it is now: each task's changed fields. A task that
-    /// reached a terminal status meanwhile keeps it (its status, run id and `last_updated_at`
-    /// are not written), so a slow call never reopens a finished task.
+    /// Whether a task's observation is stale: its record changed status or run since the
+    /// snapshot the operation read (another call or poll got there first).
+    fn stale(before: Option<&Task>, ledger: &Value) -> bool {
+        let Some(before) = before else { return false };
+        ledger.get(&before.task_id).and_then(Task::read).is_some_and(|now| now.status != before.status || now.run_id != before.run_id)
+    }
+
+    /// The ledger patch against `ledger` as it is now: each task's changed fields. An
+    /// observation made stale by a change since the snapshot (a follow-up started a new run, a
+    /// cancel, another poll) writes nothing, so a slow call never reopens a finished task or
+    /// pins a new run's task to an old run's status.
     pub fn ledger_patch(&self, ledger: &Value) -> Map<String, Value> {
         let mut out = Map::new();
         for (before, after) in &self.tasks {
             let mut patch = after.patch(before.as_ref());
-            let finished_meanwhile = ledger
-                .get(&after.task_id)
-                .and_then(Task::read)
-                .is_some_and(|now| now.status.is_terminal() && Some(now.status) != before.as_ref().map(|b| b.status));
-            if finished_meanwhile {
-                for k in ["status", "run_id", "last_updated_at", "retry_at_ms", "deadline_ms"] {
-                    patch.remove(k);
-                }
+            if Self::stale(before.as_ref(), ledger) {
+                patch.clear();
             }
             if !patch.is_empty() {
                 out.insert(after.task_id.clone(), Value::Object(patch));
@@ -119,10 +136,12 @@ impl Outcome {
         out
     }
 
-    /// The Command to apply: for a tool call, the tool result (a LangChain `ToolMessage` dict)
-    /// plus the ledger patch; for a poll, the ledger patch and the notifications. `None` when a
-    /// poll changed nothing.
-    pub fn command(&self, author: &str, ledger: &Value) -> Option<Command> {
+    /// The Command to apply (author [`AUTHOR`]): for a tool call, the tool result (a LangChain
+    /// `ToolMessage` dict) plus the ledger patch, and the queued notifications of the tasks it
+    /// showed the model marked dropped; for a poll, the ledger patch and the new notifications
+    /// of tasks whose observation is not stale. `None` when nothing changed. The store fills the
+    /// tool result's correlation and causation (its call).
+    pub fn command(&self, ledger: &Value, queue: &Value) -> Option<Command> {
         let mut update = Map::new();
         if !self.call_id.is_empty() {
             update.insert(
@@ -137,14 +156,35 @@ impl Outcome {
         if !patch.is_empty() {
             update.insert("async_tasks".into(), Value::Object(patch));
         }
-        if !self.notifications.is_empty() {
-            update.insert("notifications".into(), Value::Object(self.notifications.clone()));
+        let stale: Vec<&str> = self.tasks.iter().filter(|(b, _)| Self::stale(b.as_ref(), ledger)).map(|(_, a)| a.task_id.as_str()).collect();
+        let mut notes: Map<String, Value> =
+            self.notifications.iter().filter(|(_, n)| !stale.contains(&n["task_id"].as_str().unwrap_or_default())).map(|(k, v)| (k.clone(), v.clone())).collect();
+        for n in super::notify::queued(queue).into_iter().filter(|n| self.seen.iter().any(|t| n["task_id"].as_str() == Some(t))) {
+            if let Some(id) = n["id"].as_str() {
+                notes.insert(id.to_string(), json!({ "dropped": format!("seen through {}", self.tool) }));
+            }
+        }
+        if !notes.is_empty() {
+            update.insert("notifications".into(), Value::Object(notes));
         }
         if update.is_empty() {
             return None;
         }
-        let correlation = (!self.call_id.is_empty()).then(|| self.call_id.clone());
-        Some(Command { author: author.to_string(), expected_version: None, update, correlation_id: correlation, causation_id: None })
+        Some(Command { author: AUTHOR.to_string(), expected_version: None, update, correlation_id: None, causation_id: None })
+    }
+
+    /// One outcome per task (with its notifications), so a poll whose combined Command the
+    /// store refuses can still record every task the store accepts.
+    pub fn per_task(&self) -> Vec<Outcome> {
+        self.tasks
+            .iter()
+            .map(|(before, after)| {
+                let mut one = Outcome::new(&ToolCall { id: String::new(), name: self.tool.clone(), args: Value::Null, raw_args: None, extra: Map::new() });
+                one.tasks.push((before.clone(), after.clone()));
+                one.notifications = self.notifications.iter().filter(|(_, n)| n["task_id"].as_str() == Some(after.task_id.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+                one
+            })
+            .collect()
     }
 }
 
@@ -218,13 +258,20 @@ async fn start<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolC
         let e = Error::new(ErrorCode::InvalidOption, format!("unknown async subagent type '{kind}'")).field("subagent_type");
         return out.fail(format!("Unknown async subagent type `{kind}`. Available types: {}", names.join(", ")), e);
     };
+    if let (Mode::Fork, Some(e)) = (agent.mode, &ctx.fork_error) {
+        return out.fail(format!("Not sent: {}", e.message), e.clone());
+    }
+    let messages = match agent.mode {
+        Mode::Isolated => vec![user(description)],
+        Mode::Fork => ctx.fork.iter().cloned().chain([user(&format!("{FORK_PREAMBLE}{description}"))]).collect(),
+    };
+    let body = match ctx.outgoing(run_body(agent, messages, None, ctx)) {
+        Ok(body) => body,
+        Err(e) => return out.fail(format!("Not sent: {}", e.message), e),
+    };
     let launch = async {
         let thread_id = client.create_thread(agent, json!({ "parent_thread_id": ctx.parent_thread_id, "subagent_name": agent.name })).await?;
-        let messages = match agent.mode {
-            Mode::Isolated => vec![user(description)],
-            Mode::Fork => ctx.fork.iter().cloned().chain([user(&format!("{FORK_PREAMBLE}{description}"))]).collect(),
-        };
-        let run = client.create_run(agent, &thread_id, run_body(agent, messages, None, ctx)).await?;
+        let run = client.create_run(agent, &thread_id, body).await?;
         Ok::<_, Error>((thread_id, run))
     };
     let (thread_id, run) = match launch.await {
@@ -280,7 +327,12 @@ pub async fn refresh<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent:
             task.last_checked_at = now;
             return Ok(Observation { status: Some(task.status), run_id: task.run_id.clone(), error: task.error.clone(), ..Observation::default() });
         }
-        let run = client.create_run(agent, &task.thread_id, run_body(agent, vec![user(&task.instruction)], None, ctx)).await?;
+        // A re-run an earlier poll started but could not record is adopted, not started twice.
+        let adopted = client.newest_run(agent, &task.thread_id).await?.filter(|r| r.run_id != task.run_id && matches!(r.status.as_str(), "pending" | "running"));
+        let run = match adopted {
+            Some(run) => run,
+            None => client.create_run(agent, &task.thread_id, ctx.outgoing(run_body(agent, vec![user(&task.instruction)], None, ctx))?).await?,
+        };
         task.attempts += 1;
         task.retry_at_ms = None;
         task.deadline_ms = agent.timeout_ms.map(|t| ctx.now_ms.saturating_add(t));
@@ -290,9 +342,14 @@ pub async fn refresh<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent:
     let mut seen = observe(client, agent, &task.thread_id, &task.run_id, task.status == TaskStatus::Cancelled).await?;
     let mut status = seen.status.unwrap_or(task.status);
     if matches!(status, TaskStatus::Pending | TaskStatus::Running) && task.deadline_ms.is_some_and(|d| d <= ctx.now_ms) {
-        client.cancel_run(agent, &task.thread_id, &seen.run_id).await?;
-        status = TaskStatus::Timeout;
-        task.error = Some(format!("The run passed the subagent's timeout ({} ms) and was cancelled.", agent.timeout_ms.unwrap_or_default()));
+        if client.cancel_run(agent, &task.thread_id, &seen.run_id).await? {
+            status = TaskStatus::Timeout;
+            task.error = Some(format!("The run passed the subagent's timeout ({} ms) and was cancelled.", agent.timeout_ms.unwrap_or_default()));
+        } else {
+            // It ended between the two calls: report how, not a timeout.
+            seen = observe(client, agent, &task.thread_id, &seen.run_id, false).await?;
+            status = seen.status.unwrap_or(task.status);
+        }
     }
     if status == TaskStatus::Error && !task.status.is_terminal() {
         task.error = seen.error.clone();
@@ -335,7 +392,8 @@ async fn check<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolC
         TaskStatus::Pending => body["note"] = json!("The task is queued and has not started yet."),
         TaskStatus::Running | TaskStatus::Cancelled => {}
     }
-    out.content = body.to_string();
+    out.content = super::pyjson::dumps(&body);
+    out.seen.push(task.task_id.clone());
     out.tasks.push((Some(before), task));
     out
 }
@@ -363,7 +421,11 @@ async fn update<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
             return out.fail(format!("Not sent: an earlier `update_async_task` call in this turn already queues a follow-up for task {id}. Send this follow-up in a later turn, or combine the two into one message."), e);
         }
     }
-    let run = match client.create_run(&agent, &before.thread_id, run_body(&agent, vec![user(message)], Some(agent.update_strategy), ctx)).await {
+    let body = match ctx.outgoing(run_body(&agent, vec![user(message)], Some(agent.update_strategy), ctx)) {
+        Ok(body) => body,
+        Err(e) => return out.fail(format!("Not sent: {}", e.message), e),
+    };
+    let run = match client.create_run(&agent, &before.thread_id, body).await {
         Ok(run) => run,
         Err(e) => return out.fail(format!("Failed to update async subagent: {}", e.message), e),
     };
@@ -387,6 +449,7 @@ async fn update<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
         format!("Updated async subagent. task_id: {id}")
     };
     let mut out = out.text(text);
+    out.seen.push(task.task_id.clone());
     out.tasks.push((Some(before), task));
     out
 }
@@ -411,6 +474,7 @@ async fn cancel<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
                 match refresh(ctx, client, &agent, &mut task).await {
                     Ok(_) if task.status.is_terminal() => {
                         out.content = format!("Task {id} had already finished with status {}; nothing was cancelled.", task.status.as_str());
+                        out.seen.push(task.task_id.clone());
                         out.tasks.push((Some(before), task));
                         return out;
                     }
@@ -435,6 +499,7 @@ async fn cancel_rest<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent:
     let run_id = task.run_id.clone();
     task.observe(TaskStatus::Cancelled, &run_id, &ctx.now());
     let mut out = out.text(format!("Cancelled async subagent task: {}", task.task_id));
+    out.seen.push(task.task_id.clone());
     out.tasks.push((Some(before), task));
     out
 }
@@ -472,6 +537,7 @@ async fn list<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolCa
             }
         }
         lines.push(format!("- task_id: {}  agent: {}  status: {}", task.task_id, task.agent_name, task.status.as_str()));
+        out.seen.push(task.task_id.clone());
         if task != before {
             out.tasks.push((Some(before), task));
         }
@@ -515,7 +581,14 @@ pub async fn poll<T: Transport>(ctx: &Context, transport: &T) -> (Outcome, Vec<P
                             "run_id": task.run_id, "created_at": ctx.now(),
                         });
                         match task.status {
-                            TaskStatus::Success => n["result"] = json!(seen.result.unwrap_or_default()),
+                            TaskStatus::Success => {
+                                let result = seen.result.unwrap_or_default();
+                                let clipped: String = result.chars().take(super::notify::MAX_RESULT_CHARS).collect();
+                                if clipped.len() < result.len() {
+                                    n["truncated"] = json!(true);
+                                }
+                                n["result"] = json!(clipped);
+                            }
                             TaskStatus::Error | TaskStatus::Timeout => n["error"] = json!(task.error.clone().unwrap_or_else(|| "The subagent failed.".into())),
                             TaskStatus::Waiting => n["interrupts"] = seen.interrupts.unwrap_or_else(|| json!([])),
                             _ => {}

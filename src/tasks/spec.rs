@@ -131,20 +131,41 @@ pub struct TasksConfig {
     /// run id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_thread_id: Option<String>,
-    /// The author of the ledger's commands. Default `"async_tasks"`.
-    #[serde(default = "default_author")]
-    pub author: String,
+    /// Longest wait for one server call, in ms; a call that takes longer fails with
+    /// `NETWORK_ERROR` (deepagents bounds each task's poll at 5 s). Default 10,000.
+    #[serde(default = "default_request_timeout")]
+    pub request_timeout_ms: u64,
     /// Token budget of the parent's model view sent to a `fork` subagent. Default 32,000.
     #[serde(default = "default_fork_budget")]
     pub fork_budget: usize,
 }
 
-fn default_author() -> String {
-    "async_tasks".to_string()
+/// The author of every ledger command; the only writer of `notifications`.
+pub const AUTHOR: &str = "async_tasks";
+
+fn default_request_timeout() -> u64 {
+    10_000
 }
 
 fn default_fork_budget() -> usize {
     32_000
+}
+
+/// An Agent Protocol base URL: `http(s)://host[:port][/path]`, with no credentials, query or
+/// fragment (they would end up in error texts the model reads, or break the paths).
+fn check_url(u: &str) -> Result<()> {
+    let rest = u.strip_prefix("http://").or_else(|| u.strip_prefix("https://"));
+    let host = rest.map(|r| r.split('/').next().unwrap_or_default()).unwrap_or_default();
+    let ok = rest.is_some()
+        && !host.is_empty()
+        && !host.contains('@')
+        && !u.contains(['?', '#'])
+        && !u.chars().any(|c| c.is_control() || c.is_whitespace());
+    if ok {
+        Ok(())
+    } else {
+        Err(bad("a server url is http(s)://host[:port][/path], without credentials, query or fragment (pass secrets in headers)".into()).field("url"))
+    }
 }
 
 fn bad(message: String) -> Error {
@@ -166,15 +187,23 @@ impl TasksConfig {
             if self.agents[..i].iter().any(|b| b.name == a.name) && !dups.contains(&a.name.as_str()) {
                 dups.push(&a.name);
             }
-            if a.url.as_deref().or(self.url.as_deref()).is_none_or(|u| !(u.starts_with("http://") || u.starts_with("https://"))) {
-                return Err(bad(format!("agent '{}' has no http(s) url and the ledger has no default url", a.name)).field("url"));
+            match a.url.as_deref().or(self.url.as_deref()) {
+                None => return Err(bad(format!("agent '{}' has no url and the ledger has no default url", a.name)).field("url")),
+                Some(u) => check_url(u)?,
             }
             if a.retry.max_attempts == 0 {
                 return Err(bad(format!("agent '{}': retry.max_attempts counts the first run, so it is at least 1", a.name)).field("retry"));
             }
-            if let Some(k) = a.headers.iter().chain(self.headers.iter()).find(|(_, v)| !v.is_string()).map(|(k, _)| k) {
-                return Err(bad(format!("header '{k}' must be a string")).field("headers"));
+            let header_ok = |k: &String, v: &Value| {
+                !k.is_empty() && k.bytes().all(|b| b.is_ascii_graphic() && b != b':') && v.as_str().is_some_and(|v| !v.chars().any(char::is_control))
+            };
+            if let Some(k) = a.headers.iter().chain(self.headers.iter()).find(|(k, v)| !header_ok(k, v)).map(|(k, _)| k) {
+                let shown: String = k.chars().filter(|c| !c.is_control()).take(40).collect();
+                return Err(bad(format!("header '{shown}' needs a token name and a string value without control characters")).field("headers"));
             }
+        }
+        if self.fork_budget == 0 || self.request_timeout_ms == 0 {
+            return Err(bad("forkBudget and requestTimeoutMs are at least 1".into()));
         }
         if !dups.is_empty() {
             return Err(bad(format!("async subagent names must be unique; duplicated: {}", dups.join(", "))).field("agents"));

@@ -191,7 +191,7 @@ impl World {
             .map(|c| {
                 let ctx = context(&mut self.store, &self.config, Some(c), self.now).unwrap();
                 let out = block_on(call(&ctx, &self.fake, c)).unwrap();
-                let cmd = out.command(&self.config.author, &self.store.get("async_tasks").unwrap()).unwrap();
+                let cmd = out.command(&self.store.get("async_tasks").unwrap(), &self.store.get("notifications").unwrap()).unwrap();
                 self.store.apply(&cmd, self.now).unwrap();
                 out
             })
@@ -205,7 +205,7 @@ impl World {
     fn poll(&mut self) -> (Outcome, Vec<PollError>) {
         let ctx = context(&mut self.store, &self.config, None, self.now).unwrap();
         let (out, errors) = block_on(poll(&ctx, &self.fake));
-        if let Some(cmd) = out.command(&self.config.author, &self.store.get("async_tasks").unwrap()) {
+        if let Some(cmd) = out.command(&self.store.get("async_tasks").unwrap(), &self.store.get("notifications").unwrap()) {
             self.store.apply(&cmd, self.now).unwrap();
         }
         (out, errors)
@@ -288,7 +288,7 @@ fn update_interrupts_or_queues_and_refuses_a_second_queued_follow_up_in_one_turn
     let t = w.task(&b);
     assert_eq!((t.status, t.superseded_run_ids.clone(), t.instruction.as_str()), (TaskStatus::Pending, vec!["run-5".to_string()], "then A"));
     // Only the first follow-up changed the ledger: the second one's Command writes no task.
-    assert!(outs[1].command("async_tasks", &before).unwrap().update.get("async_tasks").is_none());
+    assert!(outs[1].command(&before, &Value::Null).unwrap().update.get("async_tasks").is_none());
     // A later turn may queue again.
     let out = w.one("update_async_task", json!({"task_id": b, "message": "then C"}));
     assert!(out.content.starts_with("Queued follow-up"), "{}", out.content);
@@ -355,10 +355,10 @@ fn poll_notifies_each_status_change_once_and_delivery_is_exactly_once_at_a_safe_
 
     // An assistant turn waiting for its tool result: delivery waits.
     w.apply(json!({"messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "x1", "name": "t", "args": {}}]}]}));
-    let d = deliver(&mut w.store, "async_tasks", w.now, None).unwrap();
+    let d = deliver(&mut w.store, w.now, None).unwrap();
     assert_eq!((d.delivered.len(), d.deferred), (0, 1));
     w.apply(json!({"messages": [{"type": "tool", "tool_call_id": "x1", "content": "ok"}]}));
-    let d = deliver(&mut w.store, "async_tasks", w.now, None).unwrap();
+    let d = deliver(&mut w.store, w.now, None).unwrap();
     assert_eq!((d.delivered.clone(), d.deferred), (vec![format!("{a}:run-2:success")], 0));
     let m = w.store.messages("messages").unwrap().messages().last().unwrap().clone();
     assert_eq!(m.role, crate::message::Role::User);
@@ -367,7 +367,7 @@ fn poll_notifies_each_status_change_once_and_delivery_is_exactly_once_at_a_safe_
     assert!(text.contains("echo: &lt;hi&gt; &amp; bye"), "subagent text is escaped: {text}");
     let encoded = crate::message::formats::encode_messages(&[m], crate::message::formats::Format::Langchain);
     assert_eq!(encoded[0]["additional_kwargs"]["deepagents_notification"], json!({"task_id": a, "agent_name": "echo", "status": "success", "run_id": "run-2"}));
-    let d = deliver(&mut w.store, "async_tasks", w.now, None).unwrap();
+    let d = deliver(&mut w.store, w.now, None).unwrap();
     assert!(d.delivered.is_empty(), "delivered once only");
     assert!(undelivered(&w.store).is_empty());
 }
@@ -469,7 +469,7 @@ fn two_task_updates_in_one_superstep_both_survive() {
         .map(|id| {
             let c = ToolCall { id: id.to_string(), name: "check_async_task".into(), args: json!({"task_id": if *id == "k1" { &a } else { &b }}), raw_args: None, extra: Map::new() };
             let ctx = context(&mut w.store, &w.config, Some(&c), w.now).unwrap();
-            block_on(call(&ctx, &w.fake, &c)).unwrap().command("async_tasks", &ledger).unwrap()
+            block_on(call(&ctx, &w.fake, &c)).unwrap().command(&ledger, &Value::Null).unwrap()
         })
         .collect();
     w.store.apply_batch(&cmds, w.now).unwrap();
@@ -487,7 +487,7 @@ fn the_ledger_refuses_reopening_a_finished_task_and_a_slow_call_does_not_reopen_
     let out = block_on(call(&ctx, &w.fake, &c)).unwrap();
     // … and the task is cancelled before its Command is applied.
     w.one("cancel_async_task", json!({"task_id": a}));
-    let cmd = out.command("async_tasks", &w.store.get("async_tasks").unwrap()).unwrap();
+    let cmd = out.command(&w.store.get("async_tasks").unwrap(), &Value::Null).unwrap();
     w.store.apply(&cmd, w.now).unwrap();
     assert_eq!(w.task(&a).status, TaskStatus::Cancelled);
     // Written directly, a terminal status cannot change and a task cannot be deleted.
@@ -540,11 +540,153 @@ fn config_validation_names_the_problem() {
     assert!(bad(json!({"agents": [], "url": "http://x"})).unwrap_err().contains("at least one"));
     let dup = bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g"}, {"name": "a", "description": "", "graph_id": "g"}], "url": "http://x"}));
     assert!(dup.unwrap_err().contains("duplicated: a"));
-    assert!(bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g"}]})).unwrap_err().contains("no http(s) url"));
+    assert!(bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g"}]})).unwrap_err().contains("has no url"));
+    for url in ["http://", "ftp://x", "http://admin:s3cr3t@host", "http://x/?token=1", "http://x/#f", "http://x y"] {
+        let e = bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g"}], "url": url})).unwrap_err();
+        assert!(e.contains("without credentials") && !e.contains("s3cr3t"), "{url}: {e}");
+    }
+    let e = bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g", "headers": {"x": "a\r\nInjected: 1"}}], "url": "http://x"})).unwrap_err();
+    assert!(e.contains("without control characters"), "{e}");
     assert!(bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g", "retry": {"max_attempts": 0}}], "url": "http://x"})).unwrap_err().contains("at least 1"));
     assert!(bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g", "colour": 1}], "url": "http://x"})).unwrap_err().contains("unknown field"));
     let defs = definitions(&config(vec![agent("echo", json!({}))]));
     assert_eq!(defs.iter().map(|d| d.name).collect::<Vec<_>>(), TOOL_NAMES);
     assert!(defs[1].description.contains("always stale") && defs[4].description.contains("full task_id"));
     assert_eq!(defs[0].parameters["properties"]["subagent_type"]["enum"], json!(["echo"]));
+}
+
+#[test]
+fn a_poll_that_raced_a_follow_up_does_not_pin_the_new_run_to_the_old_status() {
+    let mut w = World::new(vec![agent("slow", json!({}))]);
+    let a = w.start("slow", "sleep=30");
+    w.fake.succeed("run-2", "old answer");
+    // The poll reads the ledger and the server …
+    let ctx = context(&mut w.store, &w.config, None, w.now).unwrap();
+    let (polled, _) = block_on(poll(&ctx, &w.fake));
+    assert_eq!(polled.notifications.len(), 1);
+    // … while the model's follow-up starts run-3 …
+    w.one("update_async_task", json!({"task_id": a, "message": "more"}));
+    // … then the poll's Command is built against the ledger as it is now.
+    let cmd = polled.command(&w.store.get("async_tasks").unwrap(), &w.store.get("notifications").unwrap());
+    assert!(cmd.is_none(), "a stale observation writes nothing and queues no stale success: {cmd:?}");
+    let t = w.task(&a);
+    assert_eq!((t.status, t.run_id.as_str()), (TaskStatus::Running, "run-3"));
+}
+
+#[test]
+fn notifications_the_model_saw_or_that_went_stale_are_dropped_not_delivered() {
+    let mut w = World::new(vec![agent("echo", json!({})), agent("ask", json!({}))]);
+    let a = w.start("echo", "hi");
+    let q = w.start("ask", "deploy?");
+    w.fake.succeed("run-2", "echo: hi");
+    w.fake.ask("run-4");
+    w.poll();
+    assert_eq!(undelivered(&w.store).len(), 2);
+    // The model checks one task and cancels the other before the notifications go out.
+    w.turn(&[("check_async_task", json!({"task_id": a})), ("cancel_async_task", json!({"task_id": q}))]);
+    assert!(undelivered(&w.store).is_empty(), "both were shown to the model by its own tools");
+    let d = deliver(&mut w.store, w.now, None).unwrap();
+    assert!(d.delivered.is_empty());
+    // A notification whose task moved on since it was queued (outside the model's tools) is
+    // dropped at delivery, not delivered as news.
+    let c = w.start("ask", "second");
+    w.fake.ask(&w.task(&c).run_id.clone());
+    w.poll();
+    assert_eq!(undelivered(&w.store)[0]["status"], "waiting");
+    block_on(w.fake.send(&ProtocolRequest { call: "create_run", method: "POST", url: format!("http://server/threads/{c}/runs"), headers: Map::new(), body: Some(json!({"command": {"resume": "yes"}})) })).unwrap();
+    w.poll();
+    assert_eq!(w.task(&c).status, TaskStatus::Running);
+    let d = deliver(&mut w.store, w.now, None).unwrap();
+    assert_eq!((d.delivered.len(), d.dropped.len()), (0, 1));
+    assert!(undelivered(&w.store).is_empty());
+}
+
+#[test]
+fn a_run_that_ends_just_before_its_timeout_cancel_keeps_its_real_outcome() {
+    struct EndsFirst<'a>(&'a Fake);
+    impl Transport for EndsFirst<'_> {
+        async fn send(&self, r: &ProtocolRequest) -> std::result::Result<ProtocolResponse, String> {
+            if r.call == "cancel_run" {
+                self.0.succeed("run-2", "made it");
+            }
+            self.0.send(r).await
+        }
+    }
+    let mut w = World::new(vec![agent("slow", json!({"timeout_ms": 10}))]);
+    let a = w.start("slow", "sleep=1");
+    w.now += 10;
+    let ctx = context(&mut w.store, &w.config, None, w.now).unwrap();
+    let (out, _) = block_on(poll(&ctx, &EndsFirst(&w.fake)));
+    let cmd = out.command(&w.store.get("async_tasks").unwrap(), &w.store.get("notifications").unwrap()).unwrap();
+    w.store.apply(&cmd, w.now).unwrap();
+    assert_eq!(w.task(&a).status, TaskStatus::Success);
+    assert_eq!(undelivered(&w.store)[0]["result"], "made it");
+}
+
+#[test]
+fn a_retry_whose_record_was_lost_is_adopted_not_started_again() {
+    let mut w = World::new(vec![agent("fail", json!({"retry": {"max_attempts": 3, "backoff_ms": 0}}))]);
+    let a = w.start("fail", "boom");
+    w.fake.fail("run-2");
+    w.poll();
+    // A poll starts the re-run, but its Command never reaches the store (e.g. onEvents threw).
+    let ctx = context(&mut w.store, &w.config, None, w.now).unwrap();
+    let _lost = block_on(poll(&ctx, &w.fake));
+    assert_eq!(w.fake.calls("create_run").len(), 2);
+    let (out, _) = w.poll();
+    assert_eq!(w.fake.calls("create_run").len(), 2, "the next poll adopts the run instead of starting a third");
+    assert_eq!((w.task(&a).run_id.as_str(), w.task(&a).attempts), ("run-3", 2));
+    assert_eq!(out.tasks.len(), 1);
+}
+
+#[test]
+fn a_private_value_never_leaves_for_a_server() {
+    let mut w = World::new(vec![agent("echo", json!({})), agent("fork", json!({"mode": "fork"}))]);
+    w.store
+        .register_channel(crate::state::ChannelSpec::new("memory", crate::state::Reducer::Replace).with(|c| { c.visibility = crate::state::Visibility::Private; c.owner = Some("memory".into()); }), None, || "k".into())
+        .unwrap();
+    w.store.apply(&Command { author: "memory".into(), expected_version: None, update: json!({"memory": "DB_PASSWORD=hunter2-prod"}).as_object().cloned().unwrap(), correlation_id: None, causation_id: None }, w.now).unwrap();
+    let out = w.one("start_async_task", json!({"description": "log in with DB_PASSWORD=hunter2-prod", "subagent_type": "echo"}));
+    assert_eq!(out.error.as_ref().unwrap().code, ErrorCode::PrivateLeak);
+    assert!(out.content.contains("'memory'") && !out.content.contains("hunter2"), "{}", out.content);
+    assert!(w.fake.requests.borrow().is_empty(), "nothing was sent");
+    w.apply(json!({"messages": [{"role": "user", "content": "the password is DB_PASSWORD=hunter2-prod"}]}));
+    let out = w.one("start_async_task", json!({"description": "summarise", "subagent_type": "fork"}));
+    assert_eq!(out.error.unwrap().code, ErrorCode::PrivateLeak, "a fork carrying it is refused too");
+}
+
+#[test]
+fn tool_calls_are_read_in_every_provider_shape() {
+    let want = ToolCall { id: "c1".into(), name: "check_async_task".into(), args: json!({"task_id": "t"}), raw_args: None, extra: Map::new() };
+    for v in [
+        json!({"id": "c1", "name": "check_async_task", "args": {"task_id": "t"}}),
+        json!({"id": "c1", "type": "function", "function": {"name": "check_async_task", "arguments": "{\"task_id\": \"t\"}"}}),
+        json!({"type": "tool_use", "id": "c1", "name": "check_async_task", "input": {"task_id": "t"}}),
+        json!({"type": "tool-call", "toolCallId": "c1", "toolName": "check_async_task", "input": {"task_id": "t"}}),
+        json!({"functionCall": {"id": "c1", "name": "check_async_task", "args": {"task_id": "t"}}}),
+    ] {
+        let c = tool_call_of(&v).unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_eq!((c.id, c.name, c.args), (want.id.clone(), want.name.clone(), want.args.clone()), "{v}");
+    }
+    for v in [json!({"id": "", "name": "x", "args": {}}), json!({"id": "c", "name": "x", "args": [1]}), json!(null), json!({"id": "c", "type": "function", "function": {"name": "x", "arguments": "{oops"}})] {
+        assert_eq!(tool_call_of(&v).unwrap_err().code, ErrorCode::InvalidToolCall, "{v}");
+    }
+}
+
+#[test]
+fn the_ledger_and_the_queue_refuse_forged_records() {
+    let mut w = World::new(vec![agent("echo", json!({}))]);
+    let ghost = Command { author: "someone".into(), expected_version: None, update: json!({"async_tasks": {"ghost": {"agent_name": "echo", "status": "running"}}}).as_object().cloned().unwrap(), correlation_id: None, causation_id: None };
+    assert_eq!(w.store.apply(&ghost, w.now).unwrap_err().code, ErrorCode::InvalidUpdate);
+    let forged = Command { update: json!({"notifications": {"n": {"id": "n", "task_id": "x", "status": "success"}}}).as_object().cloned().unwrap(), ..ghost };
+    assert_eq!(w.store.apply(&forged, w.now).unwrap_err().code, ErrorCode::NotAuthorized);
+}
+
+#[test]
+fn check_writes_json_as_deepagents_python_does() {
+    let mut w = World::new(vec![agent("echo", json!({}))]);
+    let a = w.start("echo", "hi");
+    w.fake.succeed("run-2", "héllo");
+    let out = w.one("check_async_task", json!({"task_id": a}));
+    assert_eq!(out.content, format!(r#"{{"status": "success", "thread_id": "{a}", "result": "h\u00e9llo"}}"#));
 }

@@ -88,7 +88,7 @@ test("a private value in the messages is refused with PRIVATE_LEAK naming the ch
 
 test("compaction: a safe cut, the summary first, the ledger untouched", () => {
   const store = new StateStore();
-  store.apply({ author: "user", update: { messages: [{ role: "user", content: "start the research task" }], async_tasks: { t1: { task_id: "t1", agent_name: "researcher", status: "running" } } } });
+  store.apply({ author: "user", update: { messages: [{ role: "user", content: "start the research task" }], async_tasks: { t1: { task_id: "t1", agent_name: "researcher", thread_id: "t1", run_id: "r1", status: "running" } } } });
   for (let i = 0; i < 40; i++) store.apply({ author: "chat", update: { messages: [{ role: "user", content: `q${i}` }, { role: "assistant", content: `a${i}` }] } });
   const cut = store.compactionPlan({ keep: 6 });
   store.compact({ summary: "Research task t1 is running; we chatted.", cut });

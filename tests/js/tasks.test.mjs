@@ -71,8 +71,6 @@ describe("async tasks against a real Agent Protocol server", { concurrency: true
     assert.deepEqual(found.map((t) => t.thread_id), [id]);
     const p = await pollUntil(id, "success");
     assert.deepEqual(p.notifications, [`${id}:${task.run_id}:success`]);
-    const check = await one("check_async_task", { task_id: id });
-    assert.deepEqual(JSON.parse(check.content), { status: "success", thread_id: id, result: "echo: say hi" });
     assert.equal(store.notifications().length, 1);
     const d = store.deliverNotifications();
     assert.equal(d.delivered.length, 1);
@@ -82,6 +80,8 @@ describe("async tasks against a real Agent Protocol server", { concurrency: true
     assert.match(last.content, /<result>\necho: say hi\n<\/result>/);
     assert.equal(store.deliverNotifications().delivered.length, 0, "exactly once");
     assert.deepEqual(store.notifications(), []);
+    const check = await one("check_async_task", { task_id: id });
+    assert.equal(check.content, `{"status": "success", "thread_id": "${id}", "result": "echo: say hi"}`, "json.dumps spacing, as deepagents");
   });
 
   test("update with interrupt replaces the running run and keeps the task id", async () => {
@@ -157,8 +157,9 @@ describe("async tasks against a real Agent Protocol server", { concurrency: true
     assert.deepEqual(check.interrupts.map((i) => i.value), [{ question: "Approve: deploy?" }]);
     await server(`/threads/${id}/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ assistant_id: "ask", command: { resume: "yes" } }) });
     await pollUntil(id, "success");
-    assert.deepEqual(store.notifications().map((n) => n.status), ["waiting", "success"]);
-    assert.equal(store.notifications().at(-1).result, "answer: yes");
+    const queue = Object.values(store.get("notifications"));
+    assert.deepEqual(queue.map((n) => [n.status, n.dropped ?? null]), [["waiting", "seen through check_async_task"], ["success", null]], "the model saw the wait itself");
+    assert.deepEqual(store.notifications().map((n) => [n.status, n.result]), [["success", "answer: yes"]]);
   });
 
   test("a run past timeout_ms is cancelled and marked timeout", async () => {
@@ -214,14 +215,55 @@ describe("async tasks against a real Agent Protocol server", { concurrency: true
     assert.equal(JSON.parse((await one("check_async_task", { task_id: id })).content).thread_id, id);
   });
 
-  test("bad configuration and calls throw typed errors", () => {
+  test("nothing reaches the server when the store would refuse the result (approval pending, unknown call)", async () => {
+    const { store, tasks } = setup();
+    const call = { id: "call_x", name: "start_async_task", args: { description: "delete the production database", subagent_type: "echo" } };
+    store.apply({ author: "model", update: { messages: [{ type: "ai", content: "", tool_calls: [call] }] } });
+    store.apply({ author: "hitl", update: { approvals: { a1: { tool_call_id: "call_x", status: "pending" } } } });
+    const before = JSON.stringify(store.toJSON());
+    await assert.rejects(tasks.handle(call), (e) => e.code === "APPROVAL_PENDING");
+    await assert.rejects(tasks.handle({ ...call, id: "never_made" }), (e) => e.code === "UNKNOWN_TOOL_CALL");
+    await assert.rejects(tasks.handle({ id: "", name: "start_async_task", args: {} }), (e) => e.code === "INVALID_TOOL_CALL");
+    await assert.rejects(tasks.handle({ id: "c", name: "search", args: {} }), (e) => e.code === "INVALID_OPTION");
+    assert.equal(JSON.stringify(store.toJSON()), before);
+    assert.deepEqual(await tasks.untracked(), [], "no thread was created for this parent");
+  });
+
+  test("a launch whose record the store refused is found by untracked(); a silent server times out", async () => {
+    const { store, tasks, start } = setup();
+    const id = await start("echo", "tracked");
+    assert.deepEqual(await tasks.untracked(), []);
+    // A thread made for this parent that the ledger never recorded (e.g. the process stopped
+    // between the server call and the write-ahead log).
+    const lost = await server("/threads", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ metadata: { parent_thread_id: store.runId, subagent_name: "echo" } }) });
+    assert.deepEqual(await tasks.untracked(), [lost.thread_id]);
+    assert.ok(tasks.ledger()[id]);
+    const s2 = new StateStore();
+    const silent = new AsyncTasks(s2, { url: URL_, agents: AGENTS, requestTimeoutMs: 200, transport: () => new Promise(() => {}) });
+    s2.apply({ author: "model", update: { messages: [{ role: "user", content: "go" }, { type: "ai", content: "", tool_calls: [{ id: "y", name: "start_async_task", args: { description: "d", subagent_type: "echo" } }] }] } });
+    const r = await silent.handle({ id: "y", name: "start_async_task", args: { description: "d", subagent_type: "echo" } });
+    assert.equal(r.error.code, "NETWORK_ERROR");
+    assert.match(r.content, /no answer within 200 ms/);
+  });
+
+  test("OpenAI-shaped tool calls are accepted; credentials in a URL are refused", async () => {
+    const { store, tasks } = setup();
+    const call = { id: "call_oa", type: "function", function: { name: "list_async_tasks", arguments: "{}" } };
+    store.apply({ author: "model", update: { messages: [{ role: "assistant", content: null, tool_calls: [call] }] } });
+    assert.equal((await tasks.handle(call)).content, "No async subagent tasks tracked.");
+    assert.throws(() => new AsyncTasks(store, { url: "http://admin:s3cr3t@127.0.0.1:1", agents: AGENTS }), (e) => e.code === "INVALID_OPTION" && !e.message.includes("s3cr3t"));
+  });
+
+  test("bad configuration and calls throw typed errors", async () => {
     assert.ok(URL_, NO_SERVER);
     const store = new StateStore();
     assert.throws(() => new AsyncTasks(store, { agents: [] }), (e) => e.code === "INVALID_OPTION" && /at least one/.test(e.message));
     assert.throws(() => new AsyncTasks(store, { url: URL_, agents: [AGENTS[0], AGENTS[0]] }), (e) => /duplicated: echo/.test(e.message));
     assert.throws(() => new AsyncTasks(store, { url: URL_, agents: AGENTS, transport: 5 }), (e) => e.code === "INVALID_OPTION");
     const tasks = new AsyncTasks(store, { url: URL_, agents: AGENTS });
-    assert.throws(() => tasks.handle({ id: "c", name: "search", args: {} }), (e) => e.code === "INVALID_OPTION" && /not an async task tool/.test(e.message));
+    const pending = tasks.handle({ id: "c", name: "search", args: {} });
+    assert.ok(pending instanceof Promise, "never throws synchronously");
+    await assert.rejects(pending, (e) => e.code === "INVALID_OPTION" && /not an async task tool/.test(e.message));
     assert.deepEqual(tasks.tools().map((t) => t.name), ["start_async_task", "check_async_task", "update_async_task", "cancel_async_task", "list_async_tasks"]);
     assert.equal(store.version, 0, "nothing was written");
   });
