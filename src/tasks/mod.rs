@@ -10,6 +10,8 @@
 mod ledger;
 mod notify;
 mod ops;
+mod outcome;
+mod poll;
 mod protocol;
 mod pyjson;
 mod spec;
@@ -19,7 +21,9 @@ mod tests;
 
 pub use ledger::{iso_time, tasks, Task};
 pub use notify::{deliver, queued, render, undelivered, Delivered, MAX_RESULT_CHARS};
-pub use ops::{call, poll, refresh, Context, Outcome, PollError, FORK_PREAMBLE, STATUS_FILTERS, TOOL_NAMES};
+pub use ops::{call, FORK_PREAMBLE, STATUS_FILTERS, TOOL_NAMES};
+pub use outcome::{Context, Outcome};
+pub use poll::{poll, refresh, PollError};
 pub use protocol::{final_answer, observe, Client, EffectRecord, Observation, ProtocolRequest, ProtocolResponse, Transport, GENERIC_ERROR};
 pub use spec::{Mode, Retry, SubagentSpec, TasksConfig, UpdateStrategy, AUTHOR};
 pub use tools::{definitions, ToolDefinition};

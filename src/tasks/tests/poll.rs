@@ -1,0 +1,179 @@
+//! The poll: notifications, retries, time-outs, resumed waits, and races with the tools.
+
+use super::*;
+
+#[test]
+fn poll_notifies_each_status_change_once_and_delivery_is_exactly_once_at_a_safe_point() {
+    let mut w = World::new(vec![agent("echo", json!({})), agent("quiet", json!({"notify_parent": false}))]);
+    let a = w.start("echo", "hi");
+    let q = w.start("quiet", "hi");
+    w.fake.succeed(&w.task(&a).run_id.clone(), "echo: <hi> & bye");
+    w.fake.succeed(&w.task(&q).run_id.clone(), "quiet");
+    let (out, errors) = w.poll();
+    assert!(errors.is_empty());
+    assert_eq!(out.notifications.keys().cloned().collect::<Vec<_>>(), vec![format!("{a}:run-2:success")]);
+    assert_eq!(w.task(&q).status, TaskStatus::Success, "a quiet subagent's task is still updated");
+    let (again, _) = w.poll();
+    assert!(again.notifications.is_empty() && again.tasks.is_empty(), "nothing changed, nothing written");
+    assert_eq!(undelivered(&w.store).len(), 1);
+
+    // An assistant turn waiting for its tool result: delivery waits.
+    w.apply(json!({"messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "x1", "name": "t", "args": {}}]}]}));
+    let d = deliver(&mut w.store, w.now, None).unwrap();
+    assert_eq!((d.delivered.len(), d.deferred), (0, 1));
+    w.apply(json!({"messages": [{"type": "tool", "tool_call_id": "x1", "content": "ok"}]}));
+    let d = deliver(&mut w.store, w.now, None).unwrap();
+    assert_eq!((d.delivered.clone(), d.deferred), (vec![format!("{a}:run-2:success")], 0));
+    let m = w.store.messages("messages").unwrap().messages().last().unwrap().clone();
+    assert_eq!(m.role, crate::message::Role::User);
+    let text = m.content.text();
+    assert!(text.contains(&format!("<task-id>{a}</task-id>")) && text.contains("<status>success</status>"), "{text}");
+    assert!(text.contains("echo: &lt;hi&gt; &amp; bye"), "subagent text is escaped: {text}");
+    let encoded = crate::message::formats::encode_messages(&[m], crate::message::formats::Format::Langchain);
+    assert_eq!(encoded[0]["additional_kwargs"]["deepagents_notification"], json!({"task_id": a, "agent_name": "echo", "status": "success", "run_id": "run-2"}));
+    let d = deliver(&mut w.store, w.now, None).unwrap();
+    assert!(d.delivered.is_empty(), "delivered once only");
+    assert!(undelivered(&w.store).is_empty());
+}
+
+#[test]
+fn a_failed_task_with_attempts_left_is_re_run_after_the_backoff_then_errors() {
+    let mut w = World::new(vec![agent("fail", json!({"retry": {"max_attempts": 2, "backoff_ms": 1000}}))]);
+    let a = w.start("fail", "boom");
+    w.fake.fail("run-2");
+    let (out, _) = w.poll();
+    let t = w.task(&a);
+    assert_eq!((t.status, t.retry_at_ms, t.error.as_deref()), (TaskStatus::Pending, Some(w.now + 1000), Some("RuntimeError: fail graph: boom")));
+    assert!(out.notifications.is_empty(), "a scheduled retry is not a notification");
+    w.now += 500;
+    w.poll();
+    assert_eq!(w.fake.calls("create_run").len(), 1, "not before the backoff");
+    w.now += 500;
+    w.poll();
+    let t = w.task(&a);
+    assert_eq!((t.status, t.attempts, t.run_id.as_str(), t.retry_at_ms), (TaskStatus::Running, 2, "run-3", None));
+    assert_eq!(w.fake.calls("create_run")[1].body.as_ref().unwrap()["input"]["messages"][0]["content"], "boom");
+    w.fake.fail("run-3");
+    let (out, _) = w.poll();
+    assert_eq!(w.task(&a).status, TaskStatus::Error);
+    assert_eq!(out.notifications[&format!("{a}:run-3:error")]["error"], "RuntimeError: fail graph: boom");
+    assert_eq!(Retry { max_attempts: 5, backoff_ms: 100 }.delay_ms(4), 400);
+}
+
+#[test]
+fn a_run_past_its_timeout_is_cancelled_and_marked_timeout() {
+    let mut w = World::new(vec![agent("slow", json!({"timeout_ms": 3000}))]);
+    let a = w.start("slow", "sleep=30");
+    w.now += 2_999;
+    w.poll();
+    assert_eq!(w.task(&a).status, TaskStatus::Running);
+    w.now += 1;
+    let (out, _) = w.poll();
+    assert_eq!((w.task(&a).status, w.fake.run("run-2")["status"].as_str()), (TaskStatus::Timeout, Some("interrupted")));
+    assert!(out.notifications.contains_key(&format!("{a}:run-2:timeout")));
+}
+
+#[test]
+fn a_resumed_waiting_task_succeeds_and_notifies() {
+    let mut w = World::new(vec![agent("ask", json!({}))]);
+    let a = w.start("ask", "deploy");
+    w.fake.ask("run-2");
+    let (out, _) = w.poll();
+    assert_eq!(out.notifications[&format!("{a}:run-2:waiting")]["interrupts"], json!([{"id": "i1", "value": {"question": "Approve?"}}]));
+    let check = w.one("check_async_task", json!({"task_id": a}));
+    let body: Value = serde_json::from_str(&check.content).unwrap();
+    assert_eq!((body["status"].as_str(), body["interrupts"][0]["id"].as_str()), (Some("waiting"), Some("i1")));
+    // The human answers on the child thread (a resume run the parent never made).
+    let resume = block_on(w.fake.send(&ProtocolRequest { call: "create_run", method: "POST", url: format!("http://server/threads/{a}/runs"), headers: Map::new(), body: Some(json!({"command": {"resume": "yes"}})) })).unwrap();
+    let (out, _) = w.poll();
+    assert_eq!(w.task(&a).status, TaskStatus::Running, "the thread is busy with the resume run");
+    assert!(out.notifications.is_empty());
+    w.fake.succeed(resume.body["run_id"].as_str().unwrap(), "answer: yes");
+    let (out, _) = w.poll();
+    let n = &out.notifications[&format!("{a}:{}:success", resume.body["run_id"].as_str().unwrap())];
+    assert_eq!(n["result"], "answer: yes");
+}
+
+#[test]
+fn a_poll_that_raced_a_follow_up_does_not_pin_the_new_run_to_the_old_status() {
+    let mut w = World::new(vec![agent("slow", json!({}))]);
+    let a = w.start("slow", "sleep=30");
+    w.fake.succeed("run-2", "old answer");
+    // The poll reads the ledger and the server …
+    let ctx = context(&mut w.store, &w.config, None, w.now).unwrap();
+    let (polled, _) = block_on(poll(&ctx, &w.fake));
+    assert_eq!(polled.notifications.len(), 1);
+    // … while the model's follow-up starts run-3 …
+    w.one("update_async_task", json!({"task_id": a, "message": "more"}));
+    // … then the poll's Command is built against the ledger as it is now.
+    let cmd = polled.command(&w.store.get("async_tasks").unwrap(), &w.store.get("notifications").unwrap());
+    assert!(cmd.is_none(), "a stale observation writes nothing and queues no stale success: {cmd:?}");
+    let t = w.task(&a);
+    assert_eq!((t.status, t.run_id.as_str()), (TaskStatus::Running, "run-3"));
+}
+
+#[test]
+fn notifications_the_model_saw_or_that_went_stale_are_dropped_not_delivered() {
+    let mut w = World::new(vec![agent("echo", json!({})), agent("ask", json!({}))]);
+    let a = w.start("echo", "hi");
+    let q = w.start("ask", "deploy?");
+    w.fake.succeed("run-2", "echo: hi");
+    w.fake.ask("run-4");
+    w.poll();
+    assert_eq!(undelivered(&w.store).len(), 2);
+    // The model checks one task and cancels the other before the notifications go out.
+    w.turn(&[("check_async_task", json!({"task_id": a})), ("cancel_async_task", json!({"task_id": q}))]);
+    assert!(undelivered(&w.store).is_empty(), "both were shown to the model by its own tools");
+    let d = deliver(&mut w.store, w.now, None).unwrap();
+    assert!(d.delivered.is_empty());
+    // A notification whose task moved on since it was queued (outside the model's tools) is
+    // dropped at delivery, not delivered as news.
+    let c = w.start("ask", "second");
+    w.fake.ask(&w.task(&c).run_id.clone());
+    w.poll();
+    assert_eq!(undelivered(&w.store)[0]["status"], "waiting");
+    block_on(w.fake.send(&ProtocolRequest { call: "create_run", method: "POST", url: format!("http://server/threads/{c}/runs"), headers: Map::new(), body: Some(json!({"command": {"resume": "yes"}})) })).unwrap();
+    w.poll();
+    assert_eq!(w.task(&c).status, TaskStatus::Running);
+    let d = deliver(&mut w.store, w.now, None).unwrap();
+    assert_eq!((d.delivered.len(), d.dropped.len()), (0, 1));
+    assert!(undelivered(&w.store).is_empty());
+}
+
+#[test]
+fn a_run_that_ends_just_before_its_timeout_cancel_keeps_its_real_outcome() {
+    struct EndsFirst<'a>(&'a Fake);
+    impl Transport for EndsFirst<'_> {
+        async fn send(&self, r: &ProtocolRequest) -> std::result::Result<ProtocolResponse, String> {
+            if r.call == "cancel_run" {
+                self.0.succeed("run-2", "made it");
+            }
+            self.0.send(r).await
+        }
+    }
+    let mut w = World::new(vec![agent("slow", json!({"timeout_ms": 10}))]);
+    let a = w.start("slow", "sleep=1");
+    w.now += 10;
+    let ctx = context(&mut w.store, &w.config, None, w.now).unwrap();
+    let (out, _) = block_on(poll(&ctx, &EndsFirst(&w.fake)));
+    let cmd = out.command(&w.store.get("async_tasks").unwrap(), &w.store.get("notifications").unwrap()).unwrap();
+    w.store.apply(&cmd, w.now).unwrap();
+    assert_eq!(w.task(&a).status, TaskStatus::Success);
+    assert_eq!(undelivered(&w.store)[0]["result"], "made it");
+}
+
+#[test]
+fn a_retry_whose_record_was_lost_is_adopted_not_started_again() {
+    let mut w = World::new(vec![agent("fail", json!({"retry": {"max_attempts": 3, "backoff_ms": 0}}))]);
+    let a = w.start("fail", "boom");
+    w.fake.fail("run-2");
+    w.poll();
+    // A poll starts the re-run, but its Command never reaches the store (e.g. onEvents threw).
+    let ctx = context(&mut w.store, &w.config, None, w.now).unwrap();
+    let _lost = block_on(poll(&ctx, &w.fake));
+    assert_eq!(w.fake.calls("create_run").len(), 2);
+    let (out, _) = w.poll();
+    assert_eq!(w.fake.calls("create_run").len(), 2, "the next poll adopts the run instead of starting a third");
+    assert_eq!((w.task(&a).run_id.as_str(), w.task(&a).attempts), ("run-3", 2));
+    assert_eq!(out.tasks.len(), 1);
+}
