@@ -11,6 +11,7 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::{encode_messages, Format};
 use crate::message::Role;
+use crate::project::check_leaks;
 use crate::state::{default_schema, ChannelSpec, Command, Reducer, Store, StoreOptions, ValueType, Visibility};
 use crate::tasks::Mode;
 use serde::{Deserialize, Serialize};
@@ -21,7 +22,7 @@ use tsify::Tsify;
 
 /// Channels that never cross between parent and child: the messages (the child gets its own),
 /// the async task ledger and its notifications, the todo list, the structured response
-/// (deepagents' `_EXCLUDED_STATE_KEYS`), the child's own `subagent` record, and what describes
+/// (deepagents' `_EXCLUDED_STATE_KEYS`), a child's own origin record, and what describes
 /// one store's own run rather than shared data — run status, plan, budget, approvals,
 /// compaction, artifact refs, last error, active agent.
 pub const EXCLUDED: [&str; 14] = [
@@ -30,7 +31,7 @@ pub const EXCLUDED: [&str; 14] = [
     "notifications",
     "todos",
     "structured_response",
-    "subagent",
+    ORIGIN,
     "run",
     "plan",
     "budget",
@@ -40,6 +41,13 @@ pub const EXCLUDED: [&str; 14] = [
     "last_error",
     "active_agent",
 ];
+
+/// The child's record of where it came from (owned by `subagent_input`: the child's own nodes
+/// cannot rewrite it).
+pub const ORIGIN: &str = "subagent_origin";
+
+/// The author of the seed command, and the only writer of [`ORIGIN`].
+const SEEDER: &str = "subagent_input";
 
 /// The preamble of a forked child's task message.
 pub const FORK_PREAMBLE: &str = "You now work as a subagent. The conversation above is the parent agent's, shown for context. Do this task and end with your answer:\n\n";
@@ -68,7 +76,13 @@ pub struct SubagentInputOptions {
     /// The subagent's name: its commands' author in the parent. Default `"subagent"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
-    /// The child's run id. Default `{parent run id}/{agent}`.
+    /// The id of the `task` tool call launching the child: a fork leaves out the assistant turn
+    /// that made it (wherever it is), and the default run id includes it, so parallel children
+    /// of one agent never share message ids.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// The child's run id. Default `{parent run id}/{agent}/{toolCallId}` (without the last part
+    /// when no tool call id is given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
     /// Token budget of the forked view. Default 32,000.
@@ -118,6 +132,17 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
         return Err(bad("the subagent needs a non-empty description".into()).field("description"));
     }
     let agent = opts.agent.clone().unwrap_or_else(|| "subagent".into());
+    if agent.trim().is_empty() || agent == SEEDER {
+        return Err(bad("the subagent's name (agent) is a non-empty author name".into()).field("agent"));
+    }
+    let run_id = match (&opts.run_id, &opts.tool_call_id) {
+        (Some(r), _) => r.clone(),
+        (None, Some(call)) => format!("{}/{agent}/{call}", parent.run_id()),
+        (None, None) => format!("{}/{agent}", parent.run_id()),
+    };
+    if run_id.trim().is_empty() || run_id == parent.run_id() {
+        return Err(bad("the child's run id must be non-empty and differ from the parent's (message ids would collide)".into()).field("runId"));
+    }
     if let Some(allow) = &opts.allow {
         for name in allow {
             match parent.channels().iter().find(|s| &s.name == name) {
@@ -133,25 +158,15 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
         }
     }
     let shared = |s: &ChannelSpec| {
-        s.visibility != Visibility::Private
-            && !EXCLUDED.contains(&s.name.as_str())
-            && !opts.exclude.contains(&s.name)
-            && opts.allow.as_ref().is_none_or(|a| a.contains(&s.name))
+        inheritable(s) && !opts.exclude.contains(&s.name) && opts.allow.as_ref().is_none_or(|a| a.contains(&s.name))
     };
     let defaults: Vec<String> = default_schema().into_iter().map(|s| s.name).collect();
-    let mut channels: Vec<ChannelSpec> = parent
-        .channels()
-        .iter()
-        .filter(|s| s.visibility != Visibility::Private && !defaults.contains(&s.name))
-        .map(|s| {
-            let mut s = s.clone();
-            s.owner = None;
-            s.writers = None;
-            s
-        })
-        .collect();
-    channels.push(ChannelSpec::new("subagent", Reducer::Replace).with(|c| c.value_type = ValueType::Object));
-    let run_id = opts.run_id.clone().unwrap_or_else(|| format!("{}/{agent}", parent.run_id()));
+    // The parent's own channels the child may hold (the others it never sees).
+    let mut channels: Vec<ChannelSpec> = parent.channels().iter().filter(|s| !defaults.contains(&s.name) && shared(s)).cloned().collect();
+    channels.push(ChannelSpec::new(ORIGIN, Reducer::Replace).with(|c| {
+        c.value_type = ValueType::Object;
+        c.owner = Some(SEEDER.into());
+    }));
     let mut child = Store::new(StoreOptions { run_id: Some(run_id), channels })?;
 
     let mut update = Map::new();
@@ -163,9 +178,13 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
             update.insert(spec.name.clone(), v);
         }
     }
+    let launcher = opts.tool_call_id.as_deref().and_then(|call| {
+        let channel = parent.messages("messages").ok()?;
+        channel.messages().iter().rev().find(|m| m.role == Role::Assistant && m.tool_calls.iter().any(|c| c.id == call)).and_then(|m| m.id.clone())
+    });
     let mut messages = match opts.mode {
         Mode::Isolated => Vec::new(),
-        Mode::Fork => encode_messages(&parent.fork_view(opts.budget, None)?, Format::Langchain),
+        Mode::Fork => encode_messages(&parent.fork_view(opts.budget, launcher.as_deref())?, Format::Langchain),
     };
     let task = match opts.mode {
         Mode::Isolated => opts.description.clone(),
@@ -173,11 +192,24 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
     };
     messages.push(json!({ "type": "human", "content": task }));
     update.insert("messages".into(), Value::Array(messages));
+    // Nothing private of the parent crosses in: not in the description, not in a shared channel.
+    check_leaks(&[Value::Object(update.clone())], &parent.private_values())?;
     let origin = Origin { parent_run_id: parent.run_id().to_string(), agent, mode: opts.mode, inherited, seed_version: 1 };
-    update.insert("subagent".into(), serde_json::to_value(&origin).map_err(|e| bad(e.to_string()))?);
-    let seed = Command { author: "subagent_input".into(), expected_version: None, update, correlation_id: None, causation_id: None };
+    update.insert(ORIGIN.into(), serde_json::to_value(&origin).map_err(|e| bad(e.to_string()))?);
+    let seed = Command { author: SEEDER.into(), expected_version: None, update, correlation_id: None, causation_id: None };
     child.apply(&seed, now_ms)?;
     Ok(child)
+}
+
+/// Whether a parent channel is shared with children: not private, not [`EXCLUDED`], not owned
+/// or restricted to some writers (the child's nodes could not write it back), not a messages
+/// channel (a list of messages with ids is one agent's own).
+fn inheritable(s: &ChannelSpec) -> bool {
+    s.visibility != Visibility::Private
+        && !EXCLUDED.contains(&s.name.as_str())
+        && s.owner.is_none()
+        && s.writers.is_none()
+        && s.reducer != Reducer::Messages
 }
 
 fn is_empty(v: &Value) -> bool {
@@ -190,16 +222,17 @@ fn is_empty(v: &Value) -> bool {
 }
 
 /// The child's final answer (deepagents JS `returnCommandWithStateUpdate`): its structured
-/// response as compact JSON when it has one, else the last assistant message with non-empty
-/// text, trimmed, else [`NO_OUTPUT`].
-pub fn final_answer(child: &Store) -> Result<String> {
+/// response as compact JSON when it has one, else the last assistant message of its own (not
+/// one `inherited` from a fork, by id) with non-empty text, trimmed, else [`NO_OUTPUT`].
+pub fn final_answer(child: &Store, inherited: &[String]) -> Result<String> {
     if let Ok(v) = child.get("structured_response") {
         if !v.is_null() {
             return Ok(v.to_string());
         }
     }
     let channel = child.messages("messages")?;
-    let text = channel.messages().iter().rev().filter(|m| m.role == Role::Assistant).map(|m| m.content.text()).find(|t| !js_trim(t).is_empty());
+    let own = |m: &&crate::message::Message| m.id.as_ref().is_none_or(|id| !inherited.contains(id));
+    let text = channel.messages().iter().rev().filter(|m| m.role == Role::Assistant).filter(own).map(|m| m.content.text()).find(|t| !js_trim(t).is_empty());
     Ok(text.map(|t| js_trim(&t).to_string()).unwrap_or_else(|| NO_OUTPUT.to_string()))
 }
 
@@ -236,7 +269,7 @@ fn delta(reducer: Reducer, seed: &Value, now: &Value) -> Option<Value> {
         Reducer::Counter => {
             let (a, b) = (seed.as_f64().unwrap_or(0.0), now.as_f64().unwrap_or(0.0));
             match (seed.as_i64().or(seed.is_null().then_some(0)), now.as_i64()) {
-                (Some(x), Some(y)) => Some(json!(y - x)),
+                (Some(x), Some(y)) if y.checked_sub(x).is_some() => Some(json!(y - x)),
                 _ => serde_json::Number::from_f64(b - a).map(Value::Number),
             }
         }
@@ -244,33 +277,45 @@ fn delta(reducer: Reducer, seed: &Value, now: &Value) -> Option<Value> {
     }
 }
 
-/// The Command for the parent (author: the subagent's name): one tool result (status
-/// `success`, name `task`) answering `tool_call_id` with the child's [`final_answer`], plus, for
+/// The Command for the parent (author: the subagent's name): one tool result (name `task`;
+/// status `success`, or `error` when the child's run failed) answering `tool_call_id` with the
+/// child's [`final_answer`], plus, for
 /// each inherited channel the child changed since its seed (only `allow` when given), the
 /// change as an update for that channel's reducer — so unchanged channels are not written and
 /// parallel subagents only collide on what they both changed (`CONCURRENT_WRITE` naming both).
-/// Errors: `INVALID_OPTION` when the child was not made by [`subagent_input`].
+/// Errors: `INVALID_OPTION` when the child was not made by [`subagent_input`] or `allow` names
+/// a channel that was not inherited; `PRIVATE_LEAK` when the answer or a change carries one of
+/// the child's private values; a child restored from a checkpoint taken after its seed cannot
+/// compare with the seed (`INVALID_OPTION`).
 pub fn subagent_result(child: &mut Store, tool_call_id: &str, opts: &SubagentResultOptions) -> Result<Command> {
     let origin: Origin = child
-        .get("subagent")
+        .get(ORIGIN)
         .ok()
         .and_then(|v| serde_json::from_value(v).ok())
         .ok_or_else(|| bad("this store is not a subagent: make it with subagentInput(parent, …)".into()))?;
     if tool_call_id.is_empty() {
         return Err(bad("the tool call id is empty".into()).field("toolCallId"));
     }
-    let seed = child.at(origin.seed_version)?;
+    if let Some(name) = opts.allow.iter().flatten().find(|n| !origin.inherited.contains(n)) {
+        return Err(bad(format!("allowed channel '{name}' was not inherited from the parent, so it is never written back")).field("allow"));
+    }
+    let seed = child.at(origin.seed_version.max(1))?;
+    let seeded: Vec<String> = seed.messages("messages")?.messages().iter().filter_map(|m| m.id.clone()).collect();
+    let failed = child.get("run")?.get("status").and_then(Value::as_str) == Some(crate::lifecycle::RunStatus::Failed.as_str());
     let mut update = Map::new();
     update.insert(
         "messages".into(),
-        json!([{ "type": "tool", "content": final_answer(child)?, "tool_call_id": tool_call_id, "name": "task", "status": "success" }]),
+        json!([{ "type": "tool", "content": final_answer(child, &seeded)?, "tool_call_id": tool_call_id, "name": "task", "status": if failed { "error" } else { "success" } }]),
     );
     for name in origin.inherited.iter().filter(|n| opts.allow.as_ref().is_none_or(|a| a.contains(n))) {
-        let Some(spec) = child.channels().iter().find(|s| &s.name == name && s.visibility != Visibility::Private) else { continue };
+        // The origin record is the seed's (only `subagent_input` writes it), but check anyway.
+        let Some(spec) = child.channels().iter().find(|s| &s.name == name && inheritable(s)) else { continue };
         if let Some(d) = delta(spec.reducer, &seed.get(name)?, &child.get(name)?) {
             update.insert(name.clone(), d);
         }
     }
+    // Nothing private of the child crosses back: not in its answer, not in a change.
+    check_leaks(&[Value::Object(update.clone())], &child.private_values())?;
     Ok(Command { author: origin.agent, expected_version: None, update, correlation_id: Some(tool_call_id.to_string()), causation_id: None })
 }
 

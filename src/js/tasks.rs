@@ -32,10 +32,11 @@ export interface AsyncTasksInit {
   /** Token budget of the parent view a `fork` subagent receives. Default 32,000. */
   forkBudget?: number;
   /**
-   * Performs one Agent Protocol call instead of the global `fetch`: resolve with the HTTP
-   * status and the parsed JSON body; reject (or throw) when the server cannot be reached.
+   * Performs one Agent Protocol call instead of the global `fetch` (a function, or an object
+   * with a `send` method): resolve with the HTTP status and the parsed JSON body; reject (or
+   * throw) when the server cannot be reached.
    */
-  transport?: (request: ProtocolRequest) => Promise<{ status: number; body: unknown }>;
+  transport?: ((request: ProtocolRequest) => Promise<{ status: number; body: unknown }>) | { send(request: ProtocolRequest): Promise<{ status: number; body: unknown }> };
 }
 /**
  * A tool call the model made: `{id, name, args}` (LangChain), or a provider's shape (OpenAI
@@ -100,7 +101,8 @@ export interface TaskNotification {
 /// call is bounded by `timeout_ms`.
 #[derive(Clone)]
 struct JsTransport {
-    custom: Option<js_sys::Function>,
+    /// The caller's function and its `this`.
+    custom: Option<(js_sys::Function, JsValue)>,
     timeout_ms: u64,
 }
 
@@ -186,9 +188,9 @@ impl JsTransport {
         Ok(ProtocolResponse { status, body })
     }
 
-    async fn custom(f: &js_sys::Function, request: &ProtocolRequest) -> Result<ProtocolResponse, String> {
+    async fn custom(f: &js_sys::Function, this: &JsValue, request: &ProtocolRequest) -> Result<ProtocolResponse, String> {
         let arg = to_js(request).map_err(|e| describe(&e))?;
-        let answer = f.call1(&JsValue::UNDEFINED, &arg).map_err(|e| format!("the transport threw: {}", describe(&e)))?;
+        let answer = f.call1(this, &arg).map_err(|e| format!("the transport threw: {}", describe(&e)))?;
         let answer = JsFuture::from(js_sys::Promise::resolve(&answer)).await.map_err(|e| format!("the transport rejected: {}", describe(&e)))?;
         let status = field(&answer, "status")?
             .as_f64()
@@ -203,7 +205,7 @@ impl Transport for JsTransport {
     async fn send(&self, request: &ProtocolRequest) -> Result<ProtocolResponse, String> {
         let mut timer = Timer::new(self.timeout_ms)?;
         let work: std::pin::Pin<Box<dyn std::future::Future<Output = Result<ProtocolResponse, String>> + '_>> = match &self.custom {
-            Some(f) => Box::pin(JsTransport::custom(f, request)),
+            Some((f, this)) => Box::pin(JsTransport::custom(f, this, request)),
             None => Box::pin(JsTransport::fetch(request, self.timeout_ms)),
         };
         match (Race { work: Box::pin(work), timer: &mut timer }).await {
@@ -271,10 +273,14 @@ impl JsAsyncTasks {
             return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "new AsyncTasks(store, {agents, url?, …}) needs options")));
         }
         let t = js_sys::Reflect::get(&init, &"transport".into()).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, describe(&e))))?;
+        // A function, or an object whose `send` method is one (called with the object as `this`).
         let custom = if t.is_undefined() {
             None
+        } else if let Some(f) = t.dyn_ref::<js_sys::Function>() {
+            Some((f.clone(), JsValue::UNDEFINED))
         } else {
-            Some(t.dyn_into::<js_sys::Function>().map_err(|_| to_js_error(Error::new(ErrorCode::InvalidOption, "transport must be a function (request) => Promise<{status, body}>")))?)
+            let send = js_sys::Reflect::get(&t, &"send".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+            Some((send.ok_or_else(|| to_js_error(Error::new(ErrorCode::InvalidOption, "transport must be a function (request) => Promise<{status, body}>, or an object with such a send method")))?, t))
         };
         let copy = js_sys::Object::assign(&js_sys::Object::new(), init.unchecked_ref());
         let _ = js_sys::Reflect::delete_property(&copy, &"transport".into());

@@ -6,8 +6,14 @@
 //! An assistant message belongs to the agent named in its `name` (LangChain `AIMessage.name`,
 //! as langgraph-supervisor and swarm set it); messages without a name are everyone's.
 
-use crate::message::{Content, Message, Role};
+use crate::message::{Message, Role};
 use std::collections::HashMap;
+
+/// An agent's name as shown in a context line: control characters (a newline could fake a line
+/// of its own) become spaces.
+fn clean(name: &str) -> String {
+    name.chars().map(|c| if c.is_control() { ' ' } else { c }).collect()
+}
 
 /// The default first line of a message showing another agent's turn.
 pub const CONTEXT_PREFIX: &str = "For context:";
@@ -21,45 +27,48 @@ pub fn as_context<'a>(history: &'a [Message], agent: &str, prefix: &str) -> std:
     if !history.iter().any(other) {
         return std::borrow::Cow::Borrowed(history);
     }
-    // Calls of other agents: call id → (agent, tool name).
+    // Calls of other agents still open at each point: call id → (agent, tool name). A later
+    // assistant turn reusing an id (some transcripts do) takes it over, so a result is shown as
+    // the nearest earlier call's.
     let mut calls: HashMap<&str, (&str, &str)> = HashMap::new();
-    for m in history.iter().filter(|m| other(m)) {
-        let name = m.name.as_deref().unwrap_or_default();
-        for c in &m.tool_calls {
-            calls.insert(c.id.as_str(), (name, c.name.as_str()));
-        }
-        for c in &m.invalid_tool_calls {
-            calls.insert(c.id.as_str(), (name, c.name.as_str()));
-        }
-    }
-    let out = history
-        .iter()
-        .map(|m| {
-            let mut lines = Vec::new();
-            if other(m) {
-                let who = m.name.as_deref().unwrap_or_default();
-                let text = m.content.text();
-                if !text.trim().is_empty() {
-                    lines.push(format!("[{who}] said: {text}"));
+    let name_of = |m: &Message| clean(m.name.as_deref().unwrap_or_default());
+    let mut out = Vec::with_capacity(history.len());
+    for m in history {
+        if m.role == Role::Assistant {
+            let ids = m.tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str())).chain(m.invalid_tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str())));
+            for (id, tool) in ids {
+                if other(m) {
+                    calls.insert(id, (m.name.as_deref().unwrap_or_default(), tool));
+                } else {
+                    calls.remove(id);
                 }
-                for c in &m.tool_calls {
-                    lines.push(format!("[{who}] called tool `{}` with parameters: {}", c.name, c.args));
-                }
-                for c in &m.invalid_tool_calls {
-                    lines.push(format!("[{who}] called tool `{}` with parameters: {}", c.name, c.args));
-                }
-            } else if let Some((who, tool)) = m.tool_call_id.as_deref().filter(|_| m.role == Role::Tool).and_then(|id| calls.get(id)) {
-                lines.push(format!("[{who}] `{tool}` tool returned result: {}", m.content.text()));
-            } else {
-                return m.clone();
             }
-            let mut c = Message::new(Role::User, format!("{prefix}\n{}", lines.join("\n")));
-            c.id = m.id.clone();
+        }
+        let mut lines = Vec::new();
+        if other(m) {
+            let who = name_of(m);
+            let text = m.content.text();
+            if !text.trim().is_empty() {
+                lines.push(format!("[{who}] said: {text}"));
+            }
+            for c in &m.tool_calls {
+                lines.push(format!("[{who}] called tool `{}` with parameters: {}", c.name, c.args));
+            }
+            for c in &m.invalid_tool_calls {
+                lines.push(format!("[{who}] called tool `{}` with parameters: {}", c.name, c.args));
+            }
             if lines.is_empty() {
-                c.content = Content::Text(format!("{prefix}\n[{}] said nothing.", m.name.as_deref().unwrap_or_default()));
+                lines.push(format!("[{who}] said nothing."));
             }
-            c
-        })
-        .collect();
+        } else if let Some(&(who, tool)) = m.tool_call_id.as_deref().filter(|_| m.role == Role::Tool).and_then(|id| calls.get(id)) {
+            lines.push(format!("[{}] `{tool}` tool returned result: {}", clean(who), m.content.text()));
+        } else {
+            out.push(m.clone());
+            continue;
+        }
+        let mut c = Message::new(Role::User, format!("{prefix}\n{}", lines.join("\n")));
+        c.id = m.id.clone();
+        out.push(c);
+    }
     std::borrow::Cow::Owned(out)
 }

@@ -396,7 +396,8 @@ pub fn project(
     if start > 0 {
         report.dropped.push(Dropped { count: start, reason: "budget".into() });
     }
-    if opts.start_on_user {
+    // A compaction summary is a user message: the window after it may start anywhere.
+    if opts.start_on_user && summary.is_none() {
         let first_user = window.iter().position(|m| m.role == Role::User).unwrap_or(window.len());
         if first_user > 0 {
             window.drain(..first_user);
@@ -475,7 +476,11 @@ pub fn check_leaks(encoded: &[Value], private: &[(String, String)]) -> Result<()
         string_leaves(v, &mut leaves, 0);
     }
     for (channel, value) in private {
-        if value.chars().count() >= MIN_PRIVATE_LEN && leaves.iter().any(|l| l.contains(value.as_str())) {
+        // Also as it reads inside JSON text (quotes, backslashes, newlines escaped).
+        let quoted = serde_json::to_string(value).unwrap_or_default();
+        let escaped = quoted.get(1..quoted.len().saturating_sub(1)).unwrap_or_default();
+        let found = |l: &String| l.contains(value.as_str()) || (escaped != value && l.contains(escaped));
+        if value.chars().count() >= MIN_PRIVATE_LEN && leaves.iter().any(found) {
             return Err(Error::new(
                 ErrorCode::PrivateLeak,
                 format!("the model view would contain a value of private channel '{channel}'; redact it from the messages before projecting"),

@@ -70,9 +70,15 @@ pub(crate) fn reduce(spec: &ChannelSpec, value: &mut Value, update: &Value) -> R
             if spec.reducer == Reducer::Append {
                 list.extend(items.iter().cloned());
             } else {
-                let mut seen: HashSet<String> = list.iter().map(Value::to_string).collect();
+                // Equal JSON values are duplicates whatever their keys' order (canonical text).
+                let key = |v: &Value| {
+                    let mut out = Vec::new();
+                    crate::log::canonical::write(v, &mut out);
+                    out
+                };
+                let mut seen: HashSet<Vec<u8>> = list.iter().map(key).collect();
                 for item in items {
-                    if seen.insert(item.to_string()) {
+                    if seen.insert(key(item)) {
                         list.push(item.clone());
                     }
                 }

@@ -191,18 +191,19 @@ describe("async tasks against a real Agent Protocol server", { concurrency: true
     assert.equal(tasks.ledger()[id].status, "cancelled");
   });
 
-  test("a caller's transport sees every call; an unreachable server is an error result and changes nothing", async () => {
-    const seen = [];
-    const { tasks, start, one } = setup({
-      transport: async (req) => {
-        seen.push(`${req.call} ${req.method}`);
+  test("a caller's transport object sees every call; an unreachable server is an error result and changes nothing", async () => {
+    const recorder = {
+      seen: [],
+      async send(req) {
+        this.seen.push(`${req.call} ${req.method}`);
         const r = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
         const text = await r.text();
         return { status: r.status, body: text ? JSON.parse(text) : null };
       },
-    });
+    };
+    const { tasks, start, one } = setup({ transport: recorder });
     const id = await start("echo", "via transport");
-    assert.deepEqual(seen, ["create_thread POST", "create_run POST"]);
+    assert.deepEqual(recorder.seen, ["create_thread POST", "create_run POST"], "an object's send is called as a method");
     const s2 = new StateStore();
     const t2 = new AsyncTasks(s2, { url: "http://127.0.0.1:9", agents: AGENTS });
     s2.apply({ author: "model", update: { messages: [{ role: "user", content: "go" }, { type: "ai", content: "", tool_calls: [{ id: "x", name: "start_async_task", args: { description: "d", subagent_type: "echo" } }] }] } });
