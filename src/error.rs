@@ -87,6 +87,9 @@ pub enum ErrorCode {
     ServerError,
     /// A task id the ledger does not hold.
     UnknownTask,
+    /// The store is in the middle of a call (one of its callbacks called it back), or the same
+    /// tool call is already being handled: try again once it returns.
+    Busy,
 }
 
 impl ErrorCode {
@@ -128,6 +131,7 @@ impl ErrorCode {
             ErrorCode::NetworkError => "NETWORK_ERROR",
             ErrorCode::ServerError => "SERVER_ERROR",
             ErrorCode::UnknownTask => "UNKNOWN_TASK",
+            ErrorCode::Busy => "BUSY",
         }
     }
 }

@@ -143,7 +143,7 @@ impl JsStateStore {
 /// tokenizer or a transport) refuses instead of trapping.
 pub(super) fn lock(shared: &Rc<RefCell<Shared>>) -> JsResult<RefMut<'_, Shared>> {
     shared.try_borrow_mut().map_err(|_| {
-        to_js_error(Error::new(ErrorCode::InvalidOption, "the store is busy: do not call it from inside its own callbacks (onEvents, clock, audit, tokenizer, transport)"))
+        to_js_error(Error::new(ErrorCode::Busy, "the store is busy: do not call it from inside its own callbacks (onEvents, clock, audit, tokenizer)"))
     })
 }
 
@@ -347,6 +347,17 @@ impl JsStateStore {
         let channels = cmd.update.keys().cloned().collect();
         let out = self.lock()?.change(&cmd.author.clone(), channels, |s, now, sink| s.apply_with(&cmd, now, sink))?;
         to_js(&out)
+    }
+
+    /// Whether `command` would be applied now, without applying it: the whole gate runs and is
+    /// rolled back (version, state and log unchanged either way). Throws what `apply` would
+    /// throw; returns nothing. Use it before effects outside the store (a server call, a
+    /// payment) whose result the store must then take.
+    pub fn check(&self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<()> {
+        let cmd: Command = from_js_json(&command, ErrorCode::InvalidUpdate, "a command is {author, update, expectedVersion?, correlationId?, causationId?}")?;
+        let mut s = self.lock()?;
+        let now = s.now()?;
+        s.inner.check(&cmd, now).map_err(to_js_error)
     }
 
     /// Applies the commands of one superstep together, all or nothing, in call order (one event

@@ -92,8 +92,14 @@ export interface TaskNotification {
   result?: string;
   /** Why it failed (error, timeout). */
   error?: string;
-  /** The subagent's pending questions (waiting). */
+  /** The subagent's pending questions (waiting; parts nested deeper than 16 levels as JSON text). */
   interrupts?: unknown[];
+  /** True when `result` was clipped at 80,000 characters. */
+  truncated?: boolean;
+  /** ISO time it was delivered (in the channel's records; `notifications()` lists undelivered ones). */
+  delivered_at?: string;
+  /** Why it was not delivered: `"seen through <tool>"` or `"stale: the task moved on"`. */
+  dropped?: string;
 }
 "#;
 
@@ -184,7 +190,17 @@ impl JsTransport {
         let status = field(&response, "status")?.as_f64().unwrap_or(0.0) as u16;
         let text = field(&response, "text")?.dyn_into::<js_sys::Function>().map_err(|_| "the response has no text()".to_string())?;
         let text = JsFuture::from(js_sys::Promise::from(text.call0(&response).map_err(|e| describe(&e))?)).await.map_err(|e| describe(&e))?;
-        let body = text.as_string().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null);
+        let text = text.as_string().unwrap_or_default();
+        let body = if text.trim().is_empty() {
+            Value::Null
+        } else {
+            match serde_json::from_str(&text) {
+                Ok(v) => v,
+                // An error page is still an error (its status says so); a 2xx must be JSON.
+                Err(_) if !(200..300).contains(&status) => Value::Null,
+                Err(e) => return Err(format!("the server answered HTTP {status} with a body that is not JSON ({e})")),
+            }
+        };
         Ok(ProtocolResponse { status, body })
     }
 
@@ -196,7 +212,12 @@ impl JsTransport {
             .as_f64()
             .filter(|s| s.fract() == 0.0 && (100.0..600.0).contains(s))
             .ok_or("the transport must resolve with {status: an integer 100..599, body}")?;
-        let body: Value = from_js_json(&field(&answer, "body")?, ErrorCode::InvalidOption, "the transport's body is JSON").unwrap_or(Value::Null);
+        let body = field(&answer, "body")?;
+        let body: Value = if body.is_undefined() || body.is_null() {
+            Value::Null
+        } else {
+            from_js_json(&body, ErrorCode::InvalidOption, "the transport's body").map_err(|e| describe(&e))?
+        };
         Ok(ProtocolResponse { status: status as u16, body })
     }
 }
@@ -260,6 +281,11 @@ pub struct JsAsyncTasks {
     store: Rc<RefCell<Shared>>,
     config: TasksConfig,
     transport: JsTransport,
+    /// Tool call ids being handled: the same call handled twice at once would launch twice.
+    in_flight: Rc<RefCell<Vec<String>>>,
+    /// The poll under way, shared by every `poll()` made meanwhile (two at once would start a
+    /// due retry twice).
+    polling: Rc<RefCell<Option<js_sys::Promise>>>,
 }
 
 #[wasm_bindgen(js_class = AsyncTasks)]
@@ -287,7 +313,7 @@ impl JsAsyncTasks {
         let config: TasksConfig = from_js(copy.into())?;
         config.validate().map_err(to_js_error)?;
         let timeout_ms = config.request_timeout_ms;
-        Ok(JsAsyncTasks { store: store.shared.clone(), config, transport: JsTransport { custom, timeout_ms } })
+        Ok(JsAsyncTasks { store: store.shared.clone(), config, transport: JsTransport { custom, timeout_ms }, in_flight: Rc::default(), polling: Rc::default() })
     }
 
     /// The five tools for the model: `[{name, description, parameters}]` (JSON Schema), in the
@@ -319,9 +345,11 @@ impl JsAsyncTasks {
         #[wasm_bindgen(unchecked_optional_param_type = "{ apply?: boolean }")] opts: Option<JsValue>,
     ) -> js_sys::Promise {
         promise(self.prepare_call(tool_call, opts).map(|(ctx, call, opts)| {
-            let (store, transport) = (self.store.clone(), self.transport.clone());
+            let (store, transport, in_flight) = (self.store.clone(), self.transport.clone(), self.in_flight.clone());
             async move {
-                let out = tasks::call(&ctx, &transport, &call).await.map_err(to_js_error)?;
+                let out = tasks::call(&ctx, &transport, &call).await;
+                in_flight.borrow_mut().retain(|id| id != &call.id);
+                let out = out.map_err(to_js_error)?;
                 let mut s = lock(&store)?;
                 let (ledger, queue) = (s.inner.get("async_tasks").map_err(to_js_error)?, s.inner.get("notifications").map_err(to_js_error)?);
                 let Some(command) = out.command(&ledger, &queue) else {
@@ -371,7 +399,11 @@ impl JsAsyncTasks {
             causation_id: None,
         };
         s.inner.check(&probe, now).map_err(to_js_error)?;
+        if self.in_flight.borrow().contains(&call.id) {
+            return Err(to_js_error(Error::new(ErrorCode::Busy, format!("tool call '{}' is already being handled", call.id)).field("id")));
+        }
         let ctx = tasks::context(&mut s.inner, &self.config, Some(&call), now).map_err(to_js_error)?;
+        self.in_flight.borrow_mut().push(call.id.clone());
         Ok((ctx, call, opts))
     }
 
@@ -380,16 +412,37 @@ impl JsAsyncTasks {
     /// notifications queued, in one Command (none when nothing changed; per task when the store
     /// refuses the whole). A server that cannot be reached, or a task the store refuses, is
     /// listed in `errors` and keeps its record. Rejects (never throws) when the store cannot
-    /// take ledger writes at all (`READ_ONLY`, busy).
+    /// take ledger writes at all (`READ_ONLY`, busy). A `poll()` made while one is under way
+    /// shares it (two at once would start a due retry twice).
     #[wasm_bindgen(unchecked_return_type = "Promise<PollResult>")]
     pub fn poll(&self) -> js_sys::Promise {
+        if let Some(under_way) = self.polling.borrow().as_ref() {
+            return under_way.clone();
+        }
+        match self.poll_once() {
+            Err(e) => js_sys::Promise::reject(&e),
+            Ok(work) => {
+                let polling = self.polling.clone();
+                let p = future_to_promise(async move {
+                    let out = work.await;
+                    polling.borrow_mut().take();
+                    out
+                });
+                self.polling.borrow_mut().replace(p.clone());
+                p
+            }
+        }
+    }
+
+    /// The checks of a poll, then its work as a future.
+    fn poll_once(&self) -> JsResult<impl std::future::Future<Output = JsResult<JsValue>> + 'static> {
         let early = lock(&self.store).and_then(|mut s| {
             let now = s.now()?;
             let probe = crate::state::Command { author: AUTHOR.into(), expected_version: None, update: json!({ "async_tasks": {} }).as_object().cloned().unwrap_or_default(), correlation_id: None, causation_id: None };
             s.inner.check(&probe, now).map_err(to_js_error)?;
             tasks::context(&mut s.inner, &self.config, None, now).map_err(to_js_error)
         });
-        promise(early.map(|ctx| {
+        early.map(|ctx| {
             let (store, transport) = (self.store.clone(), self.transport.clone());
             async move {
                 let (out, errors) = tasks::poll(&ctx, &transport).await;
@@ -419,7 +472,7 @@ impl JsAsyncTasks {
                 }
                 to_js(&json!({ "version": s.inner.version(), "changed": changed, "notifications": queued, "errors": errors, "effects": out.effects }))
             }
-        }))
+        })
     }
 
     /// Threads on the subagents' servers made for this parent (metadata `parent_thread_id`)

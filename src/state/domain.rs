@@ -70,7 +70,10 @@ pub(crate) fn reduce_tasks(spec: &ChannelSpec, value: &mut Value, update: &Value
     if let Some((id, _)) = update.as_object().and_then(|p| p.iter().find(|(_, v)| v.is_null())) {
         return Err(invalid(name, format!("task '{id}' cannot be deleted: the ledger keeps every task")).field(id));
     }
-    reduce_records(spec, value, update, |_, old, task| {
+    reduce_records(spec, value, update, |id, old, task| {
+        if task.get("task_id").and_then(Value::as_str).is_some_and(|t| t != id) {
+            return Err(invalid(name, "a task record's task_id is its key").field("task_id"));
+        }
         if let Some(k) = ["task_id", "agent_name", "thread_id", "run_id"].into_iter().find(|k| !task.get(*k).is_some_and(Value::is_string)) {
             return Err(invalid(name, "a task record has string task_id, agent_name, thread_id and run_id").field(k));
         }

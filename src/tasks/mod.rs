@@ -42,8 +42,16 @@ pub fn context(store: &mut Store, config: &TasksConfig, call: Option<&ToolCall>,
     let mut turn = Vec::new();
     let mut launcher = None;
     if let Some(call) = call {
-        if let Some(m) = store.messages("messages")?.messages().iter().rev().find(|m| m.role == Role::Assistant && m.tool_calls.iter().any(|c| c.id == call.id)) {
-            turn = m.tool_calls.clone();
+        let channel = store.messages("messages")?;
+        if let Some(m) = channel.messages().iter().rev().find(|m| m.role == Role::Assistant && m.tool_calls.iter().any(|c| c.id == call.id)) {
+            // Calls of this turn answered with an error did nothing (e.g. a refused follow-up).
+            let failed: Vec<&str> = channel
+                .messages()
+                .iter()
+                .filter(|r| r.role == Role::Tool && r.status == Some(crate::message::ToolStatus::Error))
+                .filter_map(|r| r.tool_call_id.as_deref())
+                .collect();
+            turn = m.tool_calls.iter().filter(|c| !failed.contains(&c.id.as_str())).cloned().collect();
             launcher = m.id.clone();
         }
     }
@@ -71,8 +79,9 @@ pub fn context(store: &mut Store, config: &TasksConfig, call: Option<&ToolCall>,
 /// A tool call in any shape a model's message carries it: LangChain `{id, name, args}`, OpenAI
 /// `{id, function: {name, arguments}}`, Anthropic `{type: "tool_use", id, name, input}`, AI SDK
 /// `{type: "tool-call", toolCallId, toolName, input}`, Gemini `{functionCall: {id, name,
-/// args}}` — decoded by the message formats. Errors: `INVALID_TOOL_CALL` (no id, no name,
-/// arguments that are not an object).
+/// args}}` — decoded by the message formats. Arguments that are not a JSON object come back as
+/// `null` (the tool answers with an error result). Errors: `INVALID_TOOL_CALL` (no id or name; a
+/// Gemini call without its id).
 pub fn tool_call_of(v: &Value) -> Result<ToolCall> {
     use crate::error::{Error, ErrorCode};
     let invalid = |what: &str| Error::new(ErrorCode::InvalidToolCall, format!("a tool call needs {what}; give {{id, name, args}} or a provider's tool call"));
@@ -86,17 +95,25 @@ pub fn tool_call_of(v: &Value) -> Result<ToolCall> {
     } else {
         serde_json::json!({ "type": "ai", "content": "", "tool_calls": [v] })
     };
+    if v.get("functionCall").is_some_and(|f| f.get("id").is_none()) {
+        // The store names Gemini calls without ids `gemini-<message>-<call>`: only the caller
+        // knows which one this is.
+        return Err(invalid("its id: pass the id the stored message gives this Gemini call (`gemini-<message>-<call>`)").field("id"));
+    }
     let decoded = crate::message::formats::decode_messages(&[message], None).map_err(|_| invalid("an id and a name"))?;
     let m = decoded.messages.into_iter().next().ok_or_else(|| invalid("an id and a name"))?;
-    if !m.invalid_tool_calls.is_empty() {
-        return Err(invalid("arguments that are a JSON object"));
-    }
-    let call = m.tool_calls.into_iter().next().ok_or_else(|| invalid("an id and a name"))?;
+    // Arguments that are not a JSON object are the model's mistake: the call is answered with an
+    // error result (its `args` are null), not refused.
+    let call = match (m.tool_calls.into_iter().next(), m.invalid_tool_calls.into_iter().next()) {
+        (Some(c), _) => c,
+        (None, Some(c)) => ToolCall { id: c.id, name: c.name, args: Value::Null, raw_args: None, extra: Default::default() },
+        (None, None) => return Err(invalid("an id and a name")),
+    };
     if call.id.trim().is_empty() || call.name.is_empty() {
         return Err(invalid("a non-empty id and name").field("id"));
     }
     if !call.args.is_object() {
-        return Err(invalid("arguments that are a JSON object").field("args"));
+        return Ok(ToolCall { args: Value::Null, ..call });
     }
     Ok(call)
 }
@@ -107,14 +124,14 @@ pub fn tool_call_of(v: &Value) -> Result<ToolCall> {
 /// and the write). Errors: `NETWORK_ERROR`, `SERVER_ERROR`.
 pub async fn untracked<T: Transport>(ctx: &Context, transport: &T) -> Result<Vec<String>> {
     let client = Client::new(&ctx.config, transport);
-    let mut seen_servers = Vec::new();
+    let mut asked = Vec::new();
     let mut out = Vec::new();
     for agent in &ctx.config.agents {
-        let (url, _) = ctx.config.endpoint(agent);
-        if seen_servers.contains(&url) {
+        let endpoint = ctx.config.endpoint(agent);
+        if asked.contains(&endpoint) {
             continue;
         }
-        seen_servers.push(url);
+        asked.push(endpoint);
         for id in client.search_threads(agent, serde_json::json!({ "parent_thread_id": ctx.parent_thread_id })).await? {
             if ctx.ledger.get(&id).is_none() && !out.contains(&id) {
                 out.push(id);

@@ -70,15 +70,15 @@ pub fn render(n: &Value, superseded: bool) -> Value {
 }
 
 /// The notifications of a queue (the `notifications` channel's value) neither delivered nor
-/// dropped, oldest first.
-pub fn queued(queue: &Value) -> Vec<Value> {
-    let open = |n: &&Value| ["delivered_at", "dropped"].iter().all(|k| n.get(*k).is_none_or(Value::is_null));
-    queue.as_object().into_iter().flat_map(Map::values).filter(open).cloned().collect()
+/// dropped, oldest first, with their keys.
+pub fn queued(queue: &Value) -> Vec<(String, Value)> {
+    let open = |n: &Value| ["delivered_at", "dropped"].iter().all(|k| n.get(*k).is_none_or(Value::is_null));
+    queue.as_object().into_iter().flatten().filter(|(_, n)| open(n)).map(|(k, n)| (k.clone(), n.clone())).collect()
 }
 
 /// The notifications not delivered yet, oldest first.
 pub fn undelivered(store: &Store) -> Vec<Value> {
-    queued(&store.get("notifications").unwrap_or(Value::Null))
+    queued(&store.get("notifications").unwrap_or(Value::Null)).into_iter().map(|(_, n)| n).collect()
 }
 
 /// What [`deliver`] did.
@@ -105,7 +105,7 @@ pub struct Delivered {
 /// one command by [`AUTHOR`], so each is delivered at most once. Never between a tool call and
 /// its result: while a call is unanswered, nothing is delivered (`deferred`).
 pub fn deliver(store: &mut Store, now_ms: u64, sink: Option<Sink>) -> Result<Delivered> {
-    let pending = undelivered(store);
+    let pending = queued(&store.get("notifications").unwrap_or(Value::Null));
     let version = store.version();
     let mut out = Delivered { version, delivered: Vec::new(), ids: Vec::new(), dropped: Vec::new(), deferred: 0 };
     if pending.is_empty() {
@@ -119,8 +119,8 @@ pub fn deliver(store: &mut Store, now_ms: u64, sink: Option<Sink>) -> Result<Del
     let now = super::ledger::iso_time(now_ms);
     let mut messages = Vec::new();
     let mut marks = Map::new();
-    for n in &pending {
-        let id = n.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
+    for (id, n) in pending {
+        let n = &n;
         let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
         let task = n.get("task_id").and_then(Value::as_str).and_then(|t| ledger.get(t));
         let run = s(n.get("run_id"));

@@ -123,7 +123,7 @@ async fn check<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolC
         Err(out) => return out,
     };
     let mut task = before.clone();
-    let seen = match refresh(ctx, client, &agent, &mut task).await {
+    let seen = match refresh(ctx, client, &agent, &mut task, false).await {
         Ok(seen) => seen,
         Err(e) => return out.fail(format!("Failed to get run status: {}", e.message), e),
     };
@@ -147,7 +147,7 @@ async fn check<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolC
         TaskStatus::Running | TaskStatus::Cancelled => {}
     }
     out.content = super::pyjson::dumps(&body);
-    out.seen.push(task.task_id.clone());
+    out.seen.push((task.task_id.clone(), task.status, task.run_id.clone()));
     out.tasks.push((Some(before), task));
     out
 }
@@ -203,7 +203,7 @@ async fn update<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
         format!("Updated async subagent. task_id: {id}")
     };
     let mut out = out.text(text);
-    out.seen.push(task.task_id.clone());
+    out.seen.push((task.task_id.clone(), task.status, task.run_id.clone()));
     out.tasks.push((Some(before), task));
     out
 }
@@ -225,10 +225,10 @@ async fn cancel<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
             Ok(false) => {
                 // The run had already ended: report what it really did.
                 let mut out = out;
-                match refresh(ctx, client, &agent, &mut task).await {
+                match refresh(ctx, client, &agent, &mut task, false).await {
                     Ok(_) if task.status.is_terminal() => {
                         out.content = format!("Task {id} had already finished with status {}; nothing was cancelled.", task.status.as_str());
-                        out.seen.push(task.task_id.clone());
+                        out.seen.push((task.task_id.clone(), task.status, task.run_id.clone()));
                         out.tasks.push((Some(before), task));
                         return out;
                     }
@@ -253,7 +253,7 @@ async fn cancel_rest<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent:
     let run_id = task.run_id.clone();
     task.observe(TaskStatus::Cancelled, &run_id, &ctx.now());
     let mut out = out.text(format!("Cancelled async subagent task: {}", task.task_id));
-    out.seen.push(task.task_id.clone());
+    out.seen.push((task.task_id.clone(), task.status, task.run_id.clone()));
     out.tasks.push((Some(before), task));
     out
 }
@@ -285,13 +285,13 @@ async fn list<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolCa
         if !task.status.is_terminal() {
             if let Some(agent) = ctx.config.agent(&task.agent_name) {
                 // A task the server cannot tell about keeps its cached status (deepagents).
-                if refresh(ctx, client, agent, &mut task).await.is_err() {
+                if refresh(ctx, client, agent, &mut task, false).await.is_err() {
                     task = before.clone();
                 }
             }
         }
         lines.push(format!("- task_id: {}  agent: {}  status: {}", task.task_id, task.agent_name, task.status.as_str()));
-        out.seen.push(task.task_id.clone());
+        out.seen.push((task.task_id.clone(), task.status, task.run_id.clone()));
         if task != before {
             out.tasks.push((Some(before), task));
         }

@@ -45,7 +45,10 @@ impl Context {
     /// A request body, refused with `PRIVATE_LEAK` (naming the channel) when it carries a
     /// private value: what leaves for a server is checked like the model view.
     pub(super) fn outgoing(&self, body: Value) -> Result<Value> {
-        crate::project::check_leaks(std::slice::from_ref(&body), &self.private)?;
+        crate::project::check_leaks(std::slice::from_ref(&body), &self.private).map_err(|e| {
+            let channel = e.channel.clone().unwrap_or_default();
+            Error { message: format!("the request to the subagent's server would carry a value of private channel '{channel}'; leave it out of the task"), ..e }
+        })?;
         Ok(body)
     }
 
@@ -70,9 +73,9 @@ pub struct Outcome {
     pub tasks: Vec<(Option<Task>, Task)>,
     /// Notifications to queue (poll only).
     pub notifications: Map<String, Value>,
-    /// Tasks whose current status the tool result showed the model: their queued notifications
-    /// are dropped (the model already knows).
-    pub seen: Vec<String>,
+    /// What the tool result showed the model: `(task id, status, run id)`. Queued notifications
+    /// of exactly that are dropped (the model already knows); newer ones stay.
+    pub seen: Vec<(String, TaskStatus, String)>,
     /// The server calls made.
     pub effects: Vec<EffectRecord>,
     /// The typed failure behind an `error` result, if any.
@@ -139,11 +142,24 @@ impl Outcome {
     pub fn command(&self, ledger: &Value, queue: &Value) -> Option<Command> {
         let mut update = Map::new();
         if !self.call_id.is_empty() {
+            // A follow-up sent while the task finished: its run cannot be tracked on a finished
+            // task, so the model is told instead of "Updated".
+            let lost = self.tasks.iter().find(|(b, a)| Self::stale(b.as_ref(), ledger) && b.as_ref().is_some_and(|b| b.run_id != a.run_id));
+            let (content, status) = match lost.and_then(|(_, a)| ledger.get(&a.task_id).and_then(Task::read).map(|now| (a, now))) {
+                Some((a, now)) => (
+                    format!(
+                        "Not tracked: task {} finished with status {} while this follow-up was being sent, so its new run {} is not followed. Check the task's result; start a new task if more work is needed.",
+                        a.task_id, now.status.as_str(), a.run_id
+                    ),
+                    ToolStatus::Error,
+                ),
+                None => (self.content.clone(), self.status),
+            };
             update.insert(
                 "messages".into(),
                 json!([{
-                    "type": "tool", "content": self.content, "tool_call_id": self.call_id, "name": self.tool,
-                    "status": if self.status == ToolStatus::Error { "error" } else { "success" },
+                    "type": "tool", "content": content, "tool_call_id": self.call_id, "name": self.tool,
+                    "status": if status == ToolStatus::Error { "error" } else { "success" },
                 }]),
             );
         }
@@ -154,10 +170,13 @@ impl Outcome {
         let stale: Vec<&str> = self.tasks.iter().filter(|(b, _)| Self::stale(b.as_ref(), ledger)).map(|(_, a)| a.task_id.as_str()).collect();
         let mut notes: Map<String, Value> =
             self.notifications.iter().filter(|(_, n)| !stale.contains(&n["task_id"].as_str().unwrap_or_default())).map(|(k, v)| (k.clone(), v.clone())).collect();
-        for n in super::notify::queued(queue).into_iter().filter(|n| self.seen.iter().any(|t| n["task_id"].as_str() == Some(t))) {
-            if let Some(id) = n["id"].as_str() {
-                notes.insert(id.to_string(), json!({ "dropped": format!("seen through {}", self.tool) }));
-            }
+        let shown = |n: &Value| {
+            self.seen.iter().any(|(task, status, run)| {
+                !stale.contains(&task.as_str()) && n["task_id"].as_str() == Some(task) && n["status"].as_str() == Some(status.as_str()) && n["run_id"].as_str() == Some(run)
+            })
+        };
+        for (key, _) in super::notify::queued(queue).into_iter().filter(|(_, n)| shown(n)) {
+            notes.insert(key, json!({ "dropped": format!("seen through {}", self.tool) }));
         }
         if !notes.is_empty() {
             update.insert("notifications".into(), Value::Object(notes));

@@ -168,10 +168,21 @@ impl<'a, T: Transport> Client<'a, T> {
         }
     }
 
-    /// `POST /threads/search {metadata}`: thread ids whose metadata matches exactly.
+    /// `POST /threads/search {metadata}`: ids of every thread whose metadata matches exactly,
+    /// a page of 100 at a time.
     pub async fn search_threads(&self, agent: &SubagentSpec, metadata: Value) -> Result<Vec<String>> {
-        let r = self.send(agent, "search_threads", "POST", "/threads/search".into(), Some(json!({ "metadata": metadata, "limit": 100 }))).await?;
-        Ok(r.body.as_array().into_iter().flatten().filter_map(|t| t.get("thread_id").and_then(Value::as_str).map(str::to_string)).collect())
+        const PAGE: usize = 100;
+        let mut out = Vec::new();
+        loop {
+            let body = json!({ "metadata": metadata, "limit": PAGE, "offset": out.len() });
+            let r = self.send(agent, "search_threads", "POST", "/threads/search".into(), Some(body)).await?;
+            let page: Vec<String> = r.body.as_array().into_iter().flatten().filter_map(|t| t.get("thread_id").and_then(Value::as_str).map(str::to_string)).collect();
+            let last = page.len() < PAGE;
+            out.extend(page);
+            if last {
+                return Ok(out);
+            }
+        }
     }
 }
 
@@ -252,6 +263,10 @@ pub async fn observe<T: Transport>(client: &Client<'_, T>, agent: &SubagentSpec,
                 }
             }
             "interrupted" if !interrupts.is_empty() => {
+                // The question may come from a newer run (the human answered, the subagent asked again).
+                if let Some(newest) = client.newest_run(agent, thread_id).await? {
+                    seen.run_id = newest.run_id;
+                }
                 seen.status = Some(TaskStatus::Waiting);
                 seen.interrupts = Some(Value::Array(interrupts));
                 return Ok(seen);

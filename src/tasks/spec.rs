@@ -140,6 +140,12 @@ pub struct TasksConfig {
     pub fork_budget: usize,
 }
 
+/// The longest `setTimeout` delay JavaScript honours (2^31 − 1 ms).
+const MAX_TIMER_MS: u64 = 2_147_483_647;
+
+/// The longest timeout or backoff, in ms (about 31 years): stored times stay exact in JS.
+const MAX_POLICY_MS: u64 = 1 << 40;
+
 /// The author of every ledger command; the only writer of `notifications`.
 pub const AUTHOR: &str = "async_tasks";
 
@@ -156,8 +162,15 @@ fn default_fork_budget() -> usize {
 fn check_url(u: &str) -> Result<()> {
     let rest = u.strip_prefix("http://").or_else(|| u.strip_prefix("https://"));
     let host = rest.map(|r| r.split('/').next().unwrap_or_default()).unwrap_or_default();
+    // `name:port` or `[ipv6]:port`; the port, when given, is 1..65535.
+    let port = match host.strip_prefix('[') {
+        Some(v6) => v6.split_once(']').and_then(|(_, p)| p.strip_prefix(':')),
+        None => host.rsplit_once(':').map(|(_, p)| p),
+    };
+    let port_ok = port.is_none_or(|p| p.parse::<u16>().is_ok_and(|p| p > 0));
     let ok = rest.is_some()
         && !host.is_empty()
+        && port_ok
         && !host.contains('@')
         && !u.contains(['?', '#'])
         && !u.chars().any(|c| c.is_control() || c.is_whitespace());
@@ -195,15 +208,18 @@ impl TasksConfig {
                 return Err(bad(format!("agent '{}': retry.max_attempts counts the first run, so it is at least 1", a.name)).field("retry"));
             }
             let header_ok = |k: &String, v: &Value| {
-                !k.is_empty() && k.bytes().all(|b| b.is_ascii_graphic() && b != b':') && v.as_str().is_some_and(|v| !v.chars().any(char::is_control))
+                !k.is_empty() && k.bytes().all(|b| b.is_ascii_graphic() && b != b':') && v.as_str().is_some_and(|v| v.bytes().all(|b| b == b' ' || b.is_ascii_graphic()))
             };
             if let Some(k) = a.headers.iter().chain(self.headers.iter()).find(|(k, v)| !header_ok(k, v)).map(|(k, _)| k) {
                 let shown: String = k.chars().filter(|c| !c.is_control()).take(40).collect();
-                return Err(bad(format!("header '{shown}' needs a token name and a string value without control characters")).field("headers"));
+                return Err(bad(format!("header '{shown}' needs a token name and a printable ASCII string value (no control characters)")).field("headers"));
             }
         }
-        if self.fork_budget == 0 || self.request_timeout_ms == 0 {
-            return Err(bad("forkBudget and requestTimeoutMs are at least 1".into()));
+        if self.fork_budget == 0 || !(1..=MAX_TIMER_MS).contains(&self.request_timeout_ms) {
+            return Err(bad(format!("forkBudget is at least 1 and requestTimeoutMs from 1 to {MAX_TIMER_MS} (what a JS timer takes)")));
+        }
+        if let Some(a) = self.agents.iter().find(|a| a.timeout_ms.is_some_and(|t| t == 0 || t > MAX_POLICY_MS) || a.retry.backoff_ms > MAX_POLICY_MS) {
+            return Err(bad(format!("agent '{}': timeout_ms is from 1 to {MAX_POLICY_MS} and backoff_ms at most that", a.name)).field("agents"));
         }
         if !dups.is_empty() {
             return Err(bad(format!("async subagent names must be unique; duplicated: {}", dups.join(", "))).field("agents"));

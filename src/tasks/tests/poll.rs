@@ -123,9 +123,10 @@ fn notifications_the_model_saw_or_that_went_stale_are_dropped_not_delivered() {
     assert_eq!(undelivered(&w.store).len(), 2);
     // The model checks one task and cancels the other before the notifications go out.
     w.turn(&[("check_async_task", json!({"task_id": a})), ("cancel_async_task", json!({"task_id": q}))]);
-    assert!(undelivered(&w.store).is_empty(), "both were shown to the model by its own tools");
+    let left: Vec<String> = undelivered(&w.store).iter().map(|n| n["status"].as_str().unwrap().to_string()).collect();
+    assert_eq!(left, vec!["waiting"], "the success the check showed is dropped at once");
     let d = deliver(&mut w.store, w.now, None).unwrap();
-    assert!(d.delivered.is_empty());
+    assert_eq!((d.delivered.len(), d.dropped.len()), (0, 1), "the wait is stale: the model cancelled the task");
     // A notification whose task moved on since it was queued (outside the model's tools) is
     // dropped at delivery, not delivered as news.
     let c = w.start("ask", "second");
@@ -176,4 +177,83 @@ fn a_retry_whose_record_was_lost_is_adopted_not_started_again() {
     assert_eq!(w.fake.calls("create_run").len(), 2, "the next poll adopts the run instead of starting a third");
     assert_eq!((w.task(&a).run_id.as_str(), w.task(&a).attempts), ("run-3", 2));
     assert_eq!(out.tasks.len(), 1);
+}
+
+#[test]
+fn a_check_that_saw_an_older_status_keeps_the_newer_notification() {
+    let mut w = World::new(vec![agent("echo", json!({}))]);
+    let a = w.start("echo", "hi");
+    w.apply(json!({"messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "k", "name": "check_async_task", "args": {"task_id": a}}]}]}));
+    let c = ToolCall { id: "k".into(), name: "check_async_task".into(), args: json!({"task_id": a}), raw_args: None, extra: Map::new() };
+    let ctx = context(&mut w.store, &w.config, Some(&c), w.now).unwrap();
+    let checked = block_on(call(&ctx, &w.fake, &c)).unwrap(); // saw "running"
+    w.fake.succeed("run-2", "done");
+    w.poll(); // recorded success, queued its notification
+    let cmd = checked.command(&w.store.get("async_tasks").unwrap(), &w.store.get("notifications").unwrap()).unwrap();
+    assert!(cmd.update.get("notifications").is_none(), "the model saw running, not the success");
+    w.store.apply(&cmd, w.now).unwrap();
+    assert_eq!(undelivered(&w.store).len(), 1);
+}
+
+#[test]
+fn a_follow_up_sent_while_the_task_finished_tells_the_model_it_is_not_tracked() {
+    let mut w = World::new(vec![agent("slow", json!({}))]);
+    let a = w.start("slow", "sleep=5");
+    w.apply(json!({"messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "u", "name": "update_async_task", "args": {"task_id": a, "message": "more"}}]}]}));
+    let c = ToolCall { id: "u".into(), name: "update_async_task".into(), args: json!({"task_id": a, "message": "more"}), raw_args: None, extra: Map::new() };
+    let ctx = context(&mut w.store, &w.config, Some(&c), w.now).unwrap();
+    let updated = block_on(call(&ctx, &w.fake, &c)).unwrap();
+    assert!(updated.content.starts_with("Updated"));
+    // Meanwhile a poll recorded that the first run had finished.
+    let mut stored = w.store.get("async_tasks").unwrap();
+    stored[&a]["status"] = json!("success");
+    let cmd = updated.command(&stored, &Value::Null).unwrap();
+    let msg = &cmd.update["messages"][0];
+    assert_eq!(msg["status"], "error");
+    assert!(msg["content"].as_str().unwrap().starts_with(&format!("Not tracked: task {a} finished with status success")), "{msg}");
+}
+
+#[test]
+fn tools_report_a_due_retry_and_leave_starting_it_to_the_poll() {
+    let mut w = World::new(vec![agent("fail", json!({"retry": {"max_attempts": 2, "backoff_ms": 0}}))]);
+    let a = w.start("fail", "boom");
+    w.fake.fail("run-2");
+    w.poll();
+    let out = w.one("check_async_task", json!({"task_id": a}));
+    assert!(out.content.contains("run 2 of 2 is scheduled"), "{}", out.content);
+    assert_eq!(w.fake.calls("create_run").len(), 1, "a check starts no run");
+    w.poll();
+    assert_eq!(w.fake.calls("create_run").len(), 2);
+}
+
+#[test]
+fn a_time_out_whose_record_was_lost_is_still_a_time_out_and_a_vanished_run_an_error() {
+    let mut w = World::new(vec![agent("slow", json!({"timeout_ms": 100})), agent("echo", json!({}))]);
+    let a = w.start("slow", "sleep=30");
+    w.now += 100;
+    let ctx = context(&mut w.store, &w.config, None, w.now).unwrap();
+    let _lost = block_on(poll(&ctx, &w.fake)); // cancelled the run; its write never landed
+    assert_eq!(w.fake.run("run-2")["status"], "interrupted");
+    w.poll();
+    assert_eq!(w.task(&a).status, TaskStatus::Timeout);
+    let b = w.start("echo", "hi");
+    w.fake.runs.borrow_mut().retain(|r| r["thread_id"] != json!(b));
+    w.poll();
+    let t = w.task(&b);
+    assert_eq!((t.status, t.error.as_deref()), (TaskStatus::Error, Some("The subagent's run is no longer on its server (deleted or expired).")));
+}
+
+#[test]
+fn a_new_question_on_a_new_run_is_a_new_notification() {
+    let mut w = World::new(vec![agent("ask", json!({}))]);
+    let a = w.start("ask", "deploy?");
+    w.fake.ask("run-2");
+    w.poll();
+    // The human answers on the subagent's thread; the subagent asks again on the new run.
+    let resume = block_on(w.fake.send(&ProtocolRequest { call: "create_run", method: "POST", url: format!("http://server/threads/{a}/runs"), headers: Map::new(), body: Some(json!({"command": {"resume": "yes"}})) })).unwrap();
+    let second = resume.body["run_id"].as_str().unwrap().to_string();
+    w.fake.ask(&second);
+    let (out, _) = w.poll();
+    assert_eq!(w.task(&a).run_id, second);
+    assert!(out.notifications.contains_key(&format!("{a}:{second}:waiting")), "{:?}", out.notifications.keys().collect::<Vec<_>>());
 }

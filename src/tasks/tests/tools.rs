@@ -229,7 +229,7 @@ fn config_validation_names_the_problem() {
         assert!(e.contains("without credentials") && !e.contains("s3cr3t"), "{url}: {e}");
     }
     let e = bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g", "headers": {"x": "a\r\nInjected: 1"}}], "url": "http://x"})).unwrap_err();
-    assert!(e.contains("without control characters"), "{e}");
+    assert!(e.contains("no control characters"), "{e}");
     assert!(bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g", "retry": {"max_attempts": 0}}], "url": "http://x"})).unwrap_err().contains("at least 1"));
     assert!(bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g", "colour": 1}], "url": "http://x"})).unwrap_err().contains("unknown field"));
     let defs = definitions(&config(vec![agent("echo", json!({}))]));
@@ -267,8 +267,12 @@ fn tool_calls_are_read_in_every_provider_shape() {
         let c = tool_call_of(&v).unwrap_or_else(|e| panic!("{v}: {e}"));
         assert_eq!((c.id, c.name, c.args), (want.id.clone(), want.name.clone(), want.args.clone()), "{v}");
     }
-    for v in [json!({"id": "", "name": "x", "args": {}}), json!({"id": "c", "name": "x", "args": [1]}), json!(null), json!({"id": "c", "type": "function", "function": {"name": "x", "arguments": "{oops"}})] {
+    for v in [json!({"id": "", "name": "x", "args": {}}), json!(null), json!({"functionCall": {"name": "x", "args": {}}})] {
         assert_eq!(tool_call_of(&v).unwrap_err().code, ErrorCode::InvalidToolCall, "{v}");
+    }
+    // Arguments that are not an object are the model's mistake: answered, not refused.
+    for v in [json!({"id": "c", "name": "x", "args": [1]}), json!({"id": "c", "type": "function", "function": {"name": "x", "arguments": "{oops"}})] {
+        assert_eq!(tool_call_of(&v).unwrap().args, Value::Null, "{v}");
     }
 }
 
