@@ -12,4 +12,4 @@ bench: build
 	node benches/history.bench.mjs --write
 	node benches/project.bench.mjs --write
 serve: build
-	python3 -m http.server 8080 --bind 127.0.0.1
+	node scripts/serve.mjs --port 8080 $(ARGS)
