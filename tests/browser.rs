@@ -38,10 +38,10 @@ const CALLS: &str = r#"{"author": "model", "update": {"messages": [{"role": "use
 #[wasm_bindgen_test]
 async fn indexeddb_saves_appends_and_loads_a_store() {
     let log = open("stategate-test-1").await;
-    let mut store = JsStateStore::new(Some(parse(r#"{"runId": "idb"}"#))).unwrap();
+    let store = JsStateStore::new(Some(parse(r#"{"runId": "idb"}"#))).unwrap();
     store.apply(parse(CALLS)).unwrap();
     JsFuture::from(log.append(store.events(None).unwrap())).await.unwrap();
-    JsFuture::from(log.save_checkpoint(Uint8Array::from(store.checkpoint().as_slice()).into())).await.unwrap();
+    JsFuture::from(log.save_checkpoint(Uint8Array::from(store.checkpoint().unwrap().as_slice()).into())).await.unwrap();
     // Crash after the first of three tool results of one batch: only its event was appended.
     store.apply(parse(r#"{"author": "tool", "update": {"messages": [{"role": "tool", "tool_call_id": "c1", "content": "page 1"}]}}"#)).unwrap();
     JsFuture::from(log.append(store.events(Some(parse(r#"{"since": 1}"#))).unwrap())).await.unwrap();
@@ -54,7 +54,7 @@ async fn indexeddb_saves_appends_and_loads_a_store() {
     let events = get(&loaded, "events");
     assert_eq!(events.as_string().unwrap().lines().count(), 2);
     let restored = JsStateStore::restore(checkpoint, Some(events), None).unwrap();
-    assert_eq!(restored.version(), 2.0);
+    assert_eq!(restored.version().unwrap(), 2.0);
     assert_eq!(text(&restored.system_view().unwrap()), text(&store.system_view().unwrap()));
     let dangling = text(&restored.dangling_tool_calls().unwrap());
     assert_eq!(dangling, r#"[{"toolCallId":"c2","name":"fetch","messageId":"idb:1:1"},{"toolCallId":"c3","name":"fetch","messageId":"idb:1:1"}]"#);
@@ -65,7 +65,7 @@ async fn indexeddb_saves_appends_and_loads_a_store() {
 #[wasm_bindgen_test]
 async fn indexeddb_tampered_events_are_refused_on_restore() {
     let log = open("stategate-test-2").await;
-    let mut store = JsStateStore::new(Some(parse(r#"{"runId": "idb2"}"#))).unwrap();
+    let store = JsStateStore::new(Some(parse(r#"{"runId": "idb2"}"#))).unwrap();
     store.apply(parse(r#"{"author": "u", "update": {"facts": {"city": "Paris"}}}"#)).unwrap();
     store.apply(parse(r#"{"author": "u", "update": {"facts": {"day": "Monday"}}}"#)).unwrap();
     let jsonl = store.events_jsonl(None).unwrap().replace("Paris", "Rome!");

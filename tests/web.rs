@@ -118,13 +118,13 @@ const CALLS: &str = r#"{"author": "model", "update": {"messages": [{"role": "use
     {"id": "c3", "type": "function", "function": {"name": "t", "arguments": "{}"}}]}]}}"#;
 
 fn observed(s: &mut JsStateStore) -> String {
-    let all = Array::of3(&s.to_json().unwrap(), &s.events(None).unwrap(), &JsValue::from(s.version()));
+    let all = Array::of3(&s.to_json().unwrap(), &s.events(None).unwrap(), &JsValue::from(s.version().unwrap()));
     js_sys::JSON::stringify(&all).unwrap().as_string().unwrap()
 }
 
 #[wasm_bindgen_test]
 fn store_superstep_merges_parallel_results() {
-    let mut s = store();
+    let s = store();
     let out = s.apply(parse(CALLS)).unwrap();
     assert_eq!(Array::from(&get(&out, "ids")).get(0).as_string().unwrap(), "w:1:0");
     let batch = parse(
@@ -158,7 +158,7 @@ fn store_conflicts_and_version_locks_change_nothing() {
 
 #[wasm_bindgen_test]
 fn store_private_channel_stays_private() {
-    let mut s = store();
+    let s = store();
     let key = s.register_channel(parse(r#"{"name": "memory_contents", "reducer": "merge", "visibility": "private", "owner": "memory"}"#), None).unwrap().unwrap();
     assert!(key.starts_with("sgk_") && key.len() > 30);
     s.apply(parse(r#"{"author": "memory", "update": {"memory_contents": {"AGENTS.md": "CANARY-0c9d8e7f"}}}"#)).unwrap();
@@ -199,7 +199,7 @@ fn store_history_checkpoint_restore_and_write_ahead_events() {
     assert_eq!(sunk.length(), 2);
     assert_eq!(js_sys::JSON::stringify(&verify_log_js(sunk.clone().into(), None).unwrap()).unwrap(), r#"{"ok":true}"#);
 
-    let restored = JsStateStore::restore(js_sys::Uint8Array::from(s.checkpoint().as_slice()).into(), None, None).unwrap();
+    let restored = JsStateStore::restore(js_sys::Uint8Array::from(s.checkpoint().unwrap().as_slice()).into(), None, None).unwrap();
     assert_eq!(js_sys::JSON::stringify(&restored.system_view().unwrap()).unwrap(), js_sys::JSON::stringify(&s.system_view().unwrap()).unwrap());
     let dangling = Array::from(&restored.dangling_tool_calls().unwrap());
     assert_eq!(dangling.length(), 2);
@@ -207,4 +207,60 @@ fn store_history_checkpoint_restore_and_write_ahead_events() {
     assert_eq!(get(&err, "code").as_string().unwrap(), "CORRUPT_CHECKPOINT");
     // Wrong argument types are coded errors, never traps.
     assert_eq!(get(&s.get(JsValue::from(5)).unwrap_err(), "code").as_string().unwrap(), "INVALID_OPTION");
+}
+
+/// The async task executor in this runtime (wasm-bindgen-futures): a transport written in JS
+/// answers like an Agent Protocol server; start then check go through it and land in the store.
+#[wasm_bindgen_test]
+async fn async_tasks_run_through_a_js_transport() {
+    use stategate::js::JsAsyncTasks;
+    let store = JsStateStore::new(Some(parse(r#"{"runId": "p"}"#))).unwrap();
+    store
+        .apply(parse(r#"{"author": "model", "update": {"messages": [{"role": "user", "content": "go"},
+            {"type": "ai", "content": "", "tool_calls": [{"id": "s1", "name": "start_async_task", "args": {"description": "hi", "subagent_type": "echo"}},
+                                                          {"id": "k1", "name": "check_async_task", "args": {"task_id": "th-1"}}]}]}}"#))
+        .unwrap();
+    let transport = js_sys::Function::new_with_args(
+        "req",
+        r#"const u = req.url;
+           if (u.endsWith("/threads")) return Promise.resolve({ status: 200, body: { thread_id: "th-1" } });
+           if (u.endsWith("/runs") && req.method === "POST") return Promise.resolve({ status: 200, body: { run_id: "r-1", status: "pending" } });
+           if (u.includes("/runs/r-1")) return Promise.resolve({ status: 200, body: { run_id: "r-1", status: "success" } });
+           if (u.endsWith("/state")) return Promise.resolve({ status: 200, body: { values: { messages: [{ type: "ai", content: "echo: hi" }] } } });
+           if (u.endsWith("/threads/th-1")) return Promise.resolve({ status: 200, body: { status: "idle", interrupts: {} } });
+           return Promise.resolve({ status: 404, body: { detail: u } });"#,
+    );
+    let init = Object::new();
+    Reflect::set(&init, &"url".into(), &"http://server".into()).unwrap();
+    Reflect::set(&init, &"agents".into(), &parse(r#"[{"name": "echo", "description": "echoes", "graph_id": "echo"}]"#)).unwrap();
+    Reflect::set(&init, &"transport".into(), &transport).unwrap();
+    let tasks = JsAsyncTasks::new(&store, init.into()).unwrap();
+    let start = wasm_bindgen_futures::JsFuture::from(tasks.handle(parse(r#"{"id": "s1", "name": "start_async_task", "args": {"description": "hi", "subagent_type": "echo"}}"#), None)).await.unwrap();
+    assert_eq!(get(&start, "content").as_string().unwrap(), "Launched async subagent. task_id: th-1");
+    let check = wasm_bindgen_futures::JsFuture::from(tasks.handle(parse(r#"{"id": "k1", "name": "check_async_task", "args": {"task_id": "th-1"}}"#), None)).await.unwrap();
+    assert_eq!(get(&check, "content").as_string().unwrap(), r#"{"status": "success", "thread_id": "th-1", "result": "echo: hi"}"#);
+    let ledger = tasks.ledger().unwrap();
+    assert_eq!(get(&get(&ledger, "th-1"), "status").as_string().unwrap(), "success");
+    // A call the store would refuse never reaches the transport, and rejects (never throws).
+    let refused = wasm_bindgen_futures::JsFuture::from(tasks.handle(parse(r#"{"id": "nope", "name": "list_async_tasks", "args": {}}"#), None)).await.unwrap_err();
+    assert_eq!(get(&refused, "code").as_string().unwrap(), "UNKNOWN_TOOL_CALL");
+}
+
+#[wasm_bindgen_test]
+fn subagents_return_only_their_answer_and_changes() {
+    use stategate::js::{subagent_input_js, subagent_result_js};
+    let parent = JsStateStore::new(Some(parse(r#"{"runId": "p"}"#))).unwrap();
+    parent
+        .apply(parse(r#"{"author": "app", "update": {"files": {"a.md": "1"}, "messages": [{"role": "user", "content": "go"},
+            {"type": "ai", "content": "", "tool_calls": [{"id": "t1", "name": "task", "args": {}}]}]}}"#))
+        .unwrap();
+    let child = subagent_input_js(&parent, parse(r#"{"description": "do it", "agent": "w", "toolCallId": "t1"}"#)).unwrap();
+    child
+        .apply(parse(r#"{"author": "n", "update": {"files": {"b.md": "2"}, "messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "x", "name": "t", "args": {"q": "inner-canary-123"}}]}, {"type": "tool", "tool_call_id": "x", "content": "r"}, {"type": "ai", "content": " done "}]}}"#))
+        .unwrap();
+    let cmd = subagent_result_js(&child, "t1".into(), None).unwrap();
+    let text = js_sys::JSON::stringify(&cmd).unwrap().as_string().unwrap();
+    assert!(!text.contains("inner-canary-123"), "{text}");
+    parent.apply(cmd).unwrap();
+    assert_eq!(js_sys::JSON::stringify(&parent.get("files".into()).unwrap()).unwrap().as_string().unwrap(), r#"{"a.md":"1","b.md":"2"}"#);
 }
