@@ -1,4 +1,5 @@
 //! Native tests of sync subagents and multi-agent isolation (issue 7's cases).
+//! Compiled only under #[cfg(test)] (see the module declaration).
 
 use super::*;
 use crate::error::ErrorCode;

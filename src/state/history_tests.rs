@@ -1,4 +1,5 @@
 //! Native tests of the store's history: hash chain, replay, past views, checkpoints, restore.
+//! Compiled only under #[cfg(test)] (see the module declaration).
 
 use super::*;
 use crate::error::ErrorCode;

@@ -1,7 +1,7 @@
 //! Native tests of the task ledger's transitions, against a fake Agent Protocol server that
 //! behaves like the LangGraph in-memory server (AGENT_PROTOCOL_SERVER.md): the harness here, the
 //! tools' cases in `tools.rs`, the poll's in `poll.rs`. The real server is driven by the Node
-//! integration tests.
+//! integration tests. Compiled only under #[cfg(test)] (see the module declaration).
 
 use super::*;
 use crate::error::ErrorCode;

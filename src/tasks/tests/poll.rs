@@ -1,4 +1,5 @@
 //! The poll: notifications, retries, time-outs, resumed waits, and races with the tools.
+//! Compiled only under #[cfg(test)] (see the module declaration).
 
 use super::*;
 

@@ -1,4 +1,5 @@
 //! The five tools' transitions, configuration and tool-call shapes.
+//! Compiled only under #[cfg(test)] (see the module declaration).
 
 use super::*;
 
