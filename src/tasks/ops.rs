@@ -147,8 +147,7 @@ async fn check<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolC
         TaskStatus::Running | TaskStatus::Cancelled => {}
     }
     out.content = super::pyjson::dumps(&body);
-    out.seen.push((task.task_id.clone(), task.status, task.run_id.clone()));
-    out.tasks.push((Some(before), task));
+    out.show(before, task);
     out
 }
 
@@ -203,8 +202,7 @@ async fn update<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
         format!("Updated async subagent. task_id: {id}")
     };
     let mut out = out.text(text);
-    out.seen.push((task.task_id.clone(), task.status, task.run_id.clone()));
-    out.tasks.push((Some(before), task));
+    out.show(before, task);
     out
 }
 
@@ -228,8 +226,7 @@ async fn cancel<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
                 match refresh(ctx, client, &agent, &mut task, false).await {
                     Ok(_) if task.status.is_terminal() => {
                         out.content = format!("Task {id} had already finished with status {}; nothing was cancelled.", task.status.as_str());
-                        out.seen.push((task.task_id.clone(), task.status, task.run_id.clone()));
-                        out.tasks.push((Some(before), task));
+                        out.show(before, task);
                         return out;
                     }
                     Ok(_) => {}
@@ -253,8 +250,7 @@ async fn cancel_rest<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent:
     let run_id = task.run_id.clone();
     task.observe(TaskStatus::Cancelled, &run_id, &ctx.now());
     let mut out = out.text(format!("Cancelled async subagent task: {}", task.task_id));
-    out.seen.push((task.task_id.clone(), task.status, task.run_id.clone()));
-    out.tasks.push((Some(before), task));
+    out.show(before, task);
     out
 }
 

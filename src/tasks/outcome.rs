@@ -104,6 +104,12 @@ impl Outcome {
         self
     }
 
+    /// Records a task the call changed and whose status and run its result shows the model.
+    pub(super) fn show(&mut self, before: Task, task: Task) {
+        self.seen.push((task.task_id.clone(), task.status, task.run_id.clone()));
+        self.tasks.push((Some(before), task));
+    }
+
     pub(super) fn text(mut self, text: impl Into<String>) -> Outcome {
         self.content = text.into();
         self
