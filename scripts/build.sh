@@ -28,13 +28,13 @@ cat > pkg/package.json <<JSON
 {
   "name": "stategate",
   "version": "$version",
-  "description": "State-governance core for LLM agents: message formats, provider validation, tool-call repair (Rust, WebAssembly).",
+  "description": "State-governance core for LLM agents: message formats and repair, a governed state store with a hash-chained event log, model views, async and sync subagents (Rust, WebAssembly).",
   "license": "MIT",
   "type": "module",
   "main": "./index.js",
   "types": "./index.d.ts",
   "exports": {
-    ".": { "types": "./index.d.ts", "browser": "./web.js", "default": "./index.js" },
+    ".": { "browser": { "types": "./web.d.ts", "default": "./web.js" }, "types": "./index.d.ts", "default": "./index.js" },
     "./web": { "types": "./web.d.ts", "default": "./web.js" }
   },
   "files": ["*.js", "*.d.ts", "node/", "web/"]

@@ -74,6 +74,15 @@ export type {
   ProtocolRequest,
   SubagentInputOptions,
   SubagentResultOptions,
+  TaskStatus,
+  RunStatus,
+  StepStatus,
+  ApprovalStatus,
+  Role,
+  ContentPart,
+  Dropped,
+  Truncated,
+  TranscriptKind,
 } from "./node/stategate_wasm.js";
 
 /** Messages as an array of objects in any supported format(s), or that array's JSON text. */
@@ -145,7 +154,7 @@ export interface Api {
   /** Reads a recorded transcript file's text; runs are encoded in `format` (default `"openai"`). */
   readTranscript(text: string, opts?: { format?: Format }): Transcript;
   /**
-   * The state store class (DESIGN §3): `new StateStore({runId?, channels?, clock?})`. Call
+   * The state store class (DESIGN §3): `new StateStore({runId?, channels?, clock?, onEvents?, audit?})`. Call
    * `store.free()` when done with it, or let the garbage collector release it.
    */
   StateStore: typeof StateStore;

@@ -598,6 +598,10 @@ function renderChrome(view, live) {
   const ledger = Object.values(S.store.get("async_tasks") ?? {});
   for (const id of ["sc-interrupt", "sc-start", "sc-compact"]) $(id).disabled = false;
   $("sc-check").disabled = $("sc-cancel").disabled = ledger.length === 0;
+  // In a past view a scenario branches: say so before anyone clicks.
+  document.querySelector(".scenarios").classList.toggle("branching", !live);
+  if (!live) status(`Past view: a scenario here branches from event ${view.version} and leaves events ${view.version + 1}–${version} behind (drag the slider to the end to stay live)`);
+  else if ($("scenario-status").textContent.startsWith("Past view:")) status("");
 }
 
 // Model view --------------------------------------------------------------------

@@ -161,6 +161,14 @@ impl Hooks {
         if !init.is_undefined() && !init.is_null() && !init.is_object() {
             return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "the options must be an object")));
         }
+        // A misspelt callback (`onEvent`) would vanish in JSON: name it instead.
+        if init.is_object() {
+            const KNOWN: [&str; 5] = ["runId", "channels", "clock", "onEvents", "audit"];
+            let keys = js_sys::Object::keys(init.unchecked_ref::<js_sys::Object>());
+            if let Some(k) = keys.iter().filter_map(|k| k.as_string()).find(|k| !KNOWN.contains(&k.as_str())) {
+                return Err(to_js_error(Error::new(ErrorCode::InvalidOption, format!("unknown option '{k}'; the options are {}", KNOWN.join(", "))).field(k)));
+            }
+        }
         let f = |name: &str| -> JsResult<Option<js_sys::Function>> {
             if init.is_undefined() || init.is_null() {
                 return Ok(None);
@@ -525,6 +533,9 @@ impl JsStateStore {
         let tail = tail.unwrap_or(JsValue::UNDEFINED);
         let init = init.unwrap_or(JsValue::UNDEFINED);
         let hooks = Hooks::read(&init)?;
+        if checkpoint.is_undefined() || checkpoint.is_null() {
+            return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "no checkpoint was given: rebuild the store from its whole log with StateStore.replay(events)")));
+        }
         let checkpoint = checkpoint
             .dyn_into::<js_sys::Uint8Array>()
             .map_err(|_| to_js_error(Error::new(ErrorCode::CorruptCheckpoint, "a checkpoint is the Uint8Array store.checkpoint() returns")))?

@@ -43,11 +43,12 @@ export interface AsyncTasksInit {
  * `{id, function: {name, arguments}}`, Anthropic `tool_use`, AI SDK `tool-call`, Gemini
  * `functionCall`).
  */
-export interface TaskToolCall {
-  id: string;
-  name: string;
-  args: Record<string, unknown>;
-}
+export type TaskToolCall =
+  | { id: string; name: string; args: Record<string, unknown> }
+  | { id: string; type?: "function"; function: { name: string; arguments: string } }
+  | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
+  | { type: "tool-call"; toolCallId: string; toolName: string; input: Record<string, unknown> }
+  | { functionCall: { id: string; name: string; args: Record<string, unknown> } };
 /** What `tasks.handle(toolCall)` did. */
 export interface TaskResult {
   /** The tool result's text (what the model reads). */

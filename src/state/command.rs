@@ -15,7 +15,7 @@ use tsify::Tsify;
 /// store's version or the command fails with `VERSION_CONFLICT` (optimistic lock).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Command {
     /// Who writes: a node, tool, middleware or agent name. Checked against each channel's
     /// `owner` / `writers`. Authors are labels, not credentials.

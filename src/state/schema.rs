@@ -157,7 +157,7 @@ pub enum Kind {
 /// defaults to `"system"`, `type` to `"any"`, `onConflict` to `"error"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ChannelSpec {
     /// The channel's name, the key in updates and views.
     pub name: String,

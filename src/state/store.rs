@@ -517,7 +517,11 @@ impl Store {
                                 let what = if key.is_empty() { format!("channel '{}'", spec.name) } else { format!("key '{key}' of channel '{}'", spec.name) };
                                 let mut e = Error::new(
                                     ErrorCode::ConcurrentWrite,
-                                    format!("'{first}' and '{}' both wrote {what} in one batch; write it from one of them, or declare onConflict: \"callOrder\"", cmd.author),
+                                    format!(
+                                        "'{first}' and '{}' both wrote {what} in one batch; write it from one of them{}",
+                                        cmd.author,
+                                        if spec.reducer == Reducer::Merge && spec.kind == Kind::Generic { ", or declare the channel with onConflict: \"callOrder\"" } else { "" }
+                                    ),
                                 )
                                 .channel(&spec.name);
                                 if !key.is_empty() {

@@ -246,3 +246,19 @@ test("a leading system message in LangChain serialized form survives projectMess
   assert.throws(() => s.apply({ author: "u", update: { nope: 1 } }), (e) => e.code === "UNKNOWN_CHANNEL");
   assert.deepEqual(seen[0].details, { channel: "nope" });
 });
+
+// Fresh-eyes pass of the README (stop 11): misspellings must not pass silently.
+test("misspelt options, channel fields and command fields are refused, naming what is known", () => {
+  assert.throws(() => new StateStore({ onEvent: () => {} }), (e) => e.code === "INVALID_OPTION" && /unknown option 'onEvent'.*onEvents/.test(e.message));
+  const s = new StateStore();
+  assert.throws(() => s.registerChannel({ name: "vault", reducer: "merge", visiblity: "private", owner: "m" }), (e) => e.code === "INVALID_OPTION" && /visiblity/.test(e.message));
+  assert.equal(s.channels().some((c) => c.name === "vault"), false, "no public channel was made by the typo");
+  assert.throws(() => s.apply({ author: "a", expected_version: 9, update: { todos: [] } }), (e) => e.code === "INVALID_UPDATE" && /expected_version/.test(e.message));
+  assert.equal(s.version, 0);
+  // A LangChain-style call inside an OpenAI message is refused, not emptied.
+  assert.throws(
+    () => s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c1", name: "search", args: { q: "x" } }] }] } }),
+    (e) => e.code === "INVALID_TOOL_CALL" && /LangChain message/.test(e.message),
+  );
+  assert.throws(() => StateStore.restore(null, []), (e) => e.code === "INVALID_OPTION" && /StateStore\.replay/.test(e.message));
+});

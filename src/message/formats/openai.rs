@@ -33,7 +33,10 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         let call = as_obj(call, "a tool call")?;
         let id = opt_id(call, "id")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
         let function = call.get("function").and_then(Value::as_object);
-        let name = function.and_then(|f| f.get("name")).and_then(Value::as_str).unwrap_or_default().to_string();
+        let name = function.and_then(|f| f.get("name")).and_then(Value::as_str).filter(|n| !n.is_empty()).map(str::to_string).ok_or_else(|| {
+            let hint = if call.contains_key("name") { " ({id, name, args} is a LangChain tool call: put it in a LangChain message {type: \"ai\", tool_calls})" } else { "" };
+            Error::new(ErrorCode::InvalidToolCall, format!("an OpenAI tool call is {{id, type: \"function\", function: {{name, arguments}}}}; this one has no function name{hint}")).field("tool_calls")
+        })?;
         let args = match function.and_then(|f| f.get("arguments")) {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Null) | None => String::new(),
