@@ -3,7 +3,7 @@
 //! The state-governance core of an LLM agent: the message model shared by every provider format,
 //! provider validation and dangling tool-call repair, and readers for recorded transcripts.
 //!
-//! The core (everything outside [`js`]) is plain Rust with no wasm-bindgen types and is tested
+//! The core (everything outside `js`) is plain Rust with no wasm-bindgen types and is tested
 //! natively; `src/js/` converts JS values and delegates. See `DESIGN.md` §1 in the steering repo.
 //!
 //! Data flows one way: input → [`message::formats::decode_messages`] → [`repair::validate`] /

@@ -56,7 +56,7 @@ pub const FORK_PREAMBLE: &str = "You now work as a subagent. The conversation ab
 /// (deepagents JS).
 pub const NO_OUTPUT: &str = "Task completed";
 
-/// Options of [`subagent_input`].
+/// Options of `subagentInput` (`subagent_input` in Rust).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -70,7 +70,7 @@ pub struct SubagentInputOptions {
     /// Only these channels are inherited (still never the excluded or private ones).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow: Option<Vec<String>>,
-    /// Channels not inherited, beyond [`EXCLUDED`] and private ones.
+    /// Channels not inherited, beyond the always excluded ones and private ones.
     #[serde(default)]
     pub exclude: Vec<String>,
     /// The subagent's name: its commands' author in the parent. Default `"subagent"`.
@@ -94,7 +94,7 @@ fn default_budget() -> usize {
     32_000
 }
 
-/// Options of [`subagent_result`].
+/// Options of `subagentResult` (`subagent_result` in Rust).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]

@@ -201,7 +201,7 @@ impl EventType {
     }
 }
 
-/// A break in a log found by [`verify_log`].
+/// A break in a log found by `verifyLog` (`verify_log` in Rust).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct BrokenLink {

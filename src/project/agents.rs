@@ -1,7 +1,7 @@
 //! Multi-agent views (DESIGN §8): in one agent's model view, the turns of other agents appear as
 //! context, not as its own turns (Google ADK presents other agents' events the same way:
-//! "For context:" then "[agent] said: …", "[agent] called tool …", "[agent] `tool` tool returned
-//! result: …").
+//! "For context:" then "\[agent\] said: …", "\[agent\] called tool …", "\[agent\] `tool` tool
+//! returned result: …").
 //!
 //! An assistant message belongs to the agent named in its `name` (LangChain `AIMessage.name`,
 //! as langgraph-supervisor and swarm set it); messages without a name are everyone's.

@@ -4,7 +4,7 @@
 //! kept); the state sections ([`sections`]); the compaction summary, if any; then the most recent
 //! message units that fit. A unit is an assistant message with its tool calls plus all their
 //! results, or any other single message: units are kept or dropped whole, so the output never
-//! starts with a tool result. The selected messages are repaired ([`crate::repair`]) so the
+//! starts with a tool result. The selected messages are repaired (the `repair` module) so the
 //! output passes the provider's validator; tool results over `maxToolResultTokens` become a
 //! head/tail preview pointing to an artifact instead of being dropped. A final scan refuses any
 //! private string value in the encoded output (`PRIVATE_LEAK`). Same input and options, same

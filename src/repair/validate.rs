@@ -21,7 +21,7 @@ use std::collections::HashMap;
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
 
-/// A provider whose request rules [`validate`] checks. In JS: `"openai" | "anthropic" | "gemini"`.
+/// A provider whose request rules validation checks. In JS: `"openai" | "anthropic" | "gemini"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 #[serde(rename_all = "lowercase")]

@@ -11,7 +11,7 @@ use tsify::Tsify;
 /// One atomic change (DESIGN §3): `{author, expectedVersion?, update, correlationId?, causationId?}`.
 ///
 /// `update` maps channel names to values for their reducers; for `messages`, a message or a list
-/// of messages and ops (see [`super::MessageOp`]). `expectedVersion`, when given, must equal the
+/// of messages and ops (see the messages channel's ops: put, replace, remove, removeAll, insertAfter). `expectedVersion`, when given, must equal the
 /// store's version or the command fails with `VERSION_CONFLICT` (optimistic lock).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
@@ -34,7 +34,7 @@ pub struct Command {
     pub causation_id: Option<String>,
 }
 
-/// What [`super::Store::apply`] returns.
+/// What `apply` returns.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct Applied {
@@ -44,7 +44,7 @@ pub struct Applied {
     pub ids: Vec<String>,
 }
 
-/// What [`super::Store::apply_batch`] returns.
+/// What `applyBatch` returns.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct BatchApplied {
@@ -54,7 +54,7 @@ pub struct BatchApplied {
     pub ids: Vec<Vec<String>>,
 }
 
-/// What [`super::Store::repair`] returns.
+/// What `repair` returns.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct Repaired {

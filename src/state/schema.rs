@@ -172,7 +172,7 @@ pub struct ChannelSpec {
     /// Authors allowed to write it; absent = anyone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writers: Option<Vec<String>>,
-    /// The type of its values (see [`ValueType`]).
+    /// The type of its values (see `ValueType`).
     #[serde(default, rename = "type")]
     pub value_type: ValueType,
     /// For `merge` channels: two writes to one key in one batch conflict, or the later wins.

@@ -81,7 +81,7 @@ pub fn undelivered(store: &Store) -> Vec<Value> {
     queued(&store.get("notifications").unwrap_or(Value::Null)).into_iter().map(|(_, n)| n).collect()
 }
 
-/// What [`deliver`] did.
+/// What `deliverNotifications` (`deliver` in Rust) did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct Delivered {

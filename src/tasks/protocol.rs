@@ -55,7 +55,7 @@ pub trait Transport {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct EffectRecord {
-    /// The operation (see [`ProtocolRequest::call`]).
+    /// The operation (see `ProtocolRequest.call`).
     pub call: &'static str,
     /// `GET` or `POST`.
     pub method: &'static str,
