@@ -256,7 +256,8 @@ pub fn project(
     let history = &history[..];
     // Within one projection a message is counted once: memoised by id and a cheap shape that
     // changes whenever repair or a preview rewrites it.
-    let mut memo: std::collections::HashMap<(String, [usize; 5]), usize> = std::collections::HashMap::new();
+    // By id, then shape: looked up by `&str`, so a hit allocates nothing.
+    let mut memo: std::collections::HashMap<String, Vec<([usize; 5], usize)>> = std::collections::HashMap::new();
     let mut tok = |m: &Message, cache: &mut TokenCache| -> Result<usize> {
         let Some(id) = &m.id else { return cache.tokens(m, counter, counter_id) };
         let shape = match &m.content {
@@ -264,11 +265,11 @@ pub fn project(
             Content::Parts(p) => [2, p.len(), p.iter().map(|x| if let crate::message::ContentPart::Text { text, .. } = x { text.len() } else { 1 }).sum(), m.tool_calls.len(), m.invalid_tool_calls.len()],
             Content::Null | Content::Absent => [3, 0, 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
         };
-        if let Some(&n) = memo.get(&(id.clone(), shape)) {
+        if let Some(&(_, n)) = memo.get(id.as_str()).and_then(|shapes| shapes.iter().find(|(s, _)| *s == shape)) {
             return Ok(n);
         }
         let n = cache.tokens(m, counter, counter_id)?;
-        memo.insert((id.clone(), shape), n);
+        memo.entry(id.clone()).or_default().push((shape, n));
         Ok(n)
     };
 
