@@ -385,21 +385,11 @@ impl JsAsyncTasks {
             None => HandleOptions::default(),
         };
         if !tasks::TOOL_NAMES.contains(&call.name.as_str()) {
-            return Err(to_js_error(Error::new(ErrorCode::InvalidOption, format!("'{}' is not an async task tool; expected one of: {}", call.name, tasks::TOOL_NAMES.join(", "))).field("name")));
+            return Err(to_js_error(tasks::not_a_task_tool(&call.name)));
         }
         let mut s = lock(&self.store)?;
         let now = s.now()?;
-        let probe = crate::state::Command {
-            author: AUTHOR.into(),
-            expected_version: None,
-            update: json!({ "messages": [{ "type": "tool", "content": "", "tool_call_id": call.id, "status": "success" }], "async_tasks": {} })
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-            correlation_id: None,
-            causation_id: None,
-        };
-        s.inner.check(&probe, now).map_err(to_js_error)?;
+        tasks::preflight(&mut s.inner, Some(&call.id), now).map_err(to_js_error)?;
         if self.in_flight.borrow().contains(&call.id) {
             return Err(to_js_error(Error::new(ErrorCode::Busy, format!("tool call '{}' is already being handled", call.id)).field("id")));
         }
@@ -439,8 +429,7 @@ impl JsAsyncTasks {
     fn poll_once(&self) -> JsResult<impl std::future::Future<Output = JsResult<JsValue>> + 'static> {
         let early = lock(&self.store).and_then(|mut s| {
             let now = s.now()?;
-            let probe = crate::state::Command { author: AUTHOR.into(), expected_version: None, update: json!({ "async_tasks": {} }).as_object().cloned().unwrap_or_default(), correlation_id: None, causation_id: None };
-            s.inner.check(&probe, now).map_err(to_js_error)?;
+            tasks::preflight(&mut s.inner, None, now).map_err(to_js_error)?;
             tasks::context(&mut s.inner, &self.config, None, now).map_err(to_js_error)
         });
         early.map(|ctx| {

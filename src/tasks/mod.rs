@@ -21,7 +21,7 @@ mod tests;
 
 pub use ledger::{iso_time, tasks, Task};
 pub use notify::{deliver, queued, render, undelivered, Delivered, MAX_RESULT_CHARS};
-pub use ops::{call, FORK_PREAMBLE, STATUS_FILTERS, TOOL_NAMES};
+pub use ops::{call, not_a_task_tool, FORK_PREAMBLE, STATUS_FILTERS, TOOL_NAMES};
 pub use outcome::{Context, Outcome};
 pub use poll::{poll, refresh, PollError};
 pub use protocol::{final_answer, observe, Client, EffectRecord, Observation, ProtocolRequest, ProtocolResponse, Transport, GENERIC_ERROR};
@@ -33,6 +33,19 @@ use crate::message::formats::{encode_messages, Format};
 use crate::message::{Role, ToolCall};
 use crate::state::Store;
 use serde_json::Value;
+
+/// Checks, without writing, that the store would take the result of task tool call `call_id`
+/// (or, with `None`, a poll's ledger write): the call exists and is unanswered, its approval is
+/// not pending or rejected, the run has not ended, the store is not a past view, `async_tasks`
+/// may write. Run before any server call, so a refused result never leaves an untracked run.
+pub fn preflight(store: &mut Store, call_id: Option<&str>, now_ms: u64) -> Result<()> {
+    let mut update = serde_json::Map::new();
+    if let Some(id) = call_id {
+        update.insert("messages".into(), serde_json::json!([{ "type": "tool", "content": "", "tool_call_id": id, "status": "success" }]));
+    }
+    update.insert("async_tasks".into(), serde_json::json!({}));
+    store.check(&crate::state::Command { author: AUTHOR.into(), expected_version: None, update, correlation_id: None, causation_id: None }, now_ms)
+}
 
 /// Snapshots what an operation reads: the ledger, the notification queue, the clock, the parent
 /// thread id, and for a tool call the calls of its assistant turn and, when it starts a `fork`

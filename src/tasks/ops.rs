@@ -26,6 +26,11 @@ fn str_arg<'a>(call: &'a ToolCall, key: &str) -> Option<&'a str> {
     call.args.get(key).and_then(Value::as_str)
 }
 
+/// `INVALID_OPTION` for a tool name that is not one of [`TOOL_NAMES`].
+pub fn not_a_task_tool(name: &str) -> Error {
+    Error::new(ErrorCode::InvalidOption, format!("'{name}' is not an async task tool; expected one of: {}", TOOL_NAMES.join(", "))).field("name")
+}
+
 /// Runs one task tool call. `Err` only when `call.name` is not one of [`TOOL_NAMES`]; every
 /// other failure is an `error` tool result the model can read, with the ledger unchanged.
 pub async fn call<T: Transport>(ctx: &Context, transport: &T, call: &ToolCall) -> Result<Outcome> {
@@ -37,9 +42,7 @@ pub async fn call<T: Transport>(ctx: &Context, transport: &T, call: &ToolCall) -
         "update_async_task" => update(ctx, &client, call, out).await,
         "cancel_async_task" => cancel(ctx, &client, call, out).await,
         "list_async_tasks" => list(ctx, &client, call, out).await,
-        other => {
-            return Err(Error::new(ErrorCode::InvalidOption, format!("'{other}' is not an async task tool; expected one of: {}", TOOL_NAMES.join(", "))).field("name"));
-        }
+        other => return Err(not_a_task_tool(other)),
     };
     out.effects = client.effects.into_inner();
     Ok(out)

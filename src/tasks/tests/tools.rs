@@ -294,3 +294,18 @@ fn check_writes_json_as_deepagents_python_does() {
     let out = w.one("check_async_task", json!({"task_id": a}));
     assert_eq!(out.content, format!(r#"{{"status": "success", "thread_id": "{a}", "result": "h\u00e9llo"}}"#));
 }
+
+#[test]
+fn preflight_refuses_what_the_store_would_refuse_and_writes_nothing() {
+    let mut w = World::new(vec![agent("echo", json!({}))]);
+    w.apply(json!({"messages": [{"role": "user", "content": "go"}, {"type": "ai", "content": "", "tool_calls": [{"id": "c1", "name": "start_async_task", "args": {}}]}]}));
+    let version = w.store.version();
+    preflight(&mut w.store, Some("c1"), w.now).unwrap();
+    preflight(&mut w.store, None, w.now).unwrap();
+    assert_eq!(preflight(&mut w.store, Some("nope"), w.now).unwrap_err().code, ErrorCode::UnknownToolCall);
+    w.apply(json!({"approvals": {"a1": {"tool_call_id": "c1", "status": "pending"}}}));
+    assert_eq!(preflight(&mut w.store, Some("c1"), w.now).unwrap_err().code, ErrorCode::ApprovalPending);
+    assert_eq!(w.store.version(), version + 1, "only the approval was written");
+    let mut past = w.store.at(1).unwrap();
+    assert_eq!(preflight(&mut past, None, w.now).unwrap_err().code, ErrorCode::ReadOnly);
+}
