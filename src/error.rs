@@ -10,6 +10,7 @@ use serde::Serialize;
 /// A stable error code. The JS binding exposes it as `error.code` (e.g. `"UNKNOWN_ROLE"`);
 /// codes are never renamed once released.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     /// The input is not a message in any supported shape (not an object, no role or type, …).
@@ -90,6 +91,9 @@ pub enum ErrorCode {
     /// The store is in the middle of a call (one of its callbacks called it back), or the same
     /// tool call is already being handled: try again once it returns.
     Busy,
+    /// A method called on an object whose `free()` was called: create a new one (or replay or
+    /// restore the store from its log).
+    Freed,
 }
 
 impl ErrorCode {
@@ -132,6 +136,7 @@ impl ErrorCode {
             ErrorCode::ServerError => "SERVER_ERROR",
             ErrorCode::UnknownTask => "UNKNOWN_TASK",
             ErrorCode::Busy => "BUSY",
+            ErrorCode::Freed => "FREED",
         }
     }
 }

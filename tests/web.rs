@@ -4,7 +4,7 @@
 
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::closure::Closure;
-use stategate::js::{convert_messages, read_transcript, repair_json, repair_skeleton, validate_json, validate_skeleton, verify_log_js, JsStateStore};
+use stategate::js::{convert_messages, read_transcript, repair_json, validate_json, verify_log_js, JsStateStore};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -37,9 +37,7 @@ fn validate_reports_rule_index_and_call_id() {
 #[wasm_bindgen_test]
 fn repair_places_the_result_and_keeps_untouched_objects() {
     let messages = Array::from(&parse(DANGLING));
-    // skeleton as the façade writes it: source, format, role, flags, tool_call_id, calls
-    let sk = ["0\u{1f}o\u{1f}u\u{1f}S\u{1f}", "1\u{1f}o\u{1f}a\u{1f}nS\u{1f}\u{1f}c1\u{1f}search\u{1f}v", "2\u{1f}o\u{1f}a\u{1f}S\u{1f}", "3\u{1f}o\u{1f}u\u{1f}S\u{1f}"].join("\u{1e}");
-    let out = repair_skeleton(&messages, sk.clone().into(), JsValue::UNDEFINED).unwrap();
+    let out = repair_json(messages.clone().into(), JsValue::UNDEFINED).unwrap();
     let repaired = Array::from(&get(&out, "messages"));
     assert_eq!(repaired.length(), 5);
     assert!(Object::is(&repaired.get(0), &messages.get(0)), "untouched message is the same object");
@@ -55,7 +53,7 @@ fn repair_places_the_result_and_keeps_untouched_objects() {
         js_sys::JSON::stringify(&get(&via_json, "messages")).unwrap(),
         js_sys::JSON::stringify(&repaired).unwrap()
     );
-    let after = validate_skeleton(sk.clone().into(), "openai".into()).unwrap();
+    let after = validate_json(messages.into(), "openai".into()).unwrap();
     assert_eq!(Array::from(&after).length(), 1, "the input itself still has its violation");
 }
 

@@ -1,12 +1,11 @@
 /**
  * The stategate API over the wasm core, shared by the Node and browser entry points.
  *
- * Validation and repair over a JS array never convert untouched messages (BOUNDARY.md): the
- * façade reads each message's structure into a skeleton, the core computes a plan, and the
- * result reuses the caller's own objects wherever a message did not change. JSON text is passed
- * to the core as it is.
+ * The façade interprets no message itself: arrays cross into the core as their JSON text (one
+ * bounded path: cycles, depth, throwing getters and Proxies become typed errors, never a trap)
+ * and JSON text as it is, so both forms give one answer. Repair hands back the caller's own
+ * objects wherever a message did not change. Every call's failure is a {@link StategateError}.
  */
-import { skeleton } from "./skeleton.js";
 import type * as Wasm from "./node/stategate_wasm.js";
 import type {
   Violation,
@@ -25,6 +24,7 @@ import type {
   SubagentInputOptions,
   SubagentResultOptions,
   Command,
+  ErrorCode,
 } from "./node/stategate_wasm.js";
 
 /** The types generated from the Rust core (tsify and wasm-bindgen), re-exported as they are. */
@@ -83,6 +83,7 @@ export type {
   Dropped,
   Truncated,
   TranscriptKind,
+  ErrorCode,
 } from "./node/stategate_wasm.js";
 
 /** Messages as an array of objects in any supported format(s), or that array's JSON text. */
@@ -124,8 +125,8 @@ export interface Transcript {
 
 /** The error every stategate call throws: a JS `Error` with a stable `code` and `details`. */
 export interface StategateError extends Error {
-  /** Stable code, e.g. `"INVALID_MESSAGE"`, `"UNKNOWN_ROLE"`, `"INVALID_OPTION"`. */
-  code: string;
+  /** Stable code, e.g. `"INVALID_MESSAGE"`, `"UNKNOWN_ROLE"`, `"INVALID_OPTION"` (generated from Rust's `ErrorCode`). */
+  code: ErrorCode;
   /**
    * Where it happened: `index` (input message), `field`, `channel` (state channel), `command`
    * (index in a batch), `authors` (both writers of a `CONCURRENT_WRITE`). Never state values.
@@ -194,60 +195,141 @@ export interface Api {
   projectMessages(messages: MessagesInput, opts: ModelViewOptions): ModelView;
 }
 
-function check(messages: unknown): void {
-  if (typeof messages !== "string" && !Array.isArray(messages)) {
-    const e = new Error("INVALID_MESSAGE: messages must be an array or its JSON text") as StategateError;
-    e.name = "StategateError";
-    e.code = "INVALID_MESSAGE";
-    e.details = {};
-    throw e;
+/**
+ * A {@link StategateError}: the one constructor of errors raised on the JS side (the core's own
+ * errors are built by the binding with the same shape).
+ */
+export function stategateError(code: ErrorCode, message: string, details: StategateError["details"] = {}): StategateError {
+  const e = new Error(`${code}: ${message}`) as StategateError;
+  e.name = "StategateError";
+  e.code = code;
+  e.details = details;
+  return e;
+}
+
+/** True for an error thrown by stategate (it has a string `code` and `details`). */
+export function isStategateError(e: unknown): e is StategateError {
+  return e instanceof Error && e.name === "StategateError" && typeof (e as StategateError).code === "string";
+}
+
+function describe(e: unknown): string {
+  try {
+    return e instanceof Error ? e.message : String(e);
+  } catch {
+    return "a value that cannot be described was thrown";
   }
+}
+
+/**
+ * Runs a call into the core; anything thrown that is not already a {@link StategateError} —
+ * wasm-bindgen's own checks of its arguments (a plain object where a `StateStore` belongs),
+ * a call after `free()`, an engine error — becomes one with a code, so every failure is typed.
+ */
+function guarded<A extends unknown[], R>(what: string, f: (...args: A) => R): (...args: A) => R {
+  return (...args: A): R => {
+    try {
+      return f(...args);
+    } catch (e) {
+      if (isStategateError(e)) throw e;
+      throw stategateError("INVALID_OPTION", `${what}: ${describe(e)}`);
+    }
+  };
+}
+
+/** Objects whose `free()` was called (so a later call is `FREED`, not a raw wasm-bindgen error). */
+const freed = new WeakSet<object>();
+
+/**
+ * Every method, getter and static function of a wasm class, guarded as {@link guarded}; a call on
+ * an object after its `free()` is `FREED`.
+ */
+function guardClass(cls: { prototype: object; name: string }): void {
+  const name = cls.name;
+  const wrapAll = (target: Record<string, unknown>, skip: string[], prefix: string) => {
+    for (const key of Object.getOwnPropertyNames(target)) {
+      const d = Object.getOwnPropertyDescriptor(target, key);
+      // `__`-prefixed members are wasm-bindgen's own plumbing (free() calls them).
+      if (skip.includes(key) || key.startsWith("__") || !d || !d.configurable) continue;
+      const wrap = (f: (...a: unknown[]) => unknown) =>
+        function (this: object, ...a: unknown[]) {
+          if (freed.has(this)) throw stategateError("FREED", `${prefix}${key}: this object was freed with free(); create a new one`);
+          try {
+            return f.apply(this, a);
+          } catch (e) {
+            if (isStategateError(e)) throw e;
+            throw stategateError("INVALID_OPTION", `${prefix}${key}: ${describe(e)}`);
+          }
+        };
+      if (typeof d.value === "function") Object.defineProperty(target, key, { ...d, value: wrap(d.value as (...a: unknown[]) => unknown) });
+      else if (typeof d.get === "function") Object.defineProperty(target, key, { ...d, get: wrap(d.get) });
+    }
+  };
+  const proto = cls.prototype as Record<string, unknown>;
+  const free = proto.free as ((this: object) => void) | undefined;
+  wrapAll(proto, ["constructor", "free"], `${name}.`);
+  wrapAll(cls as unknown as Record<string, unknown>, ["length", "name", "prototype"], `${name}.`);
+  if (typeof free === "function") {
+    Object.defineProperty(proto, "free", {
+      configurable: true,
+      writable: true,
+      value: function (this: object) {
+        if (freed.has(this)) return;
+        freed.add(this);
+        free.call(this);
+      },
+    });
+  }
+}
+
+const guardedModules = new WeakSet<object>();
+
+function check(messages: unknown): void {
+  if (typeof messages !== "string" && !Array.isArray(messages)) throw stategateError("INVALID_MESSAGE", "messages must be an array or its JSON text");
 }
 
 /** Binds the API to a loaded wasm module. */
 export function makeApi(wasm: typeof Wasm): Api {
+  if (!guardedModules.has(wasm)) {
+    guardedModules.add(wasm);
+    for (const cls of [wasm.StateStore, wasm.AsyncTasks, wasm.IndexedDbLog]) guardClass(cls);
+  }
+  const isStore = (v: unknown, what: string) => {
+    if (!(v instanceof wasm.StateStore)) throw stategateError("INVALID_OPTION", `${what} must be a StateStore`);
+  };
   return {
-    validateMessages(messages, opts) {
+    validateMessages: guarded("validateMessages", (messages, opts) => {
       check(messages);
-      if (typeof messages !== "string") {
-        const sk = skeleton(messages);
-        if (sk !== undefined) return wasm.validateSkeleton(sk, opts?.provider as string);
-      }
       return wasm.validateJson(messages, opts?.provider as string);
-    },
-    repairMessages<T>(messages: readonly T[] | string, opts: RepairOptions = {}) {
+    }),
+    repairMessages: guarded("repairMessages", <T>(messages: readonly T[] | string, opts: RepairOptions = {}) => {
       check(messages);
-      if (typeof messages !== "string") {
-        const sk = skeleton(messages);
-        if (sk !== undefined) return wasm.repairSkeleton(messages as unknown[], sk, opts) as RepairResult<T>;
-      }
       return wasm.repairJson(messages, opts) as RepairResult<T>;
-    },
-    convertMessages(messages, opts) {
+    }) as Api["repairMessages"],
+    convertMessages: guarded("convertMessages", (messages, opts) => {
       check(messages);
       return wasm.convertMessages(messages, opts?.to as string);
-    },
-    decodeMessages(messages) {
+    }),
+    decodeMessages: guarded("decodeMessages", (messages) => {
       check(messages);
       return wasm.decodeMessages(messages);
-    },
-    readTranscript(text, opts = {}) {
-      return wasm.readTranscript(text, opts.format);
-    },
+    }),
+    readTranscript: guarded("readTranscript", (text, opts = {}) => wasm.readTranscript(text, opts.format)),
     StateStore: wasm.StateStore,
-    verifyLog(events, opts) {
-      return wasm.verifyLog(events as StoreEvent[] | string, opts);
-    },
+    verifyLog: guarded("verifyLog", (events, opts) => wasm.verifyLog(events as StoreEvent[] | string, opts)),
     IndexedDbLog: wasm.IndexedDbLog,
     AsyncTasks: wasm.AsyncTasks,
-    subagentInput: (parent, opts) => wasm.subagentInput(parent, opts),
-    subagentResult: (child, toolCallId, opts) => wasm.subagentResult(child, toolCallId, opts),
-    projectMessages(messages, opts) {
+    subagentInput: guarded("subagentInput", (parent, opts) => {
+      isStore(parent, "parent");
+      return wasm.subagentInput(parent, opts);
+    }),
+    subagentResult: guarded("subagentResult", (child, toolCallId, opts) => {
+      isStore(child, "child");
+      return wasm.subagentResult(child, toolCallId, opts);
+    }),
+    projectMessages: guarded("projectMessages", (messages, opts) => {
       check(messages);
       return wasm.projectMessages(messages, opts);
-    },
+    }),
   };
 }
 
-/** @internal The skeleton text of `messages` (exposed for the consistency tests). */
-export { skeleton };

@@ -21,6 +21,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { StoreEvent } from "./node/stategate_wasm.js";
+import { stategateError } from "./api.js";
 
 /** What {@link FileLog.load} returns. */
 export interface LoadedLog {
@@ -33,11 +34,7 @@ export interface LoadedLog {
 }
 
 function storageError(what: string, cause: unknown): Error {
-  const e = new Error(`STORAGE_ERROR: ${what} failed: ${(cause as Error)?.message ?? String(cause)}`) as Error & { code: string; details: object };
-  e.name = "StategateError";
-  e.code = "STORAGE_ERROR";
-  e.details = {};
-  return e;
+  return stategateError("STORAGE_ERROR", `${what} failed: ${(cause as Error)?.message ?? String(cause)}`);
 }
 
 /** An event log and checkpoint in one directory (Node). */

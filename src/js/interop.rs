@@ -73,6 +73,11 @@ const replacer = function (key, value) {
     case 'object':
       if (value instanceof Map || value instanceof Set) throw new TypeError('a Map or Set cannot be stored: convert it to an object or an array');
       return value;
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      if (Array.isArray(this)) throw new TypeError('an array holds ' + (typeof value) + ' at index ' + key + ': JSON would turn it into null');
+      return value;
     default:
       return value;
   }
@@ -87,43 +92,53 @@ thread_local! {
     static REPLACER: js_sys::Function = stategate_replacer();
 }
 
-/// JS → Rust through `JSON.stringify` + serde_json, never by reading the object from Rust: a
-/// getter or `toJSON` that throws becomes a `code` error instead of an exception through wasm
-/// (which would leave the store borrowed for good), `undefined` fields are dropped as JSON drops
-/// them, `__proto__` stays a plain key, and message text crosses in one copy (~2 µs cheaper per
-/// message than reading fields one by one). `NaN`, `Infinity`, `BigInt`, `Map`, `Set` and cycles
-/// are refused (they would silently become `null` or `{}`); a lone surrogate becomes U+FFFD, as
-/// on the other paths. Text over [`MAX_INPUT_CHARS`] is `TOO_LARGE`.
+/// The JSON text of a JS value, through `JSON.stringify` — the one way JS input enters the core.
+///
+/// Never reads the object from Rust and never recurses in wasm, so nothing the caller passes can
+/// trap the module: a cycle, a throwing getter or `toJSON`, a revoked Proxy, a `BigInt` or a
+/// value nested deeper than the engine's stack make `JSON.stringify` throw, and that becomes a
+/// `code` error; depth is then bounded by serde_json's reader (128 levels). `undefined` fields are
+/// dropped as JSON drops them, `__proto__` stays a plain key, and text crosses in one copy. What
+/// JSON would lose silently is refused: `NaN`, `Infinity`, `Map`, `Set`, and `undefined`, a
+/// function or a symbol inside an array (JSON writes `null`); a lone surrogate becomes U+FFFD.
+/// Text over `max` UTF-16 code units is `TOO_LARGE`.
+fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32, careful: bool) -> Result<String, Error> {
+    let text = if careful { REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)) } else { js_sys::JSON::stringify(v) }
+        .map_err(|e| Error::new(code, format!("{what}: it cannot be stored as JSON ({})", describe(&e))))?;
+    // JSON.stringify returns undefined (not a string) for undefined, functions and symbols: check
+    // before touching the result, so nothing here can throw past a `Result`.
+    if text.is_undefined() || !JsValue::from(text.clone()).is_string() {
+        return Err(Error::new(code, format!("{what}: got undefined, a function or a symbol")));
+    }
+    if text.length() > max {
+        return Err(Error::new(ErrorCode::TooLarge, format!("{what}: {} characters of JSON; the limit is {max}", text.length())));
+    }
+    Ok(String::from(text))
+}
+
+/// [`json_text`] parsed by serde_json. Fast path: plain `JSON.stringify` (a replacer turns V8's
+/// fast serializer off); what it could have lost silently only ever shows as `null` (NaN,
+/// Infinity, undefined in an array) or `{}` (Map, Set), and lone surrogates make serde_json fail:
+/// in those cases, stringify again through the replacer.
+fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<T, Error> {
+    let s = json_text(v, code, what, max, false)?;
+    let suspicious = s.contains("null") || s.contains("{}");
+    let s = if suspicious { json_text(v, code, what, max, true)? } else { s };
+    match serde_json::from_str(&s) {
+        Ok(out) => Ok(out),
+        Err(_) if !suspicious => serde_json::from_str(&json_text(v, code, what, max, true)?).map_err(|e| Error::new(code, format!("{what}: {e}"))),
+        Err(e) => Err(Error::new(code, format!("{what}: {e}"))),
+    }
+}
+
+/// JS → Rust through [`json_text`]: a shape mismatch or anything JSON cannot carry is `code`.
 pub(crate) fn from_js_json<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str) -> Result<T, JsValue> {
     from_js_json_max(v, code, what, MAX_INPUT_CHARS)
 }
 
 /// [`from_js_json`] with another size limit.
 pub(crate) fn from_js_json_max<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<T, JsValue> {
-    let fail = |e: JsValue| to_js_error(Error::new(code, format!("{what}: it cannot be stored as JSON ({})", describe(&e))));
-    // Fast path: plain JSON.stringify (a replacer turns V8's fast serializer off). What it could
-    // have lost silently only ever shows as `null` (NaN, Infinity) or `{}` (Map, Set), and lone
-    // surrogates make serde_json fail: in those cases, stringify again through the replacer.
-    // JSON.stringify returns undefined (not a string) for undefined, functions and symbols: check
-    // before touching the result, so nothing here can throw past a `Result`.
-    let stringify = |with_replacer: bool| -> Result<String, JsValue> {
-        let text = if with_replacer { REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)) } else { js_sys::JSON::stringify(v) }.map_err(fail)?;
-        if text.is_undefined() || !JsValue::from(text.clone()).is_string() {
-            return Err(to_js_error(Error::new(code, format!("{what}: got undefined, a function or a symbol"))));
-        }
-        if text.length() > max {
-            return Err(to_js_error(Error::new(ErrorCode::TooLarge, format!("{what}: {} characters of JSON; the limit is {max}", text.length()))));
-        }
-        Ok(String::from(text))
-    };
-    let s = stringify(false)?;
-    let suspicious = s.contains("null") || s.contains("{}");
-    let s = if suspicious { stringify(true)? } else { s };
-    match serde_json::from_str(&s) {
-        Ok(out) => Ok(out),
-        Err(_) if !suspicious => serde_json::from_str(&stringify(true)?).map_err(|e| to_js_error(Error::new(code, format!("{what}: {e}")))),
-        Err(e) => Err(to_js_error(Error::new(code, format!("{what}: {e}")))),
-    }
+    parse_js(v, code, what, max).map_err(to_js_error)
 }
 
 /// A string argument; anything else is `INVALID_OPTION` naming the argument (wasm-bindgen does
@@ -140,18 +155,28 @@ pub(crate) fn opt_string_arg(v: &JsValue, what: &str) -> Result<Option<String>, 
     string_arg(v, what).map(Some)
 }
 
-/// Messages given as an array of objects, or as JSON text (parsed in Rust: 3–4× cheaper).
-pub(crate) fn input_values(messages: JsValue) -> Result<Vec<Value>, JsValue> {
+/// Messages given as an array of objects, or as JSON text (parsed in Rust: 3–4× cheaper). Both
+/// go through serde_json's bounded reader, so both forms give one answer: an array through
+/// [`json_text`] (an element that cannot be read is named by `details.index`), text as it is
+/// (JSON's `\ud800` escapes of lone surrogates read as U+FFFD, as the array form reads them).
+pub(crate) fn input_values(messages: &JsValue) -> Result<Vec<Value>, JsValue> {
     if let Some(text) = messages.as_string() {
-        let v: Value = serde_json::from_str(&text)
-            .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidJson, format!("messages are not valid JSON: {e}"))))?;
-        return match v {
-            Value::Array(a) => Ok(a),
-            _ => Err(to_js_error(Error::new(ErrorCode::InvalidMessage, "messages must be an array"))),
-        };
+        return crate::message::formats::values_from_json_text(&text).map_err(to_js_error);
     }
-    if !js_sys::Array::is_array(&messages) {
+    let Some(array) = messages.dyn_ref::<js_sys::Array>() else {
         return Err(to_js_error(Error::new(ErrorCode::InvalidMessage, "messages must be an array or its JSON text")));
+    };
+    match parse_js::<Vec<Value>>(messages, ErrorCode::InvalidMessage, "messages", MAX_INPUT_CHARS) {
+        Ok(values) => Ok(values),
+        Err(whole) if whole.code == ErrorCode::TooLarge => Err(to_js_error(whole)),
+        // Name the first message that cannot be read on its own (only on this failure path).
+        Err(whole) => {
+            for (i, m) in array.iter().enumerate() {
+                if let Err(e) = parse_js::<Value>(&m, ErrorCode::InvalidMessage, &format!("message {i}"), MAX_INPUT_CHARS) {
+                    return Err(to_js_error(e.at(i)));
+                }
+            }
+            Err(to_js_error(whole))
+        }
     }
-    serde_wasm_bindgen::from_value(messages).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidMessage, format!("messages could not be read: {e}"))))
 }

@@ -18,12 +18,11 @@ pub use subagent::{subagent_input_js, subagent_result_js};
 pub use tasks::JsAsyncTasks;
 
 
-use crate::message::formats::{decode_messages, decode_one, encode_messages, Format};
-use crate::repair::{self, assemble, parse_skeleton, plan, Output, Provider, RepairOptions};
+use crate::message::formats::{decode_messages, encode_messages, Format};
+use crate::repair::{self, Output, Provider, RepairOptions};
 use crate::transcript;
 use interop::{from_js, input_values, opt_string_arg, string_arg, to_js, to_js_error};
 use js_sys::Array;
-use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
 
 type JsResult<T> = Result<T, JsValue>;
@@ -36,7 +35,7 @@ type JsResult<T> = Result<T, JsValue>;
 #[wasm_bindgen(js_name = convertMessages, unchecked_return_type = "unknown[]")]
 pub fn convert_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] to: JsValue) -> JsResult<JsValue> {
     let format = Format::parse(&string_arg(&to, "to")?).map_err(to_js_error)?;
-    let values = input_values(messages)?;
+    let values = input_values(&messages)?;
     let decoded = decode_messages(&values, None).map_err(to_js_error)?;
     to_js(&encode_messages(&decoded.messages, format))
 }
@@ -44,77 +43,39 @@ pub fn convert_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type =
 /// Decodes messages (array or JSON text) into canonical `Message`s.
 #[wasm_bindgen(js_name = decodeMessages, unchecked_return_type = "Message[]")]
 pub fn decode(messages: JsValue) -> JsResult<JsValue> {
-    let values = input_values(messages)?;
+    let values = input_values(&messages)?;
     to_js(&decode_messages(&values, None).map_err(to_js_error)?.messages)
 }
 
-/// Validates from the structure skeleton the façade extracted (see `repair::parse_skeleton`).
-#[wasm_bindgen(js_name = validateSkeleton, unchecked_return_type = "Violation[]")]
-pub fn validate_skeleton(
-    #[wasm_bindgen(unchecked_param_type = "string")] skeleton: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "string")] provider: JsValue,
-) -> JsResult<JsValue> {
-    let provider = Provider::parse(&string_arg(&provider, "provider")?).map_err(to_js_error)?;
-    let shapes = parse_skeleton(&string_arg(&skeleton, "skeleton")?).map_err(to_js_error)?;
-    to_js(&repair::validate_shapes(&shapes, provider))
-}
-
-/// Validates messages given as JSON text (or an array, converted whole).
+/// Validates messages (an array, or its JSON text) against `provider`'s rules: `Violation[]`.
 #[wasm_bindgen(js_name = validateJson, unchecked_return_type = "Violation[]")]
 pub fn validate_json(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] provider: JsValue) -> JsResult<JsValue> {
     let provider = Provider::parse(&string_arg(&provider, "provider")?).map_err(to_js_error)?;
-    let values = input_values(messages)?;
+    let values = input_values(&messages)?;
     to_js(&repair::validate_values(&values, provider).map_err(to_js_error)?)
 }
 
-
-/// Repairs the caller's own array from its skeleton: untouched messages are returned as the very
-/// same objects; only messages that change are decoded, fixed and encoded.
-/// Returns `{messages, report}`.
-#[wasm_bindgen(js_name = repairSkeleton, unchecked_return_type = "{ messages: unknown[]; report: Fix[] }")]
-pub fn repair_skeleton(messages: &Array, #[wasm_bindgen(unchecked_param_type = "string")] skeleton: JsValue, opts: JsValue) -> JsResult<JsValue> {
+/// Repairs messages (an array, or its JSON text). Returns `{messages, report}`; given an array,
+/// untouched messages are the caller's very same objects (only changed and new messages are
+/// encoded, in the format of their neighbours).
+#[wasm_bindgen(js_name = repairJson, unchecked_return_type = "{ messages: unknown[]; report: Fix[] }")]
+pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
     let opts: RepairOptions = if opts.is_undefined() || opts.is_null() { RepairOptions::default() } else { from_js(opts)? };
-    let shapes = parse_skeleton(&string_arg(&skeleton, "skeleton")?).map_err(to_js_error)?;
-    let (items, report) = plan(&shapes, &opts);
-    let mut decoded: HashMap<usize, Vec<crate::Message>> = HashMap::new();
-    let out = assemble(&items, &shapes, &opts, |i| {
-        let shape = shapes.get(i).ok_or_else(|| internal("message index out of range"))?;
-        if let std::collections::hash_map::Entry::Vacant(slot) = decoded.entry(shape.source) {
-            let value: serde_json::Value = serde_wasm_bindgen::from_value(messages.get(shape.source as u32))
-                .map_err(|e| crate::Error::new(crate::ErrorCode::InvalidMessage, e.to_string()).at(shape.source))?;
-            slot.insert(decode_one(&value, shape.format).map_err(|e| e.at(shape.source))?);
-        }
-        decoded
-            .get(&shape.source)
-            .and_then(|u| u.get(shape.part))
-            .cloned()
-            .ok_or_else(|| internal("the message skeleton does not match the message"))
-    })
-    .map_err(to_js_error)?;
+    let values = input_values(&messages)?;
+    let (out, report) = repair::repair_outputs(&values, &opts).map_err(to_js_error)?;
+    let originals = messages.dyn_ref::<Array>();
     let result = Array::new();
     for o in out {
-        match o {
-            Output::Original(s) => result.push(&messages.get(s as u32)),
-            Output::New(v) => result.push(&to_js(&v)?),
+        match (o, originals) {
+            (Output::Original(s), Some(array)) => result.push(&array.get(s as u32)),
+            (Output::Original(s), None) => result.push(&to_js(&values.get(s))?),
+            (Output::New(v), _) => result.push(&to_js(&v)?),
         };
     }
     let obj = js_sys::Object::new();
     js_sys::Reflect::set(&obj, &"messages".into(), &result)?;
     js_sys::Reflect::set(&obj, &"report".into(), &to_js(&report)?)?;
     Ok(obj.into())
-}
-
-fn internal(what: &str) -> crate::Error {
-    crate::Error::new(crate::ErrorCode::InvalidMessage, format!("internal: {what}"))
-}
-
-/// Repairs messages given as JSON text (or an array, converted whole). Returns `{messages, report}`.
-#[wasm_bindgen(js_name = repairJson, unchecked_return_type = "{ messages: unknown[]; report: Fix[] }")]
-pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
-    let opts: RepairOptions = if opts.is_undefined() || opts.is_null() { RepairOptions::default() } else { from_js(opts)? };
-    let values = input_values(messages)?;
-    let (messages, report) = repair::repair_values(&values, &opts).map_err(to_js_error)?;
-    to_js(&serde_json::json!({"messages": messages, "report": report}))
 }
 
 /// The model view of a plain message array (any supported formats, or their JSON text): the
@@ -131,7 +92,7 @@ pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type =
             let n = all.length();
             // Whether the first message is a system message, in whatever format: decode it alone.
             let head = all.get(0);
-            let lead = input_values(Array::of1(&head).into())
+            let lead = input_values(&Array::of1(&head).into())
                 .ok()
                 .and_then(|v| decode_messages(&v, None).ok())
                 .is_some_and(|d| d.messages.first().is_some_and(|m| m.role == crate::Role::System));
@@ -143,7 +104,7 @@ pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type =
         }
         _ => (messages, 0, false),
     };
-    let history = decode_messages(&input_values(messages)?, None).map_err(to_js_error)?.messages;
+    let history = decode_messages(&input_values(&messages)?, None).map_err(to_js_error)?.messages;
     let (encoded, report) = match &tokenizer {
         Some(f) => crate::project::project_tail(history, lead, skipped, &opts, &mut view::JsCounter(f), "js"),
         None => crate::project::project_tail(history, lead, skipped, &opts, &mut crate::project::tokens::Estimate, "estimate"),

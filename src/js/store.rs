@@ -129,7 +129,10 @@ pub(super) struct Shared {
 }
 
 impl JsStateStore {
-    pub(super) fn wrap(inner: Store, hooks: Hooks) -> JsStateStore {
+    /// A JS store around `inner`, whose write-ahead sink becomes `hooks.onEvents` (the store owns
+    /// it: every change of every method reaches it).
+    pub(super) fn wrap(mut inner: Store, hooks: Hooks) -> JsStateStore {
+        inner.set_sink(hooks.on_event.clone().map(|f| Rc::new(JsSink(f)) as Rc<dyn crate::state::EventSink>));
         JsStateStore { shared: Rc::new(RefCell::new(Shared { inner, hooks, tokenizer: None })) }
     }
 
@@ -145,6 +148,20 @@ pub(super) fn lock(shared: &Rc<RefCell<Shared>>) -> JsResult<RefMut<'_, Shared>>
     shared.try_borrow_mut().map_err(|_| {
         to_js_error(Error::new(ErrorCode::Busy, "the store is busy: do not call it from inside its own callbacks (onEvents, clock, audit, tokenizer)"))
     })
+}
+
+/// `onEvents` as the store's write-ahead sink: the events cross as one array per change; if the
+/// function throws, the change is rolled back with `STORAGE_ERROR`.
+struct JsSink(js_sys::Function);
+
+impl crate::state::EventSink for JsSink {
+    fn write(&self, events: &[crate::log::Event]) -> crate::error::Result<()> {
+        let value = to_js(events).map_err(|_| Error::new(ErrorCode::StorageError, "the events could not be converted for onEvents"))?;
+        self.0
+            .call1(&JsValue::UNDEFINED, &value)
+            .map_err(|err| Error::new(ErrorCode::StorageError, format!("onEvents threw, so the change was rolled back: {}", describe(&err))))?;
+        Ok(())
+    }
 }
 
 /// The JS callbacks of a store: clock, event sink, audit.
@@ -271,18 +288,9 @@ impl Shared {
     /// (write-ahead: if `onEvents` throws, the whole change — a whole batch — is rolled back and
     /// `STORAGE_ERROR` thrown); a refused change goes to `audit` (whose own exceptions are
     /// ignored: auditing never changes the outcome).
-    pub(super) fn change<T>(&mut self, author: &str, channels: Vec<String>, f: impl FnOnce(&mut Store, u64, Option<crate::state::Sink>) -> crate::error::Result<T>) -> JsResult<T> {
+    pub(super) fn change<T>(&mut self, author: &str, channels: Vec<String>, f: impl FnOnce(&mut Store, u64) -> crate::error::Result<T>) -> JsResult<T> {
         let now = self.now()?;
-        let on_event = self.hooks.on_event.clone();
-        let mut sink = |events: &[crate::log::Event]| -> crate::error::Result<()> {
-            let Some(sink) = &on_event else { return Ok(()) };
-            let value = to_js(events).map_err(|_| Error::new(ErrorCode::StorageError, "the events could not be converted for onEvents"))?;
-            sink.call1(&JsValue::UNDEFINED, &value)
-                .map_err(|err| Error::new(ErrorCode::StorageError, format!("onEvents threw, so the change was rolled back: {}", describe(&err))))?;
-            Ok(())
-        };
-        let sink: Option<crate::state::Sink> = if self.hooks.on_event.is_some() { Some(&mut sink) } else { None };
-        match f(&mut self.inner, now, sink) {
+        match f(&mut self.inner, now) {
             Ok(out) => Ok(out),
             Err(e) => {
                 if let Some(audit) = &self.hooks.audit {
@@ -353,7 +361,7 @@ impl JsStateStore {
     pub fn apply(&self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
         let cmd: Command = from_js_json(&command, ErrorCode::InvalidUpdate, "a command is {author, update, expectedVersion?, correlationId?, causationId?}")?;
         let channels = cmd.update.keys().cloned().collect();
-        let out = self.lock()?.change(&cmd.author.clone(), channels, |s, now, sink| s.apply_with(&cmd, now, sink))?;
+        let out = self.lock()?.change(&cmd.author.clone(), channels, |s, now| s.apply(&cmd, now))?;
         to_js(&out)
     }
 
@@ -379,7 +387,7 @@ impl JsStateStore {
         let authors: Vec<&str> = cmds.iter().map(|c| c.author.as_str()).collect();
         let channels = cmds.iter().flat_map(|c| c.update.keys().cloned()).collect();
         let author = authors.join(", ");
-        let out = self.lock()?.change(&author, channels, |s, now, sink| s.apply_batch_with(&cmds, now, sink))?;
+        let out = self.lock()?.change(&author, channels, |s, now| s.apply_batch(&cmds, now))?;
         to_js(&out)
     }
 
@@ -479,7 +487,7 @@ impl JsStateStore {
         let opts = opts.unwrap_or(JsValue::UNDEFINED);
         let args: RepairArgs = if opts.is_undefined() || opts.is_null() { RepairArgs::default() } else { from_js(opts)? };
         let author = args.author.clone().unwrap_or_else(|| "repair".into());
-        let out = self.lock()?.change(&author.clone(), vec!["messages".into()], |s, now, sink| s.repair_with(&args.opts, &author, now, sink))?;
+        let out = self.lock()?.change(&author.clone(), vec!["messages".into()], |s, now| s.repair(&args.opts, &author, now))?;
         to_js(&out)
     }
 

@@ -264,7 +264,7 @@ fn promise(early: JsResult<impl std::future::Future<Output = JsResult<JsValue>> 
 /// Applies `command` through the store's gate (write-ahead `onEvents`, `audit`).
 fn apply(s: &mut Shared, command: &crate::state::Command) -> JsResult<crate::state::Applied> {
     let channels = command.update.keys().cloned().collect();
-    s.change(AUTHOR, channels, |st, now, sink| st.apply_with(command, now, sink))
+    s.change(AUTHOR, channels, |st, now| st.apply(command, now))
 }
 
 /// The async subagent task ledger of one store (DESIGN §7): the five task tools for the model
@@ -502,7 +502,7 @@ impl JsStateStore {
     /// counts them), so a notification never lands between a call and its result.
     #[wasm_bindgen(js_name = deliverNotifications, unchecked_return_type = "Delivered")]
     pub fn deliver_notifications(&self) -> JsResult<JsValue> {
-        let out = self.lock()?.change(AUTHOR, vec!["messages".into(), "notifications".into()], |st, now, sink| tasks::deliver(st, now, sink))?;
+        let out = self.lock()?.change(AUTHOR, vec!["messages".into(), "notifications".into()], |st, now| tasks::deliver(st, now))?;
         to_js(&out)
     }
 }

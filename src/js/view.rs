@@ -67,7 +67,7 @@ impl JsStateStore {
             None => s.inner.model_view(&opts, &mut Estimate, &counter_id),
         }
         .map_err(to_js_error)?;
-        s.change("projector", vec!["artifacts".into()], |s, now, sink| s.record_artifacts(&projection, now, sink))?;
+        s.change("projector", vec!["artifacts".into()], |s, now| s.record_artifacts(&projection, now))?;
         to_js(&ModelView { messages: &projection.encoded, report: &projection.report })
     }
 
@@ -98,7 +98,7 @@ impl JsStateStore {
         }
         let c: Compact = from_js(opts)?;
         let author = c.author.unwrap_or_else(|| "compaction".into());
-        let out = self.lock()?.change(&author.clone(), vec!["compaction".into()], |s, now, _| s.compact(&c.summary, c.cut, &author, now))?;
+        let out = self.lock()?.change(&author.clone(), vec!["compaction".into()], |s, now| s.compact(&c.summary, c.cut, &author, now))?;
         to_js(&out)
     }
 }

@@ -467,14 +467,19 @@ pub fn project_tail(
 pub const MIN_PRIVATE_LEN: usize = 8;
 
 /// `PRIVATE_LEAK` naming the channel (never the value) if any private string of at least
-/// [`MIN_PRIVATE_LEN`] characters appears in the encoded output.
+/// [`MIN_PRIVATE_LEN`] characters appears in the encoded output: in any string, key or JSON held
+/// in a string, and in each message's text parts (`text` fields, the name every format gives
+/// them) joined in order with no separator — what the model reads when a provider renders text
+/// parts one after another ("CANARY-priv" + "-31337x").
 pub fn check_leaks(encoded: &[Value], private: &[(String, String)]) -> Result<()> {
     if private.is_empty() {
         return Ok(());
     }
     let mut leaves: Vec<String> = Vec::new();
     for v in encoded {
-        string_leaves(v, &mut leaves, 0);
+        let mut joined = String::new();
+        string_leaves(v, &mut leaves, &mut joined, 0);
+        leaves.push(joined);
     }
     for (channel, value) in private {
         // Also as it reads inside JSON text (quotes, backslashes, newlines escaped).
@@ -493,23 +498,35 @@ pub fn check_leaks(encoded: &[Value], private: &[(String, String)]) -> Result<()
 }
 
 /// Every string (object keys too) in `v`, with JSON held inside strings (OpenAI tool arguments)
-/// decoded and searched as well, so escapes cannot hide a value.
-fn string_leaves(v: &Value, out: &mut Vec<String>, depth: usize) {
+/// decoded and searched as well, so escapes cannot hide a value; `joined` collects the `text`
+/// fields in order.
+fn string_leaves(v: &Value, out: &mut Vec<String>, joined: &mut String, depth: usize) {
     match v {
         Value::String(s) => {
             let t = s.trim_start();
             if depth < 4 && (t.starts_with('{') || t.starts_with('[') || t.starts_with('"')) {
                 if let Ok(inner) = serde_json::from_str::<Value>(t) {
-                    string_leaves(&inner, out, depth + 1);
+                    string_leaves(&inner, out, &mut String::new(), depth + 1);
                 }
             }
             out.push(s.clone());
         }
-        Value::Array(items) => items.iter().for_each(|i| string_leaves(i, out, depth)),
+        Value::Array(items) => {
+            for i in items {
+                // A bare string in a content list is a text part (LangChain).
+                if let Value::String(text) = i {
+                    joined.push_str(text);
+                }
+                string_leaves(i, out, joined, depth);
+            }
+        }
         Value::Object(o) => {
             for (k, v) in o {
                 out.push(k.clone());
-                string_leaves(v, out, depth);
+                if let (Value::String(text), "text") = (v, k.as_str()) {
+                    joined.push_str(text);
+                }
+                string_leaves(v, out, joined, depth);
             }
         }
         _ => {}

@@ -260,13 +260,13 @@ fn previews_are_recorded_once_and_tails_are_accounted() {
     s.apply(&cmd("t", json!({"messages": [{"role": "tool", "tool_call_id": "c1", "content": "x".repeat(4_000)}]})), 0).unwrap();
     let opts = ProjectOptions { budget: 2_000, max_tool_result_tokens: Some(100), ..ProjectOptions::default() };
     let p = s.model_view(&opts, &mut Estimate, "e").unwrap();
-    let applied = s.record_artifacts(&p, 0, None).unwrap().unwrap();
+    let applied = s.record_artifacts(&p, 0).unwrap().unwrap();
     assert_eq!(applied.version, 3);
     assert_eq!(s.get("artifacts").unwrap()[0]["ref"], "artifact:run:2:0");
-    assert!(s.record_artifacts(&p, 0, None).unwrap().is_none());
+    assert!(s.record_artifacts(&p, 0).unwrap().is_none());
     let mut past = s.at(2).unwrap();
     let p = past.model_view(&opts, &mut Estimate, "e").unwrap();
-    assert!(past.record_artifacts(&p, 0, None).unwrap().is_none());
+    assert!(past.record_artifacts(&p, 0).unwrap().is_none());
 
     // A tail of 3 messages after a system message, 10 skipped: ids name whole-array positions,
     // the skipped ones count as dropped, the output keeps messages id-less.
@@ -276,4 +276,19 @@ fn previews_are_recorded_once_and_tails_are_accounted() {
     assert_eq!(report.messages.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), vec!["#11", "#12", "#13"]);
     assert_eq!(report.dropped, vec![Dropped { count: 10, reason: "budget".into() }]);
     assert!(encoded.iter().all(|m| m.get("id").is_none()));
+}
+
+#[test]
+fn the_leak_scan_reads_each_message_as_the_model_does() {
+    // Issue 14: a private value split over two text parts passed the scan in every format.
+    let private = vec![("vault".to_string(), "CANARY-priv-31337x".to_string())];
+    let split = json!({"role": "user", "content": [{"type": "text", "text": "CANARY-priv"}, {"type": "text", "text": "-31337x"}]});
+    let d = crate::message::formats::decode_messages(&[split], None).unwrap().messages;
+    for f in crate::message::formats::Format::ALL {
+        let encoded = crate::message::formats::encode_messages(&d, f);
+        let e = check_leaks(&encoded, &private).unwrap_err();
+        assert_eq!((e.code, e.channel.as_deref()), (crate::error::ErrorCode::PrivateLeak, Some("vault")), "{f:?}");
+    }
+    let apart = json!([{"role": "user", "content": "CANARY-priv"}, {"role": "user", "content": "-31337x"}]);
+    assert!(check_leaks(apart.as_array().unwrap(), &private).is_ok(), "two messages are read apart");
 }

@@ -1,7 +1,7 @@
 //! Tool-call integrity: provider validation and dangling tool-call repair (DESIGN §5).
 //!
-//! Both run on [`Shape`]s, the structure of each message, so the JS binding can validate and
-//! repair the caller's own objects without converting them. [`validate`] and [`repair`] here are
+//! Both run on [`Shape`]s, the structure of each decoded message; [`repair_outputs`] names
+//! untouched input messages by index, so the JS binding hands back the caller's own objects. [`validate`] and [`repair`] here are
 //! the canonical-message entry points.
 
 mod plan;
@@ -9,7 +9,7 @@ mod shape;
 mod validate;
 
 pub use plan::{plan, Action, ContentFix, Fix, FixKind, Item, Reason, RepairOptions};
-pub use shape::{is_placeholder, parse_skeleton, shapes_of, CallShape, Shape, ToolContent, FIELD_SEP, RECORD_SEP};
+pub use shape::{is_placeholder, shapes_of, CallShape, Shape, ToolContent};
 pub use validate::{validate as validate_shapes, Provider, Rule, Violation};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -182,15 +182,24 @@ pub fn validate_values(values: &[Value], provider: Provider) -> Result<Vec<Viola
     Ok(validate_shapes(&shapes_of(&d.messages, &d.source, &d.formats), provider))
 }
 
-/// Repairs a list of input messages in any format(s): unchanged messages come back as they were,
-/// changed and new ones in the format of their neighbours.
-pub fn repair_values(values: &[Value], opts: &RepairOptions) -> Result<(Vec<Value>, RepairReport)> {
+/// Repairs a list of input messages in any format(s): the output as input indices
+/// ([`Output::Original`], so a binding can hand back the caller's own objects) and new or changed
+/// messages, in the format of their neighbours.
+///
+/// Errors: the decoding errors of [`decode_messages`], with the input index.
+pub fn repair_outputs(values: &[Value], opts: &RepairOptions) -> Result<(Vec<Output>, RepairReport)> {
     let d = decode_messages(values, None)?;
     let shapes = shapes_of(&d.messages, &d.source, &d.formats);
     let (items, report) = plan(&shapes, opts);
     let out = assemble(&items, &shapes, opts, |i| {
         d.messages.get(i).cloned().ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "internal: message index out of range"))
     })?;
+    Ok((out, report))
+}
+
+/// [`repair_outputs`] with the untouched messages copied back as they were.
+pub fn repair_values(values: &[Value], opts: &RepairOptions) -> Result<(Vec<Value>, RepairReport)> {
+    let (out, report) = repair_outputs(values, opts)?;
     let values = out
         .into_iter()
         .map(|o| match o {

@@ -1,11 +1,10 @@
 //! The structure of a message that validation and repair need, and nothing else.
 //!
 //! Validation and repair read only roles, call ids, result ids and a few content flags, so they
-//! run on [`Shape`]s: built from canonical messages natively ([`Shape::of`]), or from the compact
-//! skeleton text the JS façade extracts from the caller's own objects without converting them
-//! ([`parse_skeleton`]; BOUNDARY.md: conversion costs more than the repair).
+//! run on [`Shape`]s, built from decoded canonical messages ([`Shape::of`], [`shapes_of`]). There
+//! is one reading of every format (`message::formats`): the JS façade passes messages in as JSON
+//! and never interprets them itself.
 
-use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::{util::content_as_string, Format};
 use crate::message::{Content, ContentPart, Message, Role, ToolStatus};
 
@@ -139,76 +138,3 @@ pub fn shapes_of(messages: &[Message], source: &[usize], formats: &[Format]) -> 
         .collect()
 }
 
-/// Record separator of the skeleton text (between canonical messages).
-pub const RECORD_SEP: char = '\u{1e}';
-/// Field separator of the skeleton text (between fields of one record).
-pub const FIELD_SEP: char = '\u{1f}';
-
-/// Parses the skeleton text written by the JS façade.
-///
-/// One record per canonical message, records separated by U+001E, fields by U+001F:
-/// `source, format, role, flags, tool_call_id, (call id, call name, "v"|"i")*`. `format` is one of
-/// `l o a s g` (LangChain, OpenAI, Anthropic, AI SDK, Gemini), `role` one of `s u a t`; `flags`
-/// letters: `e` an empty text part, `n` empty content, `x` error status, `y` placeholder result,
-/// and one tool-content letter `S T E J M` (text, text parts, empty list, JSON, media).
-///
-/// Errors: `INVALID_MESSAGE` for a malformed record (a façade bug, never user input).
-pub fn parse_skeleton(text: &str) -> Result<Vec<Shape>> {
-    let bad = |i: usize, what: &str| Error::new(ErrorCode::InvalidMessage, format!("malformed message skeleton: {what}")).at(i);
-    let mut out: Vec<Shape> = Vec::new();
-    if text.is_empty() {
-        return Ok(out);
-    }
-    for (i, record) in text.split(RECORD_SEP).enumerate() {
-        let mut f = record.split(FIELD_SEP);
-        let source: usize = f.next().and_then(|s| s.parse().ok()).ok_or_else(|| bad(i, "source index"))?;
-        let format = match f.next() {
-            Some("l") => Format::Langchain,
-            Some("o") => Format::Openai,
-            Some("a") => Format::Anthropic,
-            Some("s") => Format::AiSdk,
-            Some("g") => Format::Gemini,
-            _ => return Err(bad(i, "format")),
-        };
-        let role = match f.next() {
-            Some("s") => Role::System,
-            Some("u") => Role::User,
-            Some("a") => Role::Assistant,
-            Some("t") => Role::Tool,
-            _ => return Err(bad(i, "role")),
-        };
-        let flags = f.next().ok_or_else(|| bad(i, "flags"))?;
-        let tool_call_id = f.next().ok_or_else(|| bad(i, "tool call id"))?;
-        let mut calls = Vec::new();
-        while let Some(id) = f.next() {
-            let name = f.next().ok_or_else(|| bad(i, "call name"))?;
-            let invalid = f.next().ok_or_else(|| bad(i, "call validity"))? == "i";
-            calls.push(CallShape { id: id.to_string(), name: name.to_string(), invalid });
-        }
-        let part = match out.last() {
-            Some(prev) if prev.source == source => prev.part + 1,
-            _ => 0,
-        };
-        let tool_content = match flags.chars().find(|c| "STEJM".contains(*c)) {
-            Some('T') => ToolContent::TextParts,
-            Some('E') => ToolContent::EmptyParts,
-            Some('J') => ToolContent::Json,
-            Some('M') => ToolContent::Media,
-            _ => ToolContent::Text,
-        };
-        out.push(Shape {
-            source,
-            part,
-            format,
-            role,
-            calls,
-            tool_call_id: (role == Role::Tool).then(|| tool_call_id.to_string()),
-            empty_text_part: flags.contains('e'),
-            empty: flags.contains('n'),
-            tool_content,
-            error: flags.contains('x'),
-            synthetic: flags.contains('y'),
-        });
-    }
-    Ok(out)
-}

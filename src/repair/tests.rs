@@ -204,19 +204,6 @@ fn orphans_dropped_or_kept_and_gemini_counts() {
     assert_eq!(kept[0].tool_call_id.as_deref(), Some("ghost"));
 }
 
-#[test]
-fn skeleton_parses_to_the_same_shapes() {
-    let ms = msgs(json!([
-        {"role": "user", "content": "x"},
-        {"role": "assistant", "content": null, "tool_calls": [call("a", "f"), {"id": "b", "type": "function", "function": {"name": "g", "arguments": "{"}}]},
-        {"role": "tool", "tool_call_id": "a", "content": "1"}
-    ]));
-    let native = shapes_of_messages(&ms);
-    let text = "0\u{1f}o\u{1f}u\u{1f}S\u{1f}\u{1e}1\u{1f}o\u{1f}a\u{1f}nS\u{1f}\u{1f}a\u{1f}f\u{1f}v\u{1f}b\u{1f}g\u{1f}i\u{1e}2\u{1f}o\u{1f}t\u{1f}S\u{1f}a".to_string();
-    assert_eq!(parse_skeleton(&text).unwrap(), native);
-    assert!(parse_skeleton("x").is_err());
-    assert!(parse_skeleton("0\u{1f}q\u{1f}u\u{1f}\u{1f}").is_err());
-}
 
 #[test]
 fn call_ids_reused_across_turns_are_answered_per_turn() {

@@ -146,6 +146,13 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
         }
     }
     let owner = block_owner(shapes);
+    // How many results sit in each assistant message's result block (counted once: linear).
+    let mut block_size = vec![0usize; shapes.len()];
+    for o in owner.iter().flatten() {
+        if let Some(n) = block_size.get_mut(*o) {
+            *n += 1;
+        }
+    }
     // A result is in place when it sits in the result block of an assistant message that made its call.
     let in_place = |t: usize, id: &str| {
         owner.get(t).copied().flatten().and_then(|o| shapes.get(o)).is_some_and(|a| a.calls.iter().any(|c| c.id == id))
@@ -163,7 +170,7 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
                         out.push(v(Rule::MissingToolResult, s.source, Some(&c.id), format!("tool call {} ({}) has no result", c.id, c.name)));
                     }
                 }
-                let results_in_block = owner.iter().filter(|o| **o == Some(i)).count();
+                let results_in_block = block_size.get(i).copied().unwrap_or(0);
                 if provider == Provider::Gemini && !s.calls.is_empty() && results_in_block != s.calls.len() {
                     out.push(v(
                         Rule::CallResponseCountMismatch,

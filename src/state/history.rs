@@ -120,7 +120,7 @@ impl Store {
             system: e.system,
             expect: Some(e),
         };
-        self.run_batch(vec![cmd], e.created_at, None)
+        self.run_batch(vec![cmd], e.created_at, super::store::Mode::Commit)
             .map_err(|err| tampered(index, format!("event {index} (sequence {}) does not apply: {}: {}", e.sequence, err.code.as_str(), err.message)))?;
         Ok(())
     }

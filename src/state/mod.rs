@@ -25,4 +25,4 @@ pub use history::{DanglingCall, EventFilter};
 pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions};
 pub use messages::{decode_ops, Effects, MessageOp, MessagesChannel, REMOVE_ALL};
 pub use schema::{default_schema, ChannelSpec, Kind, OnConflict, Reducer, ValueType, Visibility};
-pub use store::{Sink, Store, Write};
+pub use store::{EventSink, Store, Write};

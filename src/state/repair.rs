@@ -4,7 +4,7 @@
 
 use super::command::Repaired;
 use super::messages::MessageOp;
-use super::store::{Decoded, Sink, Slot, Store, Write};
+use super::store::{Decoded, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
 use crate::repair::{materialize, plan, shapes_of_messages, Item, RepairOptions};
 use std::collections::HashSet;
@@ -15,11 +15,6 @@ impl Store {
     /// duplicates and (unless `keep_orphans`) orphans removed, content fixed in place. Nothing to
     /// repair → no command. The report's indices are positions before the repair.
     pub fn repair(&mut self, opts: &RepairOptions, author: &str, now_ms: u64) -> Result<Repaired> {
-        self.repair_with(opts, author, now_ms, None)
-    }
-
-    /// [`Store::repair`] with a write-ahead `sink` for its event.
-    pub fn repair_with(&mut self, opts: &RepairOptions, author: &str, now_ms: u64, sink: Option<Sink>) -> Result<Repaired> {
         self.writable()?;
         let i = self.index("messages")?;
         self.authorise(author, i)?;
@@ -78,7 +73,7 @@ impl Store {
         // Removed messages that are not re-inserted stay removed; a moved message's insert
         // cancels its removal.
         let cmd = Decoded { author: author.to_string(), expected_version: None, writes: vec![(i, Write::Messages(ops))], correlation_id: None, causation_id: None, system: true, expect: None };
-        self.run_batch(vec![cmd], now_ms, sink).map_err(|e| Error { command: None, ..e })?;
+        self.run_batch(vec![cmd], now_ms, Mode::Commit).map_err(|e| Error { command: None, ..e })?;
         Ok(Repaired { version: self.version, report, ids: new_ids })
     }
 }

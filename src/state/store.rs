@@ -17,7 +17,7 @@ use std::collections::HashMap;
 pub const MAX_DEPTH: usize = 64;
 
 /// Nesting depth of a JSON value (a scalar is 0).
-fn depth(v: &Value) -> usize {
+pub(crate) fn depth(v: &Value) -> usize {
     match v {
         Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
         Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
@@ -25,8 +25,34 @@ fn depth(v: &Value) -> usize {
     }
 }
 
-/// Receives the events of a change before it is kept; an error rolls the change back.
-pub type Sink<'a> = &'a mut dyn FnMut(&[Event]) -> Result<()>;
+/// The write-ahead sink of a store: receives the events of every change (a command, a batch, a
+/// repair, a compaction, artifacts, delivered notifications — everything that gets an event)
+/// before the change is kept; an error rolls the whole change back. The store owns it
+/// ([`Store::set_sink`]), so no mutation can skip it: every change goes through one pipeline
+/// (`run_batch`) that hands its events here.
+pub trait EventSink {
+    /// Persists `events` (sealed, in order) or fails; failing refuses the change.
+    fn write(&self, events: &[Event]) -> Result<()>;
+}
+
+/// The store's sink, shared by clones (a past view never writes, so sharing is harmless).
+#[derive(Clone, Default)]
+pub(super) struct SinkSlot(Option<std::rc::Rc<dyn EventSink>>);
+
+impl std::fmt::Debug for SinkSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "SinkSlot(set)" } else { "SinkSlot(none)" })
+    }
+}
+
+/// Whether a change is kept or only checked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// Kept: the events go to the sink, then the change stays (or is rolled back if it fails).
+    Commit,
+    /// Checked: the whole pipeline runs, then everything is rolled back ([`Store::check`]).
+    DryRun,
+}
 
 /// One channel's write in a decoded command (and in an event's payload).
 #[derive(Debug, Clone, PartialEq)]
@@ -85,6 +111,8 @@ pub struct Store {
     pub(super) read_only: bool,
     /// Token counts of messages for the model view, by message id.
     pub(super) token_cache: crate::project::tokens::TokenCache,
+    /// Where every change's events go before it is kept.
+    pub(super) sink: SinkSlot,
 }
 
 impl Store {
@@ -106,6 +134,7 @@ impl Store {
             call_events: HashMap::new(),
             read_only: false,
             token_cache: Default::default(),
+            sink: SinkSlot::default(),
         };
         for spec in default_schema() {
             store.add(spec, true)?;
@@ -299,16 +328,17 @@ impl Store {
 
     /// Applies one command at time `now_ms` (ms since the epoch, for the budget deadline and the
     /// event). Errors: every code of the pipeline; the store is unchanged on error.
-    pub fn apply(&mut self, cmd: &Command, now_ms: u64) -> Result<Applied> {
-        self.apply_with(cmd, now_ms, None)
-    }
-
-    /// [`Store::apply`], handing the new event (sealed) to `sink` before the change is kept
+    /// The new event goes to the store's sink ([`Store::set_sink`]) before the change is kept
     /// (write-ahead: if the sink fails, e.g. the log cannot be written, the command is rolled back).
-    pub fn apply_with(&mut self, cmd: &Command, now_ms: u64, sink: Option<Sink>) -> Result<Applied> {
-        let result = self.decode(cmd).and_then(|d| self.run_batch(vec![d], now_ms, sink));
+    pub fn apply(&mut self, cmd: &Command, now_ms: u64) -> Result<Applied> {
+        let result = self.decode(cmd).and_then(|d| self.run_batch(vec![d], now_ms, Mode::Commit));
         let mut out = result.map_err(|e| self.scrub(Error { command: None, ..e }))?;
         Ok(Applied { version: self.version, ids: out.pop().unwrap_or_default() })
+    }
+
+    /// Sets (or, with `None`, removes) the write-ahead sink every later change goes through.
+    pub fn set_sink(&mut self, sink: Option<std::rc::Rc<dyn EventSink>>) {
+        self.sink = SinkSlot(sink);
     }
 
     /// Whether `cmd` would be applied now, without applying it: the whole pipeline runs and is
@@ -316,13 +346,8 @@ impl Store {
     /// caller refuse before it performs effects outside the store (e.g. server calls of a task
     /// tool whose result the store would refuse). Errors: those `apply` would return.
     pub fn check(&mut self, cmd: &Command, now_ms: u64) -> Result<()> {
-        const PROBE: &str = "\u{0}stategate dry run";
-        let mut probe = |_: &[Event]| -> Result<()> { Err(Error::new(ErrorCode::StorageError, PROBE)) };
-        match self.apply_with(cmd, now_ms, Some(&mut probe)) {
-            Err(e) if e.code == ErrorCode::StorageError && e.message == PROBE => Ok(()),
-            Err(e) => Err(e),
-            Ok(_) => Ok(()),
-        }
+        let result = self.decode(cmd).and_then(|d| self.run_batch(vec![d], now_ms, Mode::DryRun));
+        result.map(|_| ()).map_err(|e| self.scrub(Error { command: None, ..e }))
     }
 
     /// Applies the commands of one superstep, all or nothing, in call order; each gets its own
@@ -330,14 +355,10 @@ impl Store {
     /// channel declaring `onConflict: "error"`, fail with `CONCURRENT_WRITE` naming both authors.
     /// `expectedVersion`s are checked against the version before the batch. Errors carry
     /// `command` = the index of the failing command.
+    /// The batch's events go to the sink in one call (a batch is atomic on disk).
     pub fn apply_batch(&mut self, cmds: &[Command], now_ms: u64) -> Result<BatchApplied> {
-        self.apply_batch_with(cmds, now_ms, None)
-    }
-
-    /// [`Store::apply_batch`] with a write-ahead `sink` for the batch's events.
-    pub fn apply_batch_with(&mut self, cmds: &[Command], now_ms: u64, sink: Option<Sink>) -> Result<BatchApplied> {
         let decoded = cmds.iter().enumerate().map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci))).collect::<Result<Vec<_>>>();
-        let ids = decoded.and_then(|d| self.run_batch(d, now_ms, sink)).map_err(|e| self.scrub(e))?;
+        let ids = decoded.and_then(|d| self.run_batch(d, now_ms, Mode::Commit)).map_err(|e| self.scrub(e))?;
         Ok(BatchApplied { version: self.version, ids })
     }
 
@@ -366,7 +387,23 @@ impl Store {
                     .channel(name));
             }
             let write = match self.specs.get(i).map(|s| s.reducer) {
-                Some(Reducer::Messages) => Write::Messages(decode_ops(value).map_err(|e| Error { channel: Some(name.clone()), ..e })?),
+                Some(Reducer::Messages) => {
+                    let ops = decode_ops(value).map_err(|e| Error { channel: Some(name.clone()), ..e })?;
+                    // Arguments given as JSON text (OpenAI `function.arguments`) nest below the
+                    // value's own depth: measured after decoding, with the same limit.
+                    let calls = ops.iter().enumerate().filter_map(|(k, op)| Some(k).zip(op.message()));
+                    for (k, call) in calls.flat_map(|(k, m)| m.tool_calls.iter().map(move |c| (k, c))) {
+                        if depth(&call.args) > MAX_DEPTH {
+                            return Err(Error::new(
+                                ErrorCode::InvalidToolCall,
+                                format!("the arguments of tool call '{}' nest deeper than {MAX_DEPTH} levels; the log could not be read back", call.id),
+                            )
+                            .channel(name)
+                            .at(k));
+                        }
+                    }
+                    Write::Messages(ops)
+                }
                 _ => Write::Json(value.clone()),
             };
             writes.push((i, write));
@@ -397,9 +434,10 @@ impl Store {
         Ok(())
     }
 
-    /// The pipeline for decoded commands: authorise and lock every command first, then reduce
-    /// them in order under a journal; on any error restore everything.
-    pub(super) fn run_batch(&mut self, batch: Vec<Decoded<'_>>, now_ms: u64, sink: Option<Sink>) -> Result<Vec<Vec<String>>> {
+    /// The one pipeline every change goes through: authorise and lock every command first, then
+    /// reduce them in order under a journal, hand the events to the sink (`Mode::Commit`), and
+    /// on any error — or after a dry run — restore everything.
+    pub(super) fn run_batch(&mut self, batch: Vec<Decoded<'_>>, now_ms: u64, mode: Mode) -> Result<Vec<Vec<String>>> {
         self.writable()?;
         for (ci, cmd) in batch.iter().enumerate() {
             for (i, _) in &cmd.writes {
@@ -417,15 +455,17 @@ impl Store {
         }
         let mut journal = Journal { version: self.version, log_len: self.log.len(), json: Vec::new(), messages: Vec::new(), counters: None, call_events: Vec::new() };
         let result = self.reduce_batch(batch, now_ms, &mut journal);
-        let result = match sink {
-            Some(sink) => result.and_then(|ids| {
+        let sink = self.sink.0.clone();
+        let result = match (mode, sink) {
+            (Mode::DryRun, _) => result.map(|ids| (ids, false)),
+            (Mode::Commit, Some(sink)) => result.and_then(|ids| {
                 self.seal();
-                sink(self.log.get(journal.log_len..).unwrap_or_default()).map(|()| ids)
+                sink.write(self.log.get(journal.log_len..).unwrap_or_default()).map(|()| (ids, true))
             }),
-            None => result,
+            (Mode::Commit, None) => result.map(|ids| (ids, true)),
         };
         match result {
-            Ok(ids) => {
+            Ok((ids, true)) => {
                 for i in journal.messages {
                     if let Some(Slot::Messages(m)) = self.slots.get_mut(i) {
                         m.commit();
@@ -433,7 +473,7 @@ impl Store {
                 }
                 Ok(ids)
             }
-            Err(e) => {
+            result => {
                 if let Some((bi, counters)) = journal.counters {
                     if let Some(Slot::Json(Value::Object(budget))) = self.slots.get_mut(bi) {
                         for ((name, _), n) in COUNTERS.iter().zip(counters) {
@@ -460,7 +500,7 @@ impl Store {
                 self.version = journal.version;
                 self.log.truncate(journal.log_len);
                 self.sealed = self.sealed.min(journal.log_len);
-                Err(e)
+                result.map(|(ids, _)| ids)
             }
         }
     }

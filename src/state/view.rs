@@ -7,7 +7,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::project::sections::{render, SectionInput};
 use crate::project::tokens::{Estimate, TokenCounter};
 use crate::project::{private_strings, project, Context, ProjectOptions, Projection};
-use crate::state::{Applied, Command, Sink};
+use crate::state::{Applied, Command};
 use crate::message::{Message, Role};
 use serde_json::{json, Map, Value};
 
@@ -92,7 +92,7 @@ impl Store {
     /// Records the artifact refs of a projection's previews in `artifacts` (DESIGN §6: the full
     /// result stays reachable), as one command by `projector`, only for refs not recorded yet and
     /// never in a past view. Returns the command's result when one was applied.
-    pub fn record_artifacts(&mut self, projection: &Projection, now_ms: u64, sink: Option<Sink>) -> Result<Option<Applied>> {
+    pub fn record_artifacts(&mut self, projection: &Projection, now_ms: u64) -> Result<Option<Applied>> {
         if self.is_read_only() {
             return Ok(None);
         }
@@ -114,7 +114,7 @@ impl Store {
             correlation_id: None,
             causation_id: None,
         };
-        self.apply_with(&cmd, now_ms, sink).map(Some)
+        self.apply(&cmd, now_ms).map(Some)
     }
 
     /// A safe cut for compaction keeping about the last `keep` messages: the index of the first

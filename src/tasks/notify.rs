@@ -4,7 +4,7 @@
 
 use super::spec::AUTHOR;
 use crate::error::Result;
-use crate::state::{Applied, Command, Sink, Store};
+use crate::state::{Applied, Command, Store};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -104,7 +104,7 @@ pub struct Delivered {
 /// `messages` as a user message and marks it delivered; stale ones are marked dropped; all in
 /// one command by [`AUTHOR`], so each is delivered at most once. Never between a tool call and
 /// its result: while a call is unanswered, nothing is delivered (`deferred`).
-pub fn deliver(store: &mut Store, now_ms: u64, sink: Option<Sink>) -> Result<Delivered> {
+pub fn deliver(store: &mut Store, now_ms: u64) -> Result<Delivered> {
     let pending = queued(&store.get("notifications").unwrap_or(Value::Null));
     let version = store.version();
     let mut out = Delivered { version, delivered: Vec::new(), ids: Vec::new(), dropped: Vec::new(), deferred: 0 };
@@ -141,7 +141,7 @@ pub fn deliver(store: &mut Store, now_ms: u64, sink: Option<Sink>) -> Result<Del
     }
     update.insert("notifications".into(), Value::Object(marks));
     let cmd = Command { author: AUTHOR.to_string(), expected_version: None, update, correlation_id: None, causation_id: None };
-    let Applied { version, ids } = store.apply_with(&cmd, now_ms, sink)?;
+    let Applied { version, ids } = store.apply(&cmd, now_ms)?;
     out.version = version;
     out.ids = ids;
     Ok(out)

@@ -221,22 +221,19 @@ async fn cancel<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
     let mut task = before.clone();
     // A task waiting for a human, or waiting for a scheduled retry, has no run to stop.
     if before.status != TaskStatus::Waiting && before.retry_at_ms.is_none() {
-        match client.cancel_run(&agent, &task.thread_id, &task.run_id).await {
-            Ok(true) => {}
-            Ok(false) => {
-                // The run had already ended: report what it really did.
+        if let Err(e) = client.cancel_run(&agent, &task.thread_id, &task.run_id).await {
+            return out.fail(format!("Failed to cancel run: {}", e.message), e);
+        }
+        // The answer to a cancel (2xx, or 404 for a run already gone) says nothing of how the
+        // run ended: a terminal status comes from a refresh, never from that answer alone.
+        match refresh(ctx, client, &agent, &mut task, false).await {
+            Ok(_) if task.status.is_terminal() && task.status != TaskStatus::Cancelled => {
                 let mut out = out;
-                match refresh(ctx, client, &agent, &mut task, false).await {
-                    Ok(_) if task.status.is_terminal() => {
-                        out.content = format!("Task {id} had already finished with status {}; nothing was cancelled.", task.status.as_str());
-                        out.show(before, task);
-                        return out;
-                    }
-                    Ok(_) => {}
-                    Err(e) => return out.fail(format!("Failed to cancel run: {}", e.message), e),
-                }
-                return cancel_rest(ctx, client, &agent, before, task, out).await;
+                out.content = format!("Task {id} had already finished with status {}; nothing was cancelled.", task.status.as_str());
+                out.show(before, task);
+                return out;
             }
+            Ok(_) => {}
             Err(e) => return out.fail(format!("Failed to cancel run: {}", e.message), e),
         }
     }

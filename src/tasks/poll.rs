@@ -56,6 +56,7 @@ pub async fn refresh<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent:
         },
         other => other?,
     };
+    seen.redact(&ctx.private);
     let mut status = seen.status.unwrap_or(task.status);
     let overdue = task.deadline_ms.is_some_and(|d| d <= ctx.now_ms);
     if matches!(status, TaskStatus::Pending | TaskStatus::Running) && overdue {
@@ -64,6 +65,7 @@ pub async fn refresh<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent:
         } else {
             // It ended between the two calls: report how, not a timeout.
             seen = observe(client, agent, &task.thread_id, &seen.run_id, false).await?;
+            seen.redact(&ctx.private);
             status = seen.status.unwrap_or(task.status);
         }
     } else if status == TaskStatus::Cancelled && overdue && task.status != TaskStatus::Cancelled {

@@ -224,6 +224,38 @@ pub struct Observation {
     pub interrupts: Option<Value>,
 }
 
+impl Observation {
+    /// Replaces every private value of the store (`(channel, value)`, as
+    /// [`crate::state::Store::private_values`] lists them) in what the server answered — the
+    /// answer, the error, the questions — with `[redacted]`, so a subagent that echoes a secret
+    /// can never get it into the ledger, the notifications or the model view: redacted on the way
+    /// in, rather than refused, so the task's outcome is still recorded.
+    pub fn redact(&mut self, private: &[(String, String)]) {
+        let scrub = |s: &mut String| {
+            for (_, value) in private {
+                if s.contains(value.as_str()) {
+                    *s = s.replace(value.as_str(), crate::project::sections::REDACTED);
+                }
+            }
+        };
+        fn walk(v: &mut Value, scrub: &dyn Fn(&mut String)) {
+            match v {
+                Value::String(s) => scrub(s),
+                Value::Array(a) => a.iter_mut().for_each(|x| walk(x, scrub)),
+                Value::Object(o) => o.values_mut().for_each(|x| walk(x, scrub)),
+                _ => {}
+            }
+        }
+        if private.is_empty() {
+            return;
+        }
+        self.result.iter_mut().chain(self.error.iter_mut()).for_each(scrub);
+        if let Some(q) = &mut self.interrupts {
+            walk(q, &scrub);
+        }
+    }
+}
+
 /// The fallback text of a failed run without details (deepagents).
 pub const GENERIC_ERROR: &str = "The async subagent encountered an error.";
 

@@ -255,9 +255,12 @@ test("misspelt options, channel fields and command fields are refused, naming wh
   assert.equal(s.channels().some((c) => c.name === "vault"), false, "no public channel was made by the typo");
   assert.throws(() => s.apply({ author: "a", expected_version: 9, update: { todos: [] } }), (e) => e.code === "INVALID_UPDATE" && /expected_version/.test(e.message));
   assert.equal(s.version, 0);
-  // A LangChain-style call inside an OpenAI message is refused, not emptied.
+  // A LangChain-style call inside a role-keyed message is read as LangChain reads it (issue 14:
+  // one input, one answer), never emptied; without its args it is still refused.
+  s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c1", name: "search", args: { q: "x" } }] }] } });
+  assert.deepEqual(s.get("messages")[0].tool_calls.map((c) => [c.id, c.name, c.args]), [["c1", "search", { q: "x" }]]);
   assert.throws(
-    () => s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c1", name: "search", args: { q: "x" } }] }] } }),
+    () => s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c2", name: "search" }] }] } }),
     (e) => e.code === "INVALID_TOOL_CALL" && /LangChain message/.test(e.message),
   );
   assert.throws(() => StateStore.restore(null, []), (e) => e.code === "INVALID_OPTION" && /StateStore\.replay/.test(e.message));

@@ -154,7 +154,9 @@ const NESTED = {
   ok: true,
   none: null,
   skipped: undefined,
-  list: [1, "two", { three: [3.5, null, undefined] }],
+  // No `undefined` inside an array: JSON (and deepagents' json.dumps) writes it as null, which
+  // stategate refuses as a silent change (issue 14; tests/js/boundary.test.mjs).
+  list: [1, "two", { three: [3.5, null] }],
   unicode: "héllo wörld — 東京 😀 \u2028 \"quoted\" back\\slash\nnewline\ttab \u0001",
   nested: { deeper: { deepest: ["ü", { k: "v" }] } },
 };

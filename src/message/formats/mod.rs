@@ -83,6 +83,20 @@ pub enum Detected {
     Sure(Format),
     /// A plain `{role, content: string}` message that every role-based format shares.
     Plain,
+    /// A canonical [`Message`] as stategate itself writes it (`store.get("messages")`,
+    /// `decodeMessages`): only canonical keys, with its `origin` format or its `extra` fields.
+    /// Read back as it is, so feeding stategate's own output in gives the same messages.
+    Canonical,
+}
+
+/// The keys of a canonical [`Message`] (its serde field names).
+const CANONICAL_KEYS: [&str; 10] = ["id", "role", "content", "name", "tool_calls", "invalid_tool_calls", "tool_call_id", "status", "origin", "extra"];
+
+/// Whether `obj` is a canonical message: canonical keys only, and the `origin` or `extra` that no
+/// provider format has at the top level.
+fn is_canonical(obj: &Map<String, Value>) -> bool {
+    let marked = obj.get("origin").and_then(Value::as_str).is_some_and(|o| Format::parse(o).is_ok()) || obj.get("extra").is_some_and(Value::is_object);
+    marked && obj.keys().all(|k| CANONICAL_KEYS.contains(&k.as_str()))
 }
 
 /// Detects the format of one message from its keys.
@@ -93,6 +107,9 @@ pub fn detect(value: &Value) -> Result<Detected> {
     let obj = value
         .as_object()
         .ok_or_else(|| Error::new(ErrorCode::InvalidMessage, format!("a message must be an object, got {}", util::kind(value))))?;
+    if is_canonical(obj) {
+        return Ok(Detected::Canonical);
+    }
     if obj.contains_key("lc") && obj.contains_key("kwargs") {
         return Ok(Detected::Sure(Format::Langchain));
     }
@@ -163,6 +180,25 @@ pub struct Decoded {
     pub formats: Vec<Format>,
 }
 
+/// A message array from its JSON text, as `JSON.parse` would read it: serde_json's bounded
+/// reader (128 levels of nesting at most, so nothing recurses without limit), and `\ud800`-style
+/// escapes of lone surrogates — exactly what `JSON.stringify` writes for a string holding one —
+/// read as U+FFFD, as strings with lone surrogates read everywhere else.
+///
+/// Errors: `INVALID_JSON` for text that is not JSON (or nests too deep); `INVALID_MESSAGE` for
+/// JSON that is not an array.
+pub fn values_from_json_text(text: &str) -> Result<Vec<Value>> {
+    let parsed = serde_json::from_str::<Value>(text).or_else(|e| match util::mend_lone_surrogates(text) {
+        Some(mended) => serde_json::from_str::<Value>(&mended),
+        None => Err(e),
+    });
+    match parsed {
+        Ok(Value::Array(a)) => Ok(a),
+        Ok(_) => Err(Error::new(ErrorCode::InvalidMessage, "messages must be an array")),
+        Err(e) => Err(Error::new(ErrorCode::InvalidJson, format!("messages are not valid JSON: {e}"))),
+    }
+}
+
 /// Decodes a list of messages in any supported format(s).
 ///
 /// `hint` is the format given to plain messages that fit several formats; without it, the first
@@ -186,11 +222,15 @@ pub fn decode_messages<V: std::borrow::Borrow<Value>>(values: &[V], hint: Option
     let mut out = Decoded { messages: Vec::with_capacity(values.len()), source: Vec::with_capacity(values.len()), formats: Vec::with_capacity(values.len()) };
     let mut gemini_pending: Vec<(String, String)> = Vec::new();
     for (i, (value, det)) in values.iter().zip(&detected).enumerate() {
-        let format = match det {
-            Detected::Sure(f) => *f,
-            Detected::Plain => dominant,
+        let (format, decoded) = match det {
+            Detected::Sure(f) => (*f, decode_one(value.borrow(), *f).map_err(|e| e.at(i))?),
+            Detected::Plain => (dominant, decode_one(value.borrow(), dominant).map_err(|e| e.at(i))?),
+            Detected::Canonical => {
+                let m: Message = serde_json::from_value(value.borrow().clone())
+                    .map_err(|e| Error::new(ErrorCode::InvalidMessage, format!("a canonical message (it has `origin` or `extra`) that does not read as one: {e}")).at(i))?;
+                (m.origin.unwrap_or(Format::Openai), vec![m])
+            }
         };
-        let decoded = decode_one(value.borrow(), format).map_err(|e| e.at(i))?;
         for mut m in decoded {
             if format == Format::Gemini {
                 gemini::pair_ids(&mut m, &mut gemini_pending, i);

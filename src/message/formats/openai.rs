@@ -5,11 +5,13 @@
 //! `developer` decodes to system and encodes as `system`. Arguments that are not JSON become an
 //! invalid tool call (LangChain does the same). Tool results are encoded with string content
 //! (text parts joined), except that a list of text parts from an OpenAI source is kept as is.
+//! A call `{id, name, args}` (no `function`) is a LangChain tool call in a role-keyed
+//! message-like dict and is read as LangChain reads it.
 
 use super::util::{args_text, as_obj, call_from_json_text, content_as_string, extra_of, opt_array, opt_id, opt_str, put_opt};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
-use crate::message::{Content, ContentPart, Message, Role};
+use crate::message::{Content, ContentPart, Message, Role, ToolCall};
 use serde_json::{json, Map, Value};
 
 const KNOWN: &[&str] = &["role", "content", "name", "tool_calls", "tool_call_id"];
@@ -33,6 +35,13 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         let call = as_obj(call, "a tool call")?;
         let id = opt_id(call, "id")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
         let function = call.get("function").and_then(Value::as_object);
+        // `{id, name, args}` without `function` is a LangChain tool call in a role-keyed
+        // message-like dict, which LangChain's `convert_to_messages` / `coerceMessageLikeToMessage`
+        // take as it is: read it as they do (also how canonical calls read back).
+        if let (None, Some(name), Some(args)) = (function, call.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()), call.get("args").filter(|a| a.is_object())) {
+            m.tool_calls.push(ToolCall { id, name: name.to_string(), args: args.clone(), raw_args: None, extra: extra_of(call, &["id", "name", "args", "type"]) });
+            continue;
+        }
         let name = function.and_then(|f| f.get("name")).and_then(Value::as_str).filter(|n| !n.is_empty()).map(str::to_string).ok_or_else(|| {
             let hint = if call.contains_key("name") { " ({id, name, args} is a LangChain tool call: put it in a LangChain message {type: \"ai\", tool_calls})" } else { "" };
             Error::new(ErrorCode::InvalidToolCall, format!("an OpenAI tool call is {{id, type: \"function\", function: {{name, arguments}}}}; this one has no function name{hint}")).field("tool_calls")

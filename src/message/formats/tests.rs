@@ -181,3 +181,47 @@ fn gemini_results_are_named_after_their_call() {
     let out = encode_messages(&d.messages, Format::Gemini);
     assert_eq!(out[1]["parts"][0]["functionResponse"]["name"], "shot");
 }
+
+#[test]
+fn canonical_messages_decode_to_themselves() {
+    // Issue 14: feeding stategate's own output back in grew `extra` by one level each round and
+    // refused messages with calls.
+    let values = vec![
+        json!({"id": "u1", "role": "user", "content": "hi", "additional_kwargs": {"x": 1}, "type": "human"}),
+        json!({"type": "ai", "id": "a1", "content": "", "tool_calls": [{"id": "c1", "name": "t", "args": {"q": 1}, "type": "tool_call"}]}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "ok", "name": "t"}),
+    ];
+    let first = decode_messages(&values, None).unwrap().messages;
+    let mut canonical: Vec<Value> = first.iter().map(|m| serde_json::to_value(m).unwrap()).collect();
+    for _ in 0..3 {
+        let again = decode_messages(&canonical, None).unwrap().messages;
+        assert_eq!(again, first);
+        canonical = again.iter().map(|m| serde_json::to_value(m).unwrap()).collect();
+    }
+    // A message that claims to be canonical but is not is refused, not guessed.
+    let err = decode_messages(&[json!({"role": "user", "content": 5, "origin": "openai"})], None).unwrap_err();
+    assert_eq!((err.code, err.index), (ErrorCode::InvalidMessage, Some(0)));
+}
+
+#[test]
+fn a_role_keyed_message_with_langchain_calls_reads_as_langchain_reads_it() {
+    let m = dec(json!({"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "weather", "args": {"city": "Paris"}}]}));
+    assert_eq!((m[0].tool_calls[0].name.as_str(), &m[0].tool_calls[0].args), ("weather", &json!({"city": "Paris"})));
+    let openai = encode_messages(&m, Format::Openai);
+    assert_eq!(openai[0]["tool_calls"][0]["function"], json!({"name": "weather", "arguments": "{\"city\":\"Paris\"}"}));
+    // No args and no function: still refused, with the hint.
+    let err = decode_messages(&[json!({"role": "assistant", "tool_calls": [{"id": "c1", "name": "t"}]})], None).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidToolCall);
+}
+
+#[test]
+fn json_text_with_lone_surrogate_escapes_reads_as_the_array_form() {
+    let read = |t: &str| values_from_json_text(t).unwrap();
+    assert_eq!(read(r#"[{"role":"user","content":"a\ud800b"}]"#)[0]["content"], "a\u{fffd}b");
+    assert_eq!(read(r#"[{"role":"user","content":"\udc00\ud83d\ude00\ud83d"}]"#)[0]["content"], "\u{fffd}😀\u{fffd}");
+    assert_eq!(read(r#"["\\ud800"]"#)[0], "\\ud800", "an escaped backslash is not an escape");
+    assert_eq!(values_from_json_text("[1").unwrap_err().code, ErrorCode::InvalidJson);
+    assert_eq!(values_from_json_text("{}").unwrap_err().code, ErrorCode::InvalidMessage);
+    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    assert_eq!(values_from_json_text(&deep).unwrap_err().code, ErrorCode::InvalidJson);
+}

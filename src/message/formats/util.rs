@@ -109,3 +109,48 @@ pub(crate) fn put_opt(obj: &mut Map<String, Value>, key: &str, value: Option<&st
         obj.insert(key.to_string(), Value::String(v.to_string()));
     }
 }
+
+/// `text` with every `\uXXXX` escape of a lone surrogate (a high one not followed by a low one,
+/// or a low one alone) replaced by `\ufffd`; `None` when there is none. Backslash escapes only
+/// occur inside JSON strings, so a scan over escapes needs no JSON state.
+pub(crate) fn mend_lone_surrogates(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let hex = |at: usize| -> Option<u16> {
+        let h = bytes.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    };
+    // The unit of a `\uXXXX` escape starting at `at`, if there is one.
+    let escape = |at: usize| -> Option<u16> { (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u')).then(|| hex(at + 2)).flatten() };
+    let mut out = String::with_capacity(text.len());
+    let (mut from, mut i, mut mended) = (0, 0, false);
+    while i < bytes.len() {
+        if bytes.get(i) != Some(&b'\\') {
+            i += 1;
+            continue;
+        }
+        let Some(unit) = escape(i) else {
+            i += 2; // another escape: skip the escaped character
+            continue;
+        };
+        let lone = match unit {
+            0xD800..=0xDBFF => !matches!(escape(i + 6), Some(0xDC00..=0xDFFF)),
+            0xDC00..=0xDFFF => true,
+            _ => false,
+        };
+        if lone {
+            out.push_str(text.get(from..i)?);
+            out.push_str("\\ufffd");
+            mended = true;
+            from = i + 6;
+        } else if (0xD800..=0xDBFF).contains(&unit) {
+            i += 12; // a valid pair
+            continue;
+        }
+        i += 6;
+    }
+    if !mended {
+        return None;
+    }
+    out.push_str(text.get(from..)?);
+    Some(out)
+}

@@ -20,10 +20,10 @@ fn poll_notifies_each_status_change_once_and_delivery_is_exactly_once_at_a_safe_
 
     // An assistant turn waiting for its tool result: delivery waits.
     w.apply(json!({"messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "x1", "name": "t", "args": {}}]}]}));
-    let d = deliver(&mut w.store, w.now, None).unwrap();
+    let d = deliver(&mut w.store, w.now).unwrap();
     assert_eq!((d.delivered.len(), d.deferred), (0, 1));
     w.apply(json!({"messages": [{"type": "tool", "tool_call_id": "x1", "content": "ok"}]}));
-    let d = deliver(&mut w.store, w.now, None).unwrap();
+    let d = deliver(&mut w.store, w.now).unwrap();
     assert_eq!((d.delivered.clone(), d.deferred), (vec![format!("{a}:run-2:success")], 0));
     let m = w.store.messages("messages").unwrap().messages().last().unwrap().clone();
     assert_eq!(m.role, crate::message::Role::User);
@@ -32,7 +32,7 @@ fn poll_notifies_each_status_change_once_and_delivery_is_exactly_once_at_a_safe_
     assert!(text.contains("echo: &lt;hi&gt; &amp; bye"), "subagent text is escaped: {text}");
     let encoded = crate::message::formats::encode_messages(&[m], crate::message::formats::Format::Langchain);
     assert_eq!(encoded[0]["additional_kwargs"]["deepagents_notification"], json!({"task_id": a, "agent_name": "echo", "status": "success", "run_id": "run-2"}));
-    let d = deliver(&mut w.store, w.now, None).unwrap();
+    let d = deliver(&mut w.store, w.now).unwrap();
     assert!(d.delivered.is_empty(), "delivered once only");
     assert!(undelivered(&w.store).is_empty());
 }
@@ -126,7 +126,7 @@ fn notifications_the_model_saw_or_that_went_stale_are_dropped_not_delivered() {
     w.turn(&[("check_async_task", json!({"task_id": a})), ("cancel_async_task", json!({"task_id": q}))]);
     let left: Vec<String> = undelivered(&w.store).iter().map(|n| n["status"].as_str().unwrap().to_string()).collect();
     assert_eq!(left, vec!["waiting"], "the success the check showed is dropped at once");
-    let d = deliver(&mut w.store, w.now, None).unwrap();
+    let d = deliver(&mut w.store, w.now).unwrap();
     assert_eq!((d.delivered.len(), d.dropped.len()), (0, 1), "the wait is stale: the model cancelled the task");
     // A notification whose task moved on since it was queued (outside the model's tools) is
     // dropped at delivery, not delivered as news.
@@ -137,7 +137,7 @@ fn notifications_the_model_saw_or_that_went_stale_are_dropped_not_delivered() {
     block_on(w.fake.send(&ProtocolRequest { call: "create_run", method: "POST", url: format!("http://server/threads/{c}/runs"), headers: Map::new(), body: Some(json!({"command": {"resume": "yes"}})) })).unwrap();
     w.poll();
     assert_eq!(w.task(&c).status, TaskStatus::Running);
-    let d = deliver(&mut w.store, w.now, None).unwrap();
+    let d = deliver(&mut w.store, w.now).unwrap();
     assert_eq!((d.delivered.len(), d.dropped.len()), (0, 1));
     assert!(undelivered(&w.store).is_empty());
 }
@@ -257,4 +257,23 @@ fn a_new_question_on_a_new_run_is_a_new_notification() {
     let (out, _) = w.poll();
     assert_eq!(w.task(&a).run_id, second);
     assert!(out.notifications.contains_key(&format!("{a}:{second}:waiting")), "{:?}", out.notifications.keys().collect::<Vec<_>>());
+}
+
+#[test]
+fn a_subagent_answer_carrying_a_private_value_is_redacted_on_the_way_in() {
+    // Issue 14: the answer landed unscanned in the ledger, the notifications and the model view.
+    let mut w = World::new(vec![agent("echo", json!({}))]);
+    let spec: crate::state::ChannelSpec = serde_json::from_value(json!({"name": "vault", "reducer": "replace", "visibility": "private", "owner": "mem"})).unwrap();
+    w.store.register_channel(spec, None, || "key".into()).unwrap();
+    let cmd = crate::state::Command { author: "mem".into(), expected_version: None, update: json!({"vault": "CANARY-priv-31337x"}).as_object().cloned().unwrap(), correlation_id: None, causation_id: None };
+    w.store.apply(&cmd, w.now).unwrap();
+    let a = w.start("echo", "hi");
+    w.fake.succeed(&w.task(&a).run_id.clone(), "the secret is CANARY-priv-31337x, as asked");
+    w.poll();
+    let shown = serde_json::to_string(&w.store.system_view()).unwrap();
+    assert!(!shown.contains("CANARY-priv-31337x"), "{shown}");
+    assert!(shown.contains("the secret is [redacted], as asked"), "{shown}");
+    deliver(&mut w.store, w.now).unwrap();
+    let view = w.store.model_view(&Default::default(), &mut crate::project::tokens::Estimate, "estimate").unwrap();
+    assert!(!serde_json::to_string(&view.messages).unwrap().contains("CANARY"));
 }

@@ -309,3 +309,19 @@ fn preflight_refuses_what_the_store_would_refuse_and_writes_nothing() {
     let mut past = w.store.at(1).unwrap();
     assert_eq!(preflight(&mut past, None, w.now).unwrap_err().code, ErrorCode::ReadOnly);
 }
+
+#[test]
+fn a_2xx_answer_to_cancel_never_marks_a_finished_task_cancelled() {
+    // Issue 14: a server answering 2xx to cancel_run for a run that had already succeeded.
+    let mut w = World::new(vec![agent("slow", json!({}))]);
+    w.fake.lenient_cancel.set(true);
+    let s = w.start("slow", "sleep=1");
+    w.fake.succeed(&w.task(&s).run_id.clone(), "slow done");
+    let out = w.one("cancel_async_task", json!({"task_id": s}));
+    assert_eq!(out.content, format!("Task {s} had already finished with status success; nothing was cancelled."));
+    assert_eq!(w.task(&s).status, TaskStatus::Success);
+    // A live run is still cancelled (the refresh sees it interrupted).
+    let a = w.start("slow", "sleep=30");
+    w.one("cancel_async_task", json!({"task_id": a}));
+    assert_eq!(w.task(&a).status, TaskStatus::Cancelled);
+}

@@ -1,0 +1,179 @@
+// Issue 14: trust at the boundary. Each reproduction of the issue is a test here: no input traps
+// the module, no change escapes the write-ahead log, one input gets one answer, every error has a
+// code. Run against the release package (pkg/).
+import test from "node:test";
+import assert from "node:assert/strict";
+import {
+  StateStore,
+  validateMessages,
+  repairMessages,
+  convertMessages,
+  decodeMessages,
+  projectMessages,
+  subagentInput,
+  subagentResult,
+  verifyLog,
+  isStategateError,
+} from "../../pkg/index.js";
+
+const coded = (code) => (e) => {
+  assert.ok(isStategateError(e), `a StategateError, got ${e?.name}: ${e?.message}`);
+  if (code) assert.equal(e.code, code, e.message);
+  return true;
+};
+
+const nested = (depth, leaf = "x") => {
+  let v = leaf;
+  for (let i = 0; i < depth; i++) v = [v];
+  return v;
+};
+
+/** A store in use before the bad inputs, and a check that it is still usable and unchanged. */
+function witness() {
+  const s = new StateStore({ runId: "w" });
+  s.apply({ author: "u", update: { messages: [{ role: "user", content: "still here" }] } });
+  const before = JSON.stringify(s.systemView());
+  return () => {
+    assert.equal(JSON.stringify(s.systemView()), before);
+    s.apply({ author: "u", update: { messages: [{ role: "user", content: "and usable" }] } });
+    assert.equal(s.version, 2);
+    assert.deepEqual(validateMessages([{ role: "user", content: "hi" }], { provider: "openai" }), []);
+  };
+}
+
+test("1. cycles and depth never trap the module: typed errors, later calls and existing stores unaffected", () => {
+  const alive = witness();
+  const m = { role: "user", content: "hi" };
+  m.meta = m;
+  const self = [{ role: "user", content: "a" }];
+  self.push(self);
+  const deep = { role: "user", content: "hi", meta: nested(5000) };
+  const deepArgs = { type: "ai", content: "", tool_calls: [{ id: "c1", name: "t", args: { v: nested(10000) } }] };
+  const calls = [
+    () => convertMessages([m], { to: "gemini" }),
+    () => decodeMessages([m]),
+    () => projectMessages([m], { budget: 1000 }),
+    () => validateMessages(self, { provider: "openai" }),
+    () => repairMessages(self),
+    () => convertMessages([deep], { to: "openai" }),
+    () => validateMessages([deep], { provider: "anthropic" }),
+    () => repairMessages([deep]),
+    () => projectMessages([deep], { budget: 1000 }),
+    () => convertMessages([deepArgs], { to: "openai" }),
+    () => projectMessages([deepArgs], { budget: 1000 }),
+  ];
+  for (const call of calls) assert.throws(call, coded("INVALID_MESSAGE"));
+  // The failing message is named.
+  assert.throws(() => convertMessages([{ role: "user", content: "ok" }, m], { to: "openai" }), (e) => e.details.index === 1);
+  alive();
+});
+
+test("2. compact() goes through onEvents; replaying what onEvents saw equals the store; a throwing onEvents rolls it back", () => {
+  const seen = [];
+  const s = new StateStore({ runId: "c", onEvents: (events) => seen.push(...events) });
+  for (let k = 0; k < 9; k++) s.apply({ author: "u", update: { messages: [{ role: k % 2 ? "assistant" : "user", content: `m${k}` }] } });
+  s.compact({ summary: "so far", cut: s.compactionPlan({ keep: 3 }) });
+  assert.equal(s.version, 10);
+  assert.equal(seen.length, 10);
+  const again = StateStore.replay(seen);
+  assert.deepEqual(again.systemView(), s.systemView());
+  s.apply({ author: "u", update: { messages: [{ role: "user", content: "more" }] } });
+  assert.deepEqual(StateStore.replay(seen).systemView(), s.systemView());
+
+  let fail = false;
+  const t = new StateStore({ onEvents: () => { if (fail) throw new Error("disk full"); } });
+  for (let k = 0; k < 4; k++) t.apply({ author: "u", update: { messages: [{ role: k % 2 ? "assistant" : "user", content: `m${k}` }] } });
+  const before = JSON.stringify(t.systemView());
+  fail = true;
+  assert.throws(() => t.compact({ summary: "s", cut: t.compactionPlan({ keep: 1 }) }), coded("STORAGE_ERROR"));
+  assert.equal(JSON.stringify(t.systemView()), before);
+  assert.equal(t.version, 4);
+});
+
+test("3. the store refuses what its own log could not read back (tool arguments nested in JSON text)", () => {
+  const s = new StateStore();
+  const args = JSON.stringify({ v: nested(122) });
+  assert.throws(
+    () => s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "t", arguments: args } }] }] } }),
+    coded("INVALID_TOOL_CALL"),
+  );
+  assert.equal(s.version, 0);
+  // Just under the limit: taken, and every reader gets it back.
+  const ok = JSON.stringify({ v: nested(60) });
+  s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "t", arguments: ok } }] }] } });
+  const view = s.systemView();
+  assert.deepEqual(StateStore.replay(s.eventsJsonl()).systemView(), view);
+  assert.deepEqual(StateStore.replay(s.events()).systemView(), view);
+  assert.deepEqual(StateStore.restore(s.checkpoint()).systemView(), view);
+  assert.deepEqual(verifyLog(s.eventsJsonl()), { ok: true });
+});
+
+test("5. one input, one answer: LangChain message-like dicts, canonical messages read back, JSON text with lone-surrogate escapes", () => {
+  const history = [
+    { role: "user", content: "weather?" },
+    { role: "assistant", content: "", tool_calls: [{ id: "c1", name: "weather", args: { city: "Paris" } }] },
+  ];
+  const asArray = validateMessages(history, { provider: "openai" });
+  assert.deepEqual(asArray.map((v) => [v.rule, v.index, v.toolCallId]), [["MISSING_TOOL_RESULT", 1, "c1"]]);
+  assert.deepEqual(validateMessages(JSON.stringify(history), { provider: "openai" }), asArray);
+  assert.deepEqual(repairMessages(history).report, repairMessages(JSON.stringify(history)).report);
+  const openai = convertMessages(history, { to: "openai" });
+  assert.deepEqual(openai[1].tool_calls, [{ id: "c1", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }]);
+  assert.equal(decodeMessages(history)[1].tool_calls[0].name, "weather");
+  // The model view repairs the dangling call: the call and its synthetic result.
+  assert.deepEqual(projectMessages(history, { budget: 1000, format: "openai" }).messages.map((m) => m.role), ["user", "assistant", "tool"]);
+
+  const s = new StateStore();
+  s.apply({ author: "m", update: { messages: history } });
+  s.apply({ author: "t", update: { messages: [{ role: "tool", tool_call_id: "c1", content: "sunny" }] } });
+  // Canonical messages fed back decode to themselves: no extra growth, calls accepted.
+  let stored = s.get("messages");
+  for (let round = 0; round < 3; round++) {
+    const t = new StateStore();
+    t.apply({ author: "copy", update: { messages: stored } });
+    assert.deepEqual(t.get("messages"), stored, `round ${round}`);
+    stored = t.get("messages");
+  }
+  assert.deepEqual(decodeMessages(s.get("messages")), s.get("messages"));
+
+  // JSON.stringify writes a lone surrogate as "\ud800": the text form reads it as the array form does.
+  const lone = [{ role: "user", content: "a\ud800b" }];
+  const text = JSON.stringify(lone);
+  assert.match(text, /\\ud800/);
+  assert.deepEqual(decodeMessages(text), decodeMessages(lone));
+  assert.equal(decodeMessages(text)[0].content, "a\ufffdb");
+  // A valid pair stays a pair.
+  assert.equal(decodeMessages(JSON.stringify([{ role: "user", content: "😀" }]))[0].content, "😀");
+});
+
+test("6. every error has a code: throwing getters, revoked Proxies, freed objects, wrong arguments; NaN and lost array entries refused", () => {
+  const alive = witness();
+  const getter = { role: "user", get content() { throw new Error("boom"); } };
+  const { proxy, revoke } = Proxy.revocable({ role: "user", content: "x" }, {});
+  revoke();
+  const cyc = { role: "user", content: "hi" };
+  cyc.self = cyc;
+  for (const bad of [getter, proxy, cyc]) {
+    assert.throws(() => validateMessages([bad], { provider: "openai" }), coded("INVALID_MESSAGE"));
+    assert.throws(() => repairMessages([bad]), coded("INVALID_MESSAGE"));
+    assert.throws(() => projectMessages([bad], { budget: 100 }), coded("INVALID_MESSAGE"));
+    assert.throws(() => convertMessages([bad], { to: "openai" }), coded("INVALID_MESSAGE"));
+  }
+  assert.throws(() => subagentInput({}, { description: "x" }), coded("INVALID_OPTION"));
+  assert.throws(() => subagentResult({}, "c1"), coded("INVALID_OPTION"));
+  const s = new StateStore();
+  s.free();
+  assert.throws(() => s.apply({ author: "u", update: { todos: [] } }), coded("FREED"));
+  assert.throws(() => s.version, coded("FREED"));
+  assert.throws(() => s.systemView(), coded("FREED"));
+  s.free(); // a second free is harmless
+
+  const t = new StateStore();
+  assert.throws(() => t.apply({ author: "u", update: { messages: [{ role: "user", content: NaN }] } }), coded("INVALID_UPDATE"));
+  assert.throws(() => validateMessages([{ role: "user", content: NaN }], { provider: "openai" }), coded("INVALID_MESSAGE"));
+  t.registerChannel({ name: "log", reducer: "append" });
+  assert.throws(() => t.apply({ author: "u", update: { log: [Symbol(), undefined, () => {}] } }), coded("INVALID_UPDATE"));
+  assert.deepEqual(t.get("log"), []);
+  assert.equal(t.version, 0);
+  alive();
+});
