@@ -224,6 +224,13 @@ struct Journal {
     len: usize,
     replaced: Vec<(usize, Message)>,
     whole: Option<Vec<Message>>,
+    /// Index entries changed since `begin`, with their old values, in order: undone in reverse,
+    /// so rolling back an append costs what the append cost, not a rebuild of the whole index
+    /// (a refused command or a `check` on a 200k-message store stays cheap).
+    pos_undo: Vec<(String, Option<usize>)>,
+    calls_undo: Vec<(String, Option<Call>)>,
+    /// The index was rebuilt or cleared: rolling back rebuilds it too.
+    reindexed: bool,
 }
 
 /// A messages channel: the list, an id index, the tool-call index and an undo journal.
@@ -326,6 +333,7 @@ impl MessagesChannel {
     /// Restores the channel exactly as it was at [`Self::begin`].
     pub fn rollback(&mut self) {
         let Some(j) = self.journal.take() else { return };
+        let rebuild = j.whole.is_some() || j.reindexed;
         if let Some(whole) = j.whole {
             self.list = whole;
         } else {
@@ -336,7 +344,31 @@ impl MessagesChannel {
                 }
             }
         }
-        self.reindex();
+        if rebuild {
+            self.reindex();
+            return;
+        }
+        for (id, old) in j.pos_undo.into_iter().rev() {
+            match old {
+                Some(i) => self.pos.insert(id, i),
+                None => self.pos.remove(&id),
+            };
+        }
+        for (id, old) in j.calls_undo.into_iter().rev() {
+            match old {
+                Some(c) => self.calls.insert(id, c),
+                None => self.calls.remove(&id),
+            };
+        }
+    }
+
+    /// Records the old value of `calls[id]` before it changes (while a journal is open).
+    fn note_call(&mut self, id: &str) {
+        if let Some(j) = &mut self.journal {
+            if !j.reindexed {
+                j.calls_undo.push((id.to_string(), self.calls.get(id).cloned()));
+            }
+        }
     }
 
     /// Saves the whole list as it was at `begin` before a change that moves positions.
@@ -356,6 +388,9 @@ impl MessagesChannel {
     }
 
     fn reindex(&mut self) {
+        if let Some(j) = &mut self.journal {
+            j.reindexed = true;
+        }
         self.pos = self.list.iter().enumerate().filter_map(|(i, m)| m.id.clone().map(|id| (id, i))).collect();
         self.calls.clear();
         for m in &self.list {
@@ -407,6 +442,7 @@ impl MessagesChannel {
             match self.calls.get(c) {
                 Some(call) if call.assistant == id => {}
                 _ => {
+                    self.note_call(c);
                     self.calls.insert(c.to_string(), Call { assistant: id.to_string(), result: None });
                     new.push(c.to_string());
                 }
@@ -417,6 +453,7 @@ impl MessagesChannel {
     /// Checks a tool result against the call index and records it as the call's answer.
     fn answer(&mut self, m: &Message, id: &str, index: usize) -> Result<()> {
         let Some(call_id) = m.tool_call_id.as_deref() else { return Ok(()) };
+        self.note_call(call_id);
         let Some(call) = self.calls.get_mut(call_id) else {
             return Err(Error::new(ErrorCode::UnknownToolCall, format!("tool result '{id}' answers call '{call_id}', which no assistant message made"))
                 .at(index)
@@ -447,6 +484,9 @@ impl MessagesChannel {
             match op {
                 MessageOp::RemoveAll { .. } => {
                     self.save_whole();
+                    if let Some(j) = &mut self.journal {
+                        j.reindexed = true;
+                    }
                     self.list.clear();
                     self.pos.clear();
                     self.calls.clear();
@@ -458,6 +498,7 @@ impl MessagesChannel {
                         return Err(unknown_id(remove, index));
                     };
                     if let Some(c) = self.list.get(i).and_then(|m| m.tool_call_id.clone()) {
+                        self.note_call(&c);
                         if let Some(call) = self.calls.get_mut(&c) {
                             if call.result.as_deref() == Some(remove.as_str()) {
                                 call.result = None;
@@ -530,6 +571,11 @@ impl MessagesChannel {
                             if m.role == Role::Assistant {
                                 fx.turns += 1;
                                 fx.tokens += tokens_of(m);
+                            }
+                            if let Some(j) = &mut self.journal {
+                                if !j.reindexed {
+                                    j.pos_undo.push((id.clone(), None));
+                                }
                             }
                             self.pos.insert(id.clone(), self.list.len());
                             self.list.push(m.clone());
