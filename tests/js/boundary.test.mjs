@@ -177,3 +177,76 @@ test("6. every error has a code: throwing getters, revoked Proxies, freed object
   assert.equal(t.version, 0);
   alive();
 });
+
+// One write path (issue 14): every method of StateStore and AsyncTasks is classified here as
+// changing the store or not; each changing one is called with onEvents collecting, and replaying
+// what onEvents saw must equal the live store. A method added later without being classified
+// fails the first assertion, so no future method can bypass the write-ahead sink unnoticed.
+import { AsyncTasks } from "../../pkg/index.js";
+import { createAgentServer } from "../../www/agent-sim.js";
+
+const READS = new Set([
+  "version", "runId", "lastHash", "get", "messages", "systemView", "private", "toJSON", "channels", "events", "eventsJsonl",
+  "checkpoint", "exportForTransport", "danglingToolCalls", "at", "compactionPlan", "check", "notifications",
+  // Schema and keys, not state: they write no event (replay takes the channels in its options).
+  "registerChannel", "claimOwnerKey",
+]);
+const CHANGES = new Set(["apply", "applyBatch", "repair", "compact", "modelView", "deliverNotifications"]);
+const TASK_READS = new Set(["tools", "isTaskTool", "ledger", "untracked"]);
+const TASK_CHANGES = new Set(["handle", "poll"]);
+
+test("every mutating method reaches onEvents; replaying what onEvents saw equals the store", async () => {
+  const own = (proto) => Object.getOwnPropertyNames(proto).filter((k) => k !== "constructor" && k !== "free" && !k.startsWith("__"));
+  for (const k of own(StateStore.prototype)) assert.ok(READS.has(k) || CHANGES.has(k), `StateStore.${k} is not classified as reading or changing`);
+  for (const k of own(AsyncTasks.prototype)) assert.ok(TASK_READS.has(k) || TASK_CHANGES.has(k), `AsyncTasks.${k} is not classified`);
+
+  const seen = [];
+  const s = new StateStore({ runId: "all", onEvents: (events) => seen.push(...events) });
+  const called = new Set();
+  const step = (name, f) => {
+    const before = s.version;
+    const out = f();
+    called.add(name);
+    return Promise.resolve(out).then((r) => {
+      assert.ok(s.version > before, `${name} changed the store`);
+      assert.equal(seen.length, s.version, `onEvents saw every event after ${name}`);
+      return r;
+    });
+  };
+  await step("apply", () => s.apply({ author: "u", update: { messages: [{ role: "user", content: "start" }] } }));
+  await step("applyBatch", () => s.applyBatch([{ author: "a", update: { todos: [{ content: "x", status: "pending" }] } }, { author: "b", update: { facts: { k: 1 } } }]));
+  s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "d1", type: "function", function: { name: "t", arguments: "{}" } }] }] } });
+  await step("repair", () => s.repair());
+  s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "big", type: "function", function: { name: "read", arguments: "{}" } }] }] } });
+  s.apply({ author: "t", update: { messages: [{ role: "tool", tool_call_id: "big", content: "lorem ipsum ".repeat(400) }] } });
+  await step("modelView", () => s.modelView({ budget: 4000, maxToolResultTokens: 50 }));
+  for (let k = 0; k < 6; k++) s.apply({ author: "u", update: { messages: [{ role: k % 2 ? "assistant" : "user", content: `m${k}` }] } });
+  await step("compact", () => s.compact({ summary: "so far", cut: s.compactionPlan({ keep: 2 }) }));
+
+  const server = createAgentServer({ finishAfter: 1 });
+  const tasks = new AsyncTasks(s, { url: "http://agents.invalid", agents: [{ name: "r", description: "reviews", graph_id: "review" }], transport: server.transport });
+  const call = { id: "t1", name: "start_async_task", args: { description: "review it", subagent_type: "r" } };
+  s.apply({ author: "model", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: call.id, type: "function", function: { name: call.name, arguments: JSON.stringify(call.args) } }] }] } });
+  await step("handle", () => tasks.handle(call));
+  await step("poll", async () => {
+    for (let i = 0; i < 5 && s.notifications().length === 0; i++) await tasks.poll();
+  });
+  await step("deliverNotifications", () => s.deliverNotifications());
+  assert.deepEqual([...called].sort(), [...CHANGES, ...TASK_CHANGES].sort(), "every changing method was exercised");
+
+  const again = StateStore.replay(seen);
+  assert.deepEqual(again.systemView(), s.systemView());
+  assert.equal(again.lastHash, s.lastHash);
+  tasks.free();
+});
+
+test("7. a private value split over two text parts is caught in every format", () => {
+  const s = new StateStore();
+  const key = s.registerChannel({ name: "vault", reducer: "replace", visibility: "private", owner: "mem" });
+  s.apply({ author: "mem", update: { vault: "CANARY-priv-31337x" } });
+  s.apply({ author: "u", update: { messages: [{ role: "user", content: [{ type: "text", text: "CANARY-priv" }, { type: "text", text: "-31337x" }] }] } });
+  for (const format of ["langchain", "openai", "anthropic", "ai-sdk", "gemini"]) {
+    assert.throws(() => s.modelView({ budget: 1000, format }), (e) => coded("PRIVATE_LEAK")(e) && e.details.channel === "vault", format);
+  }
+  assert.ok(key.startsWith("sgk_"));
+});
