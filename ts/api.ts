@@ -241,9 +241,11 @@ const freed = new WeakSet<object>();
 
 /**
  * Every method, getter and static function of a wasm class, guarded as {@link guarded}; a call on
- * an object after its `free()` is `FREED`.
+ * an object after its `free()` is `FREED`. Returns the class behind a Proxy whose constructor is
+ * guarded too (`new AsyncTasks({})` is a typed error); instances, `instanceof` and statics are the
+ * class's own.
  */
-function guardClass(cls: { prototype: object; name: string }): void {
+function guardClass<C extends { prototype: object; name: string }>(cls: C): C {
   const name = cls.name;
   const wrapAll = (target: Record<string, unknown>, skip: string[], prefix: string) => {
     for (const key of Object.getOwnPropertyNames(target)) {
@@ -279,9 +281,20 @@ function guardClass(cls: { prototype: object; name: string }): void {
       },
     });
   }
+  return new Proxy(cls, {
+    construct(target, args, newTarget) {
+      try {
+        return Reflect.construct(target as unknown as new (...a: unknown[]) => object, args, newTarget);
+      } catch (e) {
+        if (isStategateError(e)) throw e;
+        throw stategateError("INVALID_OPTION", `new ${name}: ${describe(e)}`);
+      }
+    },
+  });
 }
 
-const guardedModules = new WeakSet<object>();
+/** The guarded classes of each loaded wasm module (guarded once, however often makeApi runs). */
+const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: typeof Wasm.AsyncTasks; IndexedDbLog: typeof Wasm.IndexedDbLog }>();
 
 function check(messages: unknown): void {
   if (typeof messages !== "string" && !Array.isArray(messages)) throw stategateError("INVALID_MESSAGE", "messages must be an array or its JSON text");
@@ -289,9 +302,10 @@ function check(messages: unknown): void {
 
 /** Binds the API to a loaded wasm module. */
 export function makeApi(wasm: typeof Wasm): Api {
-  if (!guardedModules.has(wasm)) {
-    guardedModules.add(wasm);
-    for (const cls of [wasm.StateStore, wasm.AsyncTasks, wasm.IndexedDbLog]) guardClass(cls);
+  let classes = guardedModules.get(wasm);
+  if (!classes) {
+    classes = { StateStore: guardClass(wasm.StateStore), AsyncTasks: guardClass(wasm.AsyncTasks), IndexedDbLog: guardClass(wasm.IndexedDbLog) };
+    guardedModules.set(wasm, classes);
   }
   const isStore = (v: unknown, what: string) => {
     if (!(v instanceof wasm.StateStore)) throw stategateError("INVALID_OPTION", `${what} must be a StateStore`);
@@ -314,10 +328,10 @@ export function makeApi(wasm: typeof Wasm): Api {
       return wasm.decodeMessages(messages);
     }),
     readTranscript: guarded("readTranscript", (text, opts = {}) => wasm.readTranscript(text, opts.format)),
-    StateStore: wasm.StateStore,
+    StateStore: classes.StateStore,
     verifyLog: guarded("verifyLog", (events, opts) => wasm.verifyLog(events as StoreEvent[] | string, opts)),
-    IndexedDbLog: wasm.IndexedDbLog,
-    AsyncTasks: wasm.AsyncTasks,
+    IndexedDbLog: classes.IndexedDbLog,
+    AsyncTasks: classes.AsyncTasks,
     subagentInput: guarded("subagentInput", (parent, opts) => {
       isStore(parent, "parent");
       return wasm.subagentInput(parent, opts);

@@ -14,6 +14,7 @@ import {
   subagentResult,
   verifyLog,
   isStategateError,
+  AsyncTasks as AsyncTasksClass,
 } from "../../pkg/index.js";
 
 const coded = (code) => (e) => {
@@ -161,6 +162,7 @@ test("6. every error has a code: throwing getters, revoked Proxies, freed object
   }
   assert.throws(() => subagentInput({}, { description: "x" }), coded("INVALID_OPTION"));
   assert.throws(() => subagentResult({}, "c1"), coded("INVALID_OPTION"));
+  assert.throws(() => new AsyncTasksClass({}, { agents: [] }), coded("INVALID_OPTION"));
   const s = new StateStore();
   s.free();
   assert.throws(() => s.apply({ author: "u", update: { todos: [] } }), coded("FREED"));
