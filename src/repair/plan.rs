@@ -273,7 +273,11 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
             }
             _ => {
                 let content_fix = ContentFix { drop_empty_text: s.empty_text_part, tool_content_to_text: false };
-                if s.role == Role::Assistant && s.empty && s.calls.is_empty() {
+                // An empty assistant message goes for every provider; an empty user message
+                // where the provider refuses one (Anthropic, Gemini: EMPTY_MESSAGE), so the
+                // output always validates.
+                let refused_empty = s.role == Role::Assistant || (s.role == Role::User && matches!(provider, Provider::Anthropic | Provider::Gemini));
+                if refused_empty && s.empty && s.calls.is_empty() {
                     report.push(fix(FixKind::EmptyMessage, Action::Dropped, s.source, None));
                     continue;
                 }

@@ -522,12 +522,7 @@ impl MessagesChannel {
                         _ => None,
                     };
                     if m.role == Role::Assistant {
-                        let mut seen = HashSet::new();
-                        if let Some(dup) = m.call_ids().find(|c| !seen.insert(*c)) {
-                            return Err(Error::new(ErrorCode::InvalidToolCall, format!("call id '{dup}' appears twice in message '{id}'; every call needs its own id"))
-                                .at(index)
-                                .field("tool_calls"));
-                        }
+                        // (A message repeating a call id was refused when it was decoded.)
                         let before = fx.new_calls.len();
                         self.register_calls(m, &id, &mut fx.new_calls);
                         fx.tool_calls += (fx.new_calls.len() - before) as u64;

@@ -140,6 +140,11 @@ pub fn detect(value: &Value) -> Result<Detected> {
     if obj.contains_key("providerOptions") {
         return Ok(Detected::Sure(Format::AiSdk));
     }
+    // Content that is one part object (not a string, a list or null) is read only by the OpenAI
+    // reader: say so, so the message reads the same whatever its neighbours are.
+    if obj.get("content").is_some_and(Value::is_object) {
+        return Ok(Detected::Sure(Format::Openai));
+    }
     if let Some(Value::Array(parts)) = obj.get("content") {
         for part in parts {
             if let Some(f) = part.get("type").and_then(Value::as_str).and_then(part_format) {
@@ -235,6 +240,7 @@ pub fn decode_messages<V: std::borrow::Borrow<Value>>(values: &[V], hint: Option
             if format == Format::Gemini {
                 gemini::pair_ids(&mut m, &mut gemini_pending, i);
             }
+            check_calls(&m).map_err(|e| e.at(i))?;
             if m.role == Role::Tool && m.tool_call_id.as_deref().is_none_or(str::is_empty) {
                 return Err(Error::new(ErrorCode::MissingToolCallId, "a tool result needs the id of the call it answers (`tool_call_id`)")
                     .field("tool_call_id")
@@ -246,6 +252,21 @@ pub fn decode_messages<V: std::borrow::Borrow<Value>>(values: &[V], hint: Option
         out.formats.push(format);
     }
     Ok(out)
+}
+
+/// The rules every tool call follows whatever its format, as every provider's request does: a
+/// non-empty name (OpenAI `function.name`, Anthropic `tool_use.name`, AI SDK `toolName`, Gemini
+/// `functionCall.name`, LangChain's required `ToolCall.name`), and an id no other call of the same
+/// message uses (a second result could not say which call it answers). `INVALID_TOOL_CALL`.
+fn check_calls(m: &Message) -> Result<()> {
+    if let Some(c) = m.tool_calls.iter().find(|c| c.name.is_empty()) {
+        return Err(Error::new(ErrorCode::InvalidToolCall, format!("tool call '{}' has no name; every provider needs the tool's name", c.id)).field("tool_calls"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(dup) = m.call_ids().find(|c| !seen.insert(*c)) {
+        return Err(Error::new(ErrorCode::InvalidToolCall, format!("call id '{dup}' appears twice in one message; every call needs its own id")).field("tool_calls"));
+    }
+    Ok(())
 }
 
 /// Decodes one message known to be in `format`.
