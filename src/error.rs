@@ -97,6 +97,48 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, in declaration order (JS: `errorCodes()`, so the façade can tell a real
+    /// stategate error from a look-alike). The test `every_code_is_listed_once` keeps it whole.
+    pub const ALL: [ErrorCode; 37] = [
+        ErrorCode::InvalidMessage,
+        ErrorCode::UnknownRole,
+        ErrorCode::MissingToolCallId,
+        ErrorCode::InvalidToolCall,
+        ErrorCode::InvalidJson,
+        ErrorCode::UnknownTranscriptFormat,
+        ErrorCode::InvalidOption,
+        ErrorCode::TooLarge,
+        ErrorCode::VersionConflict,
+        ErrorCode::ConcurrentWrite,
+        ErrorCode::UnknownChannel,
+        ErrorCode::ChannelExists,
+        ErrorCode::NotAuthorized,
+        ErrorCode::NotOwner,
+        ErrorCode::PrivateChannel,
+        ErrorCode::InvalidUpdate,
+        ErrorCode::UnknownMessageId,
+        ErrorCode::UnknownToolCall,
+        ErrorCode::AlreadyAnswered,
+        ErrorCode::RunEnded,
+        ErrorCode::InvalidTransition,
+        ErrorCode::InvalidPlan,
+        ErrorCode::ApprovalPending,
+        ErrorCode::ApprovalRejected,
+        ErrorCode::BudgetExceeded,
+        ErrorCode::TamperedLog,
+        ErrorCode::CorruptCheckpoint,
+        ErrorCode::UnsupportedFormatVersion,
+        ErrorCode::ReadOnly,
+        ErrorCode::StorageError,
+        ErrorCode::BudgetTooSmall,
+        ErrorCode::PrivateLeak,
+        ErrorCode::NetworkError,
+        ErrorCode::ServerError,
+        ErrorCode::UnknownTask,
+        ErrorCode::Busy,
+        ErrorCode::Freed,
+    ];
+
     /// The code as it appears in JS (`"INVALID_MESSAGE"`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -210,3 +252,22 @@ impl Error {
 
 /// Result alias used across the crate.
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorCode;
+
+    #[test]
+    fn every_code_is_listed_once() {
+        // `as_str` matches every variant (the compiler checks); each listed code serialises to
+        // its `as_str`, and no two share one, so ALL and `as_str` cannot drift apart silently.
+        let mut seen = std::collections::HashSet::new();
+        for c in ErrorCode::ALL {
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+            assert!(seen.insert(c.as_str()), "{} listed twice", c.as_str());
+        }
+        // A variant missing from ALL would serialise to a name no entry has.
+        assert_eq!(serde_json::to_value(ErrorCode::Freed).unwrap(), "FREED");
+        assert!(seen.contains("FREED") && seen.contains("INVALID_MESSAGE"));
+    }
+}

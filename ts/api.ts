@@ -197,27 +197,50 @@ export interface Api {
 
 /**
  * A {@link StategateError}: the one constructor of errors raised on the JS side (the core's own
- * errors are built by the binding with the same shape).
+ * errors are built by the binding with the same shape). Never throws itself.
  */
 export function stategateError(code: ErrorCode, message: string, details: StategateError["details"] = {}): StategateError {
-  const e = new Error(`${code}: ${message}`) as StategateError;
+  const e = new Error(`${describe(code)}: ${describe(message)}`) as StategateError;
   e.name = "StategateError";
-  e.code = code;
-  e.details = details;
+  e.code = typeof code === "string" ? code : "INVALID_OPTION";
+  e.details = details !== null && typeof details === "object" ? details : {};
   return e;
 }
 
-/** True for an error thrown by stategate (it has a string `code` and `details`). */
+/** The codes of the loaded core (`errorCodes()`), once a module is bound. */
+let knownCodes: ReadonlySet<string> | undefined;
+
+/**
+ * True for an error thrown by stategate: an `Error` named `StategateError` whose `code` is one of
+ * the core's {@link ErrorCode}s and whose `details` is an object. Never throws.
+ */
 export function isStategateError(e: unknown): e is StategateError {
-  return e instanceof Error && e.name === "StategateError" && typeof (e as StategateError).code === "string";
+  try {
+    if (!(e instanceof Error) || e.name !== "StategateError") return false;
+    const { code, details } = e as StategateError;
+    return typeof code === "string" && (knownCodes === undefined || knownCodes.has(code)) && typeof details === "object" && details !== null;
+  } catch {
+    return false;
+  }
 }
 
+/** What a thrown value says, without anything that could throw again. */
 function describe(e: unknown): string {
   try {
-    return e instanceof Error ? e.message : String(e);
+    if (typeof e === "string") return e;
+    if (e instanceof Error) {
+      const m = e.message;
+      return typeof m === "string" ? m : "an error without a message";
+    }
+    return String(e);
   } catch {
-    return "a value that cannot be described was thrown";
+    return "a value that cannot be described";
   }
+}
+
+/** `e` as a {@link StategateError}: itself when it is one, else `INVALID_OPTION` naming `what`. */
+function typed(what: string, e: unknown): StategateError {
+  return isStategateError(e) ? e : stategateError("INVALID_OPTION", `${what}: ${describe(e)}`);
 }
 
 /**
@@ -230,8 +253,7 @@ function guarded<A extends unknown[], R>(what: string, f: (...args: A) => R): (.
     try {
       return f(...args);
     } catch (e) {
-      if (isStategateError(e)) throw e;
-      throw stategateError("INVALID_OPTION", `${what}: ${describe(e)}`);
+      throw typed(what, e);
     }
   };
 }
@@ -240,54 +262,65 @@ function guarded<A extends unknown[], R>(what: string, f: (...args: A) => R): (.
 const freed = new WeakSet<object>();
 
 /**
- * Every method, getter and static function of a wasm class, guarded as {@link guarded}; a call on
- * an object after its `free()` is `FREED`. Returns the class behind a Proxy whose constructor is
- * guarded too (`new AsyncTasks({})` is a typed error); instances, `instanceof` and statics are the
- * class's own.
+ * Every method, getter and static function of a class, guarded as {@link guarded}; a call on an
+ * object after its `free()` (or `[Symbol.dispose]()`) is `FREED`; the methods named in `async`
+ * return a rejected Promise instead of throwing. Returns the class behind a Proxy whose
+ * constructor is guarded too (`new AsyncTasks({})` is a typed error); instances, `instanceof` and
+ * statics are the class's own. @internal (used by the entry points)
  */
-function guardClass<C extends { prototype: object; name: string }>(cls: C): C {
+export function guardClass<C extends { prototype: object; name: string }>(cls: C, async: readonly string[] = []): C {
   const name = cls.name;
-  const wrapAll = (target: Record<string, unknown>, skip: string[], prefix: string) => {
+  const isInstance = (v: unknown): v is object => typeof v === "object" && v !== null && v instanceof (cls as unknown as new () => object);
+  // `receiver`: the methods of instances check that `this` is one (a method called on an object
+  // of another wasm class would read that object's memory as its own).
+  const wrapAll = (target: Record<string, unknown>, skip: string[], receiver: boolean) => {
     for (const key of Object.getOwnPropertyNames(target)) {
       const d = Object.getOwnPropertyDescriptor(target, key);
       // `__`-prefixed members are wasm-bindgen's own plumbing (free() calls them).
       if (skip.includes(key) || key.startsWith("__") || !d || !d.configurable) continue;
+      const what = `${name}.${key}`;
+      const settle = async.includes(key) ? (e: StategateError) => Promise.reject(e) : (e: StategateError) => { throw e; };
       const wrap = (f: (...a: unknown[]) => unknown) =>
-        function (this: object, ...a: unknown[]) {
-          if (freed.has(this)) throw stategateError("FREED", `${prefix}${key}: this object was freed with free(); create a new one`);
+        function (this: unknown, ...a: unknown[]) {
+          if (receiver && !isInstance(this)) return settle(stategateError("INVALID_OPTION", `${what}: called on something that is not a ${name}`));
+          if (receiver && freed.has(this as object)) return settle(stategateError("FREED", `${what}: this object was freed with free(); create a new one`));
           try {
             return f.apply(this, a);
           } catch (e) {
-            if (isStategateError(e)) throw e;
-            throw stategateError("INVALID_OPTION", `${prefix}${key}: ${describe(e)}`);
+            return settle(typed(what, e));
           }
         };
       if (typeof d.value === "function") Object.defineProperty(target, key, { ...d, value: wrap(d.value as (...a: unknown[]) => unknown) });
       else if (typeof d.get === "function") Object.defineProperty(target, key, { ...d, get: wrap(d.get) });
     }
   };
-  const proto = cls.prototype as Record<string, unknown>;
+  const proto = cls.prototype as Record<string | symbol, unknown>;
   const free = proto.free as ((this: object) => void) | undefined;
-  wrapAll(proto, ["constructor", "free"], `${name}.`);
-  wrapAll(cls as unknown as Record<string, unknown>, ["length", "name", "prototype"], `${name}.`);
+  wrapAll(proto as Record<string, unknown>, ["constructor", "free"], true);
+  wrapAll(cls as unknown as Record<string, unknown>, ["length", "name", "prototype"], false);
   if (typeof free === "function") {
-    Object.defineProperty(proto, "free", {
-      configurable: true,
-      writable: true,
-      value: function (this: object) {
-        if (freed.has(this)) return;
-        freed.add(this);
+    const once = function (this: unknown) {
+      if (!isInstance(this)) {
+        throw stategateError("INVALID_OPTION", `${name}.free: called on something that is not a ${name}`);
+      }
+      if (freed.has(this)) return;
+      try {
         free.call(this);
-      },
-    });
+      } catch (e) {
+        throw typed(`${name}.free`, e);
+      }
+      freed.add(this);
+    };
+    Object.defineProperty(proto, "free", { configurable: true, writable: true, value: once });
+    const dispose = (Symbol as unknown as { dispose?: symbol }).dispose;
+    if (typeof dispose === "symbol" && dispose in proto) Object.defineProperty(proto, dispose, { configurable: true, writable: true, value: once });
   }
   return new Proxy(cls, {
     construct(target, args, newTarget) {
       try {
         return Reflect.construct(target as unknown as new (...a: unknown[]) => object, args, newTarget);
       } catch (e) {
-        if (isStategateError(e)) throw e;
-        throw stategateError("INVALID_OPTION", `new ${name}: ${describe(e)}`);
+        throw typed(`new ${name}`, e);
       }
     },
   });
@@ -302,9 +335,21 @@ function check(messages: unknown): void {
 
 /** Binds the API to a loaded wasm module. */
 export function makeApi(wasm: typeof Wasm): Api {
+  let codes: string[];
+  try {
+    codes = wasm.errorCodes();
+    if (typeof wasm.StateStore !== "function") throw new TypeError("no StateStore export");
+  } catch (e) {
+    throw stategateError("INVALID_OPTION", `makeApi takes the loaded wasm module (its exports): ${describe(e)}`);
+  }
+  knownCodes ??= new Set(codes);
   let classes = guardedModules.get(wasm);
   if (!classes) {
-    classes = { StateStore: guardClass(wasm.StateStore), AsyncTasks: guardClass(wasm.AsyncTasks), IndexedDbLog: guardClass(wasm.IndexedDbLog) };
+    classes = {
+      StateStore: guardClass(wasm.StateStore),
+      AsyncTasks: guardClass(wasm.AsyncTasks, ["handle", "poll", "untracked"]),
+      IndexedDbLog: guardClass(wasm.IndexedDbLog, ["open", "destroy", "append", "load", "saveCheckpoint"]),
+    };
     guardedModules.set(wasm, classes);
   }
   const isStore = (v: unknown, what: string) => {

@@ -5,6 +5,9 @@
  * renamed over the old one, so a crash leaves either the old or the new checkpoint, never half.
  * A crash in the middle of an append leaves a torn last line (no newline at its end):
  * {@link FileLog.load} detects it, drops it, truncates the file to the intact prefix and says so.
+ * A change of several events (a batch) can be cut after some of its lines (a SIGKILL stops a
+ * long write between pages), so before writing one, its byte range is recorded in
+ * `events.intent` (synced): `load` drops the whole change when the log ends inside that range.
  * Anything else that does not read as events (a corrupted complete line, a file that is not
  * JSON Lines) is left untouched for `StateStore.replay` / `restore` to refuse.
  *
@@ -37,11 +40,36 @@ function storageError(what: string, cause: unknown): Error {
   return stategateError("STORAGE_ERROR", `${what} failed: ${(cause as Error)?.message ?? String(cause)}`);
 }
 
+/** `fs.writeSync` may write less than asked (disk full): write it all, or throw. */
+function writeAll(fd: number, bytes: Uint8Array, position: number | null = null): void {
+  for (let off = 0; off < bytes.length; ) {
+    const n = fs.writeSync(fd, bytes, off, bytes.length - off, position === null ? null : position + off);
+    if (n <= 0) throw new Error("short write");
+    off += n;
+  }
+}
+
+/** Syncs a directory's entries (a new file's name, a rename). */
+function syncDir(dir: string): void {
+  const fd = fs.openSync(dir, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Size of the `events.intent` record: `{"from":…,"to":…}` padded, rewritten in place. */
+const INTENT_SIZE = 64;
+
 /** An event log and checkpoint in one directory (Node). */
 export class FileLog {
   /** The directory holding `events.jsonl` and `checkpoint.bin`. */
   readonly dir: string;
   #fd: number;
+  /** `events.intent`, opened on first use; `#settled` once a crash's stale intent is cleared. */
+  #intentFd = -1;
+  #settled = false;
 
   private constructor(dir: string, fd: number) {
     this.dir = dir;
@@ -73,6 +101,7 @@ export class FileLog {
     }
     if (text.length === 0) return;
     try {
+      const bytes = Buffer.from(text.endsWith("\n") ? text : text + "\n", "utf8");
       const size = fs.fstatSync(this.#fd).size;
       if (size > 0) {
         const last = Buffer.alloc(1);
@@ -84,7 +113,15 @@ export class FileLog {
         }
         if (last[0] !== 0x0a) throw new Error("the log ends with a torn line; call load() first to recover it");
       }
-      fs.writeSync(this.#fd, text.endsWith("\n") ? text : text + "\n");
+      if (!this.#settled) {
+        const { from, to } = this.#readIntent();
+        if (from < size && size < to) throw new Error("the log ends with a torn change; call load() first to recover it");
+        if (to > size) this.#writeIntent(size, size); // a crash before the change's first byte
+        this.#settled = true;
+      }
+      // Several events: record their range first, so a crash after some of them drops them all.
+      if (bytes.indexOf(0x0a) < bytes.length - 1) this.#writeIntent(size, size + bytes.length);
+      writeAll(this.#fd, bytes);
       fs.fsyncSync(this.#fd);
     } catch (e) {
       throw storageError("appending events", e);
@@ -105,12 +142,13 @@ export class FileLog {
     try {
       const fd = fs.openSync(tmp, "w");
       try {
-        fs.writeSync(fd, bytes);
+        writeAll(fd, bytes);
         fs.fsyncSync(fd);
       } finally {
         fs.closeSync(fd);
       }
       fs.renameSync(tmp, target);
+      syncDir(this.dir); // the rename itself survives a power loss
     } catch (e) {
       throw storageError("saving the checkpoint", e);
     }
@@ -128,6 +166,15 @@ export class FileLog {
       const buf = fs.readFileSync(logPath);
       let end = buf.length;
       let torn = false;
+      // The log ends inside a change of several events that was being written: drop all of it.
+      const intent = this.#readIntent();
+      if (intent.from < end && end < intent.to) {
+        fs.ftruncateSync(this.#fd, intent.from);
+        fs.fsyncSync(this.#fd);
+        this.#writeIntent(intent.from, intent.from);
+        this.#settled = true;
+        return { checkpoint, events: buf.subarray(0, intent.from).toString("utf8"), torn: true };
+      }
       // Not a stategate JSON Lines log (its lines start with `{"event_id":`): leave it untouched.
       if (end > 0 && !buf.subarray(0, 12).toString("utf8").startsWith('{"event_id"')) return { checkpoint, events: buf.toString("utf8"), torn: false };
       // Only a last line without its newline is a torn write: a crash mid-append, so a change
@@ -150,8 +197,33 @@ export class FileLog {
 
   /** Closes the log file (a second call does nothing). */
   close(): void {
+    if (this.#intentFd >= 0) fs.closeSync(this.#intentFd);
+    this.#intentFd = -1;
     if (this.#fd < 0) return;
     fs.closeSync(this.#fd);
     this.#fd = -1;
+  }
+
+  /** The recorded range of the last multi-event append (an empty range when none or unreadable). */
+  #readIntent(): { from: number; to: number } {
+    const file = path.join(this.dir, "events.intent");
+    if (this.#intentFd < 0 && !fs.existsSync(file)) return { from: 0, to: 0 };
+    try {
+      const r = JSON.parse(fs.readFileSync(file, "utf8"));
+      if (Number.isSafeInteger(r?.from) && Number.isSafeInteger(r?.to)) return r;
+    } catch {
+      // created but never written: the change it was for was not written either
+    }
+    return { from: 0, to: 0 };
+  }
+
+  /** Rewrites the intent record in place (one small write, synced; the file's entry synced once). */
+  #writeIntent(from: number, to: number): void {
+    if (this.#intentFd < 0) {
+      this.#intentFd = fs.openSync(path.join(this.dir, "events.intent"), fs.constants.O_RDWR | fs.constants.O_CREAT);
+      syncDir(this.dir);
+    }
+    writeAll(this.#intentFd, Buffer.from(JSON.stringify({ from, to }).padEnd(INTENT_SIZE, " ")), 0);
+    fs.fsyncSync(this.#intentFd);
   }
 }

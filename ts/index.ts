@@ -36,6 +36,12 @@ export const subagentResult = api.subagentResult;
 export const projectMessages = api.projectMessages;
 /** See {@link Api.verifyLog}. */
 export const verifyLog = api.verifyLog;
-export { FileLog, type LoadedLog } from "./file-log.js";
+import { FileLog as UnguardedFileLog } from "./file-log.js";
+import { guardClass } from "./api.js";
+export type { LoadedLog } from "./file-log.js";
+/** See {@link UnguardedFileLog}: the Node persistence adapter, every failure a `StategateError`. */
+export const FileLog = guardClass(UnguardedFileLog);
+/** A file log instance. */
+export type FileLog = UnguardedFileLog;
 /** @internal Raw wasm exports, for tests. */
 export const raw = wasm;

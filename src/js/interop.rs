@@ -39,9 +39,14 @@ pub(crate) fn describe(e: &JsValue) -> String {
     if let Some(s) = e.as_string() {
         return s;
     }
-    match e.dyn_ref::<js_sys::Error>() {
-        Some(err) => String::from(err.message()),
-        None => "a value that is not an Error was thrown".to_string(),
+    if e.dyn_ref::<js_sys::Error>().is_none() {
+        return "a value that is not an Error was thrown".to_string();
+    }
+    // `Reflect.get` catches a `message` getter that throws (`Error.message()` would let it
+    // unwind through wasm).
+    match js_sys::Reflect::get(e, &"message".into()) {
+        Ok(m) => m.as_string().unwrap_or_else(|| "an Error without a message".to_string()),
+        Err(_) => "an Error whose message cannot be read".to_string(),
     }
 }
 

@@ -113,6 +113,12 @@ pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type =
     to_js(&view::ModelView { messages: &encoded, report: &report })
 }
 
+/// Every error code a stategate error can carry (`ErrorCode`), in declaration order.
+#[wasm_bindgen(js_name = errorCodes, unchecked_return_type = "ErrorCode[]")]
+pub fn error_codes() -> Vec<String> {
+    crate::error::ErrorCode::ALL.iter().map(|c| c.as_str().to_string()).collect()
+}
+
 /// Reads a recorded transcript (tau-bench, SWE-agent, Claude Code JSONL, OpenHands, or a plain
 /// message array) from its text. Returns `{kind, runs}`, each run encoded in `format`
 /// (default `"openai"`).

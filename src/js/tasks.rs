@@ -324,10 +324,11 @@ impl JsAsyncTasks {
         to_js(&tasks::definitions(&self.config))
     }
 
-    /// True for the names of the five task tools.
+    /// True for the names of the five task tools (`false` for anything that is not one, a
+    /// non-string included).
     #[wasm_bindgen(js_name = isTaskTool)]
-    pub fn is_task_tool(&self, name: &str) -> bool {
-        tasks::TOOL_NAMES.contains(&name)
+    pub fn is_task_tool(&self, #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue) -> bool {
+        name.as_string().is_some_and(|n| tasks::TOOL_NAMES.contains(&n.as_str()))
     }
 
     /// Runs one task tool call, given as `{id, name, args}` or in any provider's tool call
