@@ -304,12 +304,14 @@ export function guardClass<C extends { prototype: object; name: string }>(cls: C
         throw stategateError("INVALID_OPTION", `${name}.free: called on something that is not a ${name}`);
       }
       if (freed.has(this)) return;
+      // Marked first: wasm-bindgen detaches the object before Rust may refuse (freed from inside
+      // one of its own callbacks), and a detached object is gone either way.
+      freed.add(this);
       try {
         free.call(this);
       } catch (e) {
         throw typed(`${name}.free`, e);
       }
-      freed.add(this);
     };
     Object.defineProperty(proto, "free", { configurable: true, writable: true, value: once });
     const dispose = (Symbol as unknown as { dispose?: symbol }).dispose;

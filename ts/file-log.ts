@@ -76,8 +76,9 @@ export class FileLog {
     this.#fd = fd;
   }
 
-  /** Opens (creating) the log in `dir`. Throws `STORAGE_ERROR`. */
+  /** Opens (creating) the log in `dir`. Throws `INVALID_OPTION` for a `dir` that is not a path, `STORAGE_ERROR`. */
   static open(dir: string): FileLog {
+    if (typeof dir !== "string" || dir === "") throw stategateError("INVALID_OPTION", "FileLog.open takes a directory path (a non-empty string)");
     try {
       fs.mkdirSync(dir, { recursive: true });
       return new FileLog(dir, fs.openSync(path.join(dir, "events.jsonl"), "a"));

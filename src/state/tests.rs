@@ -460,3 +460,16 @@ fn replacing_a_result_with_another_role_reopens_its_call() {
     s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap();
     assert!(s.dangling_tool_calls().is_empty());
 }
+
+#[test]
+fn a_failed_batch_restores_counters_an_earlier_command_moved() {
+    // Found by the JS sweep (issue 14): command 1 counts a turn and tokens, command 2 writes the
+    // budget and fails; the budget snapshot taken at command 2 held command 1's counts and won.
+    let mut s = store();
+    s.apply(&cmd("u", json!({"messages": [{"role": "user", "content": "hi"}]})), 0).unwrap();
+    let before = snapshot(&mut s);
+    let turn = cmd("m", json!({"messages": [{"role": "assistant", "content": "x", "usage": {"total_tokens": 5}}]}));
+    let bad = cmd("b", json!({"budget": {"used": {"tokens": "many"}}}));
+    assert_eq!(s.apply_batch(&[turn, bad], 0).unwrap_err().code, ErrorCode::InvalidUpdate);
+    assert_eq!(snapshot(&mut s), before);
+}
