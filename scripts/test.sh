@@ -13,6 +13,9 @@ step() { printf '\n== %s\n' "$*"; }
 step "native: cargo test"
 cargo test --all-targets 2>&1 | tee test-results/cargo.log
 
+step "native: every saved fuzz crasher through its harness (stable toolchain)"
+cargo test --manifest-path fuzz/Cargo.toml --no-default-features --target-dir target 2>&1 | tee test-results/fuzz-crashers.log
+
 # wasm-bindgen tests: a browser run that ran nothing is a failure (TOOLCHAIN.md trap 3).
 wasm_tests() { # label, then wasm-pack test arguments
   local label=$1; shift
@@ -35,6 +38,10 @@ bash scripts/build.sh
 
 step "type check of a TypeScript consumer"
 tsc -p tests/ts
+
+step "fuzz smoke: every cargo-fuzz target for 10 s"
+# No input may panic the core (issue 14); the long runs are `make fuzz`.
+FUZZ_SECONDS=10 bash scripts/fuzz.sh 2>&1 | tee test-results/fuzz.log
 
 step "node tests against pkg/, with a real Agent Protocol server on loopback"
 # scripts/agent-server.sh installs the pinned LangGraph server, starts it, exports

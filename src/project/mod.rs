@@ -387,9 +387,11 @@ pub fn project(
             report.truncated = truncated;
             break (repaired, fixes);
         }
-        // Placeholders made it too big: give up the oldest unit and try again.
-        let mut end = start;
-        while end < body.len() && unit_start(body, end) == start {
+        // Placeholders made it too big: give up the oldest unit and try again — at least one
+        // message, then every message whose unit began before the new start (results answering
+        // calls made earlier), so each round drops something and no unit is cut.
+        let mut end = start + 1;
+        while end < body.len() && unit_start(body, end) < end {
             end += 1;
         }
         start = end;

@@ -27,12 +27,18 @@ pub fn shapes_of_messages(messages: &[Message]) -> Vec<Shape> {
 }
 
 /// Every violation of `provider`'s rules in `messages`, in order. Indices are positions in `messages`.
+///
+/// `RESULTS_SPLIT` never applies here: the encoders put consecutive canonical tool results into
+/// one message wherever the provider wants them together, so a split cannot reach the provider.
 pub fn validate(messages: &[Message], provider: Provider) -> Vec<Violation> {
-    validate_shapes(&shapes_of_messages(messages), provider)
+    let mut out = validate_shapes(&shapes_of_messages(messages), provider);
+    out.retain(|v| v.rule != Rule::ResultsSplit);
+    out
 }
 
 /// Repairs `messages` (see [`plan`] for the semantics) and reports each fix. The output passes
-/// [`validate`] for `opts.provider` (OpenAI when unset), and repairing it again changes nothing.
+/// [`validate`] for `opts.provider` (OpenAI when unset) — except orphan results kept on purpose
+/// with `keep_orphans` — and repairing it again changes nothing.
 pub fn repair(messages: &[Message], opts: &RepairOptions) -> (Vec<Message>, RepairReport) {
     let (items, report) = plan(&shapes_of_messages(messages), opts);
     let out = items.iter().filter_map(|item| materialize(item, messages, opts)).collect();

@@ -277,7 +277,7 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                 // where the provider refuses one (Anthropic, Gemini: EMPTY_MESSAGE), so the
                 // output always validates.
                 let refused_empty = s.role == Role::Assistant || (s.role == Role::User && matches!(provider, Provider::Anthropic | Provider::Gemini));
-                if refused_empty && s.empty && s.calls.is_empty() {
+                if refused_empty && s.empty_for(provider) && s.calls.is_empty() {
                     report.push(fix(FixKind::EmptyMessage, Action::Dropped, s.source, None));
                     continue;
                 }

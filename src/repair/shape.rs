@@ -53,6 +53,10 @@ pub struct Shape {
     pub empty_text_part: bool,
     /// The content carries nothing (absent, null, `""`, or only empty text parts).
     pub empty: bool,
+    /// Its content, empty text aside, is only blocks stategate does not model (kept raw), which
+    /// are written back only to the format they came from: in another provider's request the
+    /// message carries nothing ([`Shape::empty_for`]).
+    pub foreign_only: bool,
     /// For a tool result: what its content is made of.
     pub tool_content: ToolContent,
     /// For a tool result: it reports an error.
@@ -60,6 +64,14 @@ pub struct Shape {
     /// For a tool result: it is a placeholder written by a repair (ours or deepagents'), recognised
     /// by its text `Tool call <name> with id <id> …`.
     pub synthetic: bool,
+}
+
+impl Shape {
+    /// Whether the message carries nothing once written into `provider`'s request: empty, or only
+    /// blocks that are kept for their own format and this is another one.
+    pub fn empty_for(&self, provider: super::Provider) -> bool {
+        self.empty || (self.foreign_only && self.format != provider.format())
+    }
 }
 
 /// True when `text` is a repair placeholder for call `id` (ours or deepagents' PatchToolCalls).
@@ -70,13 +82,15 @@ pub fn is_placeholder(text: &str, id: &str) -> bool {
 impl Shape {
     /// The shape of a canonical message that came from input message `source`.
     pub fn of(m: &Message, source: usize, part: usize, format: Format) -> Shape {
-        let (empty_text_part, empty) = match &m.content {
+        let empty_part = |p: &ContentPart| matches!(p, ContentPart::Text { text, .. } if text.is_empty());
+        let (empty_text_part, empty, foreign_only) = match &m.content {
             Content::Parts(parts) => {
-                let empty_text = parts.iter().any(|p| matches!(p, ContentPart::Text { text, .. } if text.is_empty()));
-                let all_empty = parts.iter().all(|p| matches!(p, ContentPart::Text { text, .. } if text.is_empty()));
-                (empty_text, all_empty)
+                let empty_text = parts.iter().any(empty_part);
+                let all_empty = parts.iter().all(empty_part);
+                let foreign = !all_empty && parts.iter().all(|p| empty_part(p) || matches!(p, ContentPart::Other { .. }));
+                (empty_text, all_empty, foreign)
             }
-            c => (false, c.is_empty()),
+            c => (false, c.is_empty(), false),
         };
         let tool_content = match &m.content {
             Content::Parts(p) if p.is_empty() => ToolContent::EmptyParts,
@@ -102,6 +116,7 @@ impl Shape {
             tool_call_id: m.tool_call_id.clone(),
             empty_text_part,
             empty,
+            foreign_only,
             tool_content,
             error: m.status == Some(ToolStatus::Error),
             synthetic,

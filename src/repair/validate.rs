@@ -222,7 +222,7 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
             Role::User | Role::System => {}
         }
         if matches!(provider, Provider::Anthropic | Provider::Gemini) && s.role != Role::Tool {
-            let empty_message = s.empty && s.calls.is_empty();
+            let empty_message = s.empty_for(provider) && s.calls.is_empty();
             if s.empty_text_part && !empty_message {
                 out.push(v(Rule::EmptyTextBlock, s.source, None, "an empty text block".to_string()));
             }

@@ -172,8 +172,11 @@ pub(super) fn encode(group: &[Message]) -> Value {
             .map(|t| {
                 let own = t.origin == Some(Format::AiSdk);
                 if let (true, Content::Parts(p)) = (own, &t.content) {
+                    // A part kept whole (tool-approval-response, a future kind): it names its
+                    // call itself. An unknown `output` kept raw is not a part and does not.
                     if let [ContentPart::Other { raw }] = p.as_slice() {
-                        if raw.get("type").and_then(Value::as_str) != Some("tool-result") && t.status.is_none() {
+                        let names_call = raw.get("toolCallId").or_else(|| raw.get("approvalId")).and_then(Value::as_str) == t.tool_call_id.as_deref();
+                        if raw.get("type").and_then(Value::as_str) != Some("tool-result") && t.status.is_none() && names_call {
                             return raw.clone();
                         }
                     }

@@ -254,11 +254,14 @@ pub fn decode_messages<V: std::borrow::Borrow<Value>>(values: &[V], hint: Option
     Ok(out)
 }
 
-/// The rules every tool call follows whatever its format, as every provider's request does: a
-/// non-empty name (OpenAI `function.name`, Anthropic `tool_use.name`, AI SDK `toolName`, Gemini
+/// The rules every tool call follows whatever its format, as every provider's request does: only
+/// an assistant message makes calls; each has a non-empty name (OpenAI `function.name`, Anthropic `tool_use.name`, AI SDK `toolName`, Gemini
 /// `functionCall.name`, LangChain's required `ToolCall.name`), and an id no other call of the same
 /// message uses (a second result could not say which call it answers). `INVALID_TOOL_CALL`.
 fn check_calls(m: &Message) -> Result<()> {
+    if m.role != Role::Assistant && (!m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty()) {
+        return Err(Error::new(ErrorCode::InvalidToolCall, "only an assistant message makes tool calls; this one is not from the assistant").field("tool_calls"));
+    }
     if let Some(c) = m.tool_calls.iter().find(|c| c.name.is_empty()) {
         return Err(Error::new(ErrorCode::InvalidToolCall, format!("tool call '{}' has no name; every provider needs the tool's name", c.id)).field("tool_calls"));
     }
