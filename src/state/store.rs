@@ -404,7 +404,8 @@ impl Store {
                     }
                     Write::Messages(ops)
                 }
-                _ => Write::Json(value.clone()),
+                // Numbers as JS holds them, so events read back through JS still verify.
+                _ => Write::Json(crate::message::formats::util::js_numbers(value.clone())),
             };
             writes.push((i, write));
         }

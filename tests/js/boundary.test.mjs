@@ -252,3 +252,19 @@ test("7. a private value split over two text parts is caught in every format", (
   }
   assert.ok(key.startsWith("sgk_"));
 });
+
+test("numbers in JSON-text tool arguments survive the trip through JS: onEvents and events() replay and verify", () => {
+  // Fresh-eyes pass (issue 14): `{"amount":10.0}` was hashed as Rust read it, then came back from
+  // JS as 10, so what onEvents saw no longer verified or replayed.
+  const seen = [];
+  const s = new StateStore({ runId: "n", onEvents: (events) => seen.push(...events) });
+  const args = ['{"amount":10.0}', '{"a":1e2,"b":-0,"c":-0.0,"d":1e-400,"e":9007199254740993,"f":12345678901234567890,"g":0.1}'];
+  args.forEach((a, k) => s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: `c${k}`, type: "function", function: { name: "pay", arguments: a } }] }] } }));
+  s.apply({ author: "x", update: { facts: { big: 1e21, small: 5e-324 } } });
+  assert.deepEqual(verifyLog(seen), { ok: true });
+  assert.equal(StateStore.replay(seen).lastHash, s.lastHash);
+  assert.equal(StateStore.replay(s.events()).lastHash, s.lastHash);
+  assert.deepEqual(s.get("messages")[0].tool_calls[0].args, { amount: 10 });
+  // The model's own text still goes back out as it was.
+  assert.equal(s.messages("openai")[0].tool_calls[0].function.arguments, '{"amount":10.0}');
+});

@@ -225,3 +225,18 @@ fn json_text_with_lone_surrogate_escapes_reads_as_the_array_form() {
     let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
     assert_eq!(values_from_json_text(&deep).unwrap_err().code, ErrorCode::InvalidJson);
 }
+
+#[test]
+fn numbers_in_json_text_arguments_read_as_javascript_reads_them() {
+    // Found by the fresh-eyes pass (issue 14): `{"amount":10.0}` hashed as 10.0 in Rust but came
+    // back from JS as 10, so events()/onEvents no longer verified.
+    use super::util::js_numbers;
+    let read = |t: &str| js_numbers(serde_json::from_str(t).unwrap());
+    assert_eq!(read("[10.0, 1e2, -0, -0.0, 1e-400, 0.1, 5e-324, 1e21, 1.5]").to_string(), "[10,100,0,0,0,0.1,5e-324,1e+21,1.5]");
+    assert_eq!(read("[9007199254740993, 12345678901234567890, -9007199254740993, 9007199254740991]").to_string(), "[9007199254740992,12345678901234567000,-9007199254740992,9007199254740991]");
+    let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "pay", "arguments": "{\"amount\":10.0}"}}]});
+    let m = dec(call.clone());
+    assert_eq!(m[0].tool_calls[0].args, json!({"amount": 10}));
+    // The original text is still what goes back out to OpenAI.
+    assert_eq!(encode_messages(&m, Format::Openai), vec![call]);
+}

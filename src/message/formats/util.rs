@@ -60,8 +60,10 @@ pub(crate) fn as_obj<'a>(v: &'a Value, what: &str) -> Result<&'a Map<String, Val
 /// Parses tool-call arguments sent as JSON text (OpenAI `function.arguments`).
 /// An empty string means no arguments (`{}`), as OpenAI sends for argument-less tools.
 /// Text that does not parse yields an [`InvalidToolCall`] instead of an error.
+/// Numbers are read as JavaScript reads them ([`js_numbers`]), so the arguments the store keeps
+/// survive a trip through JS (`events()`, `onEvents`) unchanged and their events still verify.
 pub(crate) fn call_from_json_text(id: String, name: String, text: String, extra: Map<String, Value>) -> std::result::Result<ToolCall, InvalidToolCall> {
-    let parsed = if text.trim().is_empty() { Ok(Value::Object(Map::new())) } else { serde_json::from_str::<Value>(&text) };
+    let parsed = if text.trim().is_empty() { Ok(Value::Object(Map::new())) } else { serde_json::from_str::<Value>(&text).map(js_numbers) };
     match parsed {
         Ok(args) => Ok(ToolCall { id, name, args, raw_args: Some(text), extra }),
         Err(e) => Err(InvalidToolCall { id, name, args: text, error: Some(format!("arguments are not valid JSON: {e}")), extra }),
@@ -74,7 +76,7 @@ pub(crate) fn args_text(call: &ToolCall) -> String {
         let same = if raw.trim().is_empty() {
             call.args.as_object().is_some_and(Map::is_empty)
         } else {
-            serde_json::from_str::<Value>(raw).is_ok_and(|v| v == call.args)
+            serde_json::from_str::<Value>(raw).is_ok_and(|v| js_numbers(v) == call.args)
         };
         if same {
             return raw.clone();
@@ -153,4 +155,50 @@ pub(crate) fn mend_lone_surrogates(text: &str) -> Option<String> {
     }
     out.push_str(text.get(from..)?);
     Some(out)
+}
+
+/// `v` with every number as JavaScript holds it, in the form serde_json reads back from that
+/// number's `JSON.stringify` text: `10.0` and `1e2` become the integers 10 and 100, `-0` and
+/// underflows become 0, integers beyond 2^53 become the nearest double, written as JS writes it
+/// (`12345678901234567890` → `12345678901234567000`). Values that came from JS are unchanged;
+/// values parsed in Rust from JSON text (tool-call arguments) then hash the same on both sides.
+pub fn js_numbers(mut v: Value) -> Value {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::Number(n) => *n = js_number(n),
+            Value::Array(a) => a.iter_mut().for_each(walk),
+            Value::Object(o) => o.values_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&mut v);
+    v
+}
+
+/// One number as [`js_numbers`] reads it.
+fn js_number(n: &serde_json::Number) -> serde_json::Number {
+    const SAFE: u64 = 1 << 53;
+    if n.as_u64().is_some_and(|u| u < SAFE) || n.as_i64().is_some_and(|i| i.unsigned_abs() < SAFE) {
+        return n.clone();
+    }
+    let f = n.as_f64().unwrap_or(0.0);
+    if f == 0.0 || !f.is_finite() {
+        return serde_json::Number::from(0u64);
+    }
+    if f.fract() == 0.0 && f.abs() < 1e21 {
+        // JS writes an integral number below 1e21 as its shortest round-trip digits, then zeros.
+        let sci = format!("{:e}", f.abs());
+        if let Some((mantissa, exp)) = sci.split_once('e') {
+            let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+            if let Ok(exp) = exp.parse::<usize>() {
+                let mut text = if f < 0.0 { "-".to_string() } else { String::new() };
+                text.push_str(&digits);
+                text.extend(std::iter::repeat_n('0', (exp + 1).saturating_sub(digits.len())));
+                if let Ok(m) = text.parse::<serde_json::Number>() {
+                    return m;
+                }
+            }
+        }
+    }
+    serde_json::Number::from_f64(f).unwrap_or_else(|| serde_json::Number::from(0u64))
 }
