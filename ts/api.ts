@@ -310,7 +310,9 @@ export function guardClass<C extends { prototype: object; name: string }>(cls: C
       try {
         free.call(this);
       } catch (e) {
-        throw typed(`${name}.free`, e);
+        // Refused by wasm-bindgen while the object is in use (freed from inside one of its own
+        // callbacks): it is detached all the same (its memory is not reclaimed).
+        throw isStategateError(e) ? e : stategateError("BUSY", `${name}.free: the ${name} is in the middle of a call (freed from inside its own callback); it can no longer be used: ${describe(e)}`);
       }
     };
     Object.defineProperty(proto, "free", { configurable: true, writable: true, value: once });
@@ -318,6 +320,9 @@ export function guardClass<C extends { prototype: object; name: string }>(cls: C
     if (typeof dispose === "symbol" && dispose in proto) Object.defineProperty(proto, dispose, { configurable: true, writable: true, value: once });
   }
   return new Proxy(cls, {
+    apply() {
+      throw stategateError("INVALID_OPTION", `${name} is a class: call it with new`);
+    },
     construct(target, args, newTarget) {
       try {
         return Reflect.construct(target as unknown as new (...a: unknown[]) => object, args, newTarget);

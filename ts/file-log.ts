@@ -101,6 +101,11 @@ export class FileLog {
       throw storageError("appending events", e);
     }
     if (text.length === 0) return;
+    // Only logged events go in: every line an event object as the store writes it (its fields
+    // in the store's order), so junk can never make the log unreadable later.
+    for (const line of text.split("\n")) {
+      if (line !== "" && !line.startsWith('{"event_id":"')) throw storageError("appending events", new TypeError("every line must be a logged event (store.events() / onEvents), starting with its event_id"));
+    }
     try {
       const bytes = Buffer.from(text.endsWith("\n") ? text : text + "\n", "utf8");
       const size = fs.fstatSync(this.#fd).size;

@@ -61,6 +61,22 @@ impl Reason {
     }
 }
 
+/// The longest placeholder template `RepairOptions.text` may be, in characters.
+pub const MAX_TEXT_CHARS: usize = 1024;
+/// The most `{name}` / `{id}` / `{reason}` substitutions one template may ask for.
+pub const MAX_TEXT_FIELDS: usize = 4;
+
+fn bounded_text<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<String>, D::Error> {
+    let text = Option::<String>::deserialize(d)?;
+    if let Some(t) = &text {
+        let fields = ["{name}", "{id}", "{reason}"].iter().map(|f| t.matches(f).count()).sum::<usize>();
+        if t.chars().count() > MAX_TEXT_CHARS || fields > MAX_TEXT_FIELDS {
+            return Err(serde::de::Error::custom(format!("`text` takes at most {MAX_TEXT_CHARS} characters and {MAX_TEXT_FIELDS} substitutions")));
+        }
+    }
+    Ok(text)
+}
+
 /// Options of a repair.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
@@ -75,8 +91,10 @@ pub struct RepairOptions {
     pub reasons: HashMap<String, Reason>,
     /// Keep results that answer no call (default: drop them). They are always reported.
     pub keep_orphans: bool,
-    /// Placeholder text template; `{name}`, `{id}` and `{reason}` are substituted.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Placeholder text template; `{name}`, `{id}` and `{reason}` are substituted. At most
+    /// [`MAX_TEXT_CHARS`] characters and [`MAX_TEXT_FIELDS`] substitutions (`INVALID_OPTION`), so
+    /// placeholders stay within a few times the ids and names they quote.
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "bounded_text")]
     pub text: Option<String>,
 }
 

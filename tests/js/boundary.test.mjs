@@ -268,3 +268,29 @@ test("numbers in JSON-text tool arguments survive the trip through JS: onEvents 
   // The model's own text still goes back out as it was.
   assert.equal(s.messages("openai")[0].tool_calls[0].function.arguments, '{"amount":10.0}');
 });
+
+test("bounded ids and placeholder templates: no input makes the module run out of memory (fresh-eyes pass)", async () => {
+  const { FileLog } = await import("../../pkg/index.js");
+  const long = "x".repeat(2000);
+  const s = new StateStore();
+  assert.throws(() => s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: long, type: "function", function: { name: "f", arguments: "{}" } }] }] } }), coded("INVALID_MESSAGE"));
+  assert.throws(() => repairMessages([{ role: "user", content: "a", id: long }]), coded("INVALID_MESSAGE"));
+  s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }] } });
+  assert.throws(() => s.repair({ text: "{id}".repeat(100) }), coded("INVALID_OPTION"));
+  assert.throws(() => repairMessages(s.messages("openai"), { text: "y".repeat(5000) }), coded("INVALID_OPTION"));
+  assert.equal(s.version, 1);
+  assert.equal(s.repair({ text: "{name} {id}: {reason}" }).report.length, 1);
+  // Calling a class without new, freeing from inside a callback, junk into FileLog: typed.
+  assert.throws(() => StateStore(), coded("INVALID_OPTION"));
+  let inner;
+  const t = new StateStore({ clock: () => { try { t.free(); } catch (e) { inner = e; } return 1; } });
+  t.apply({ author: "u", update: { todos: [] } });
+  assert.equal(inner?.code, "BUSY");
+  assert.throws(() => t.version, coded("FREED"));
+  const dir = (await import("node:fs")).mkdtempSync((await import("node:path")).join((await import("node:os")).tmpdir(), "sg-junk-"));
+  const log = FileLog.open(dir);
+  assert.throws(() => log.append([{ not: "an event" }]), coded("STORAGE_ERROR"));
+  assert.throws(() => log.append("not jsonl"), coded("STORAGE_ERROR"));
+  assert.equal(log.load().events, "");
+  log.close();
+});

@@ -258,7 +258,17 @@ pub fn decode_messages<V: std::borrow::Borrow<Value>>(values: &[V], hint: Option
 /// an assistant message makes calls; each has a non-empty name (OpenAI `function.name`, Anthropic `tool_use.name`, AI SDK `toolName`, Gemini
 /// `functionCall.name`, LangChain's required `ToolCall.name`), and an id no other call of the same
 /// message uses (a second result could not say which call it answers). `INVALID_TOOL_CALL`.
+/// The longest id (of a message, a tool call, the call a result answers) or tool name a message
+/// may carry, in characters: provider ids are a few dozen characters, and every id is quoted in
+/// placeholders, reports and the log, so an unbounded one could exhaust memory.
+pub const MAX_ID_CHARS: usize = 1024;
+
 fn check_calls(m: &Message) -> Result<()> {
+    let long = |s: &str| s.len() > MAX_ID_CHARS && s.chars().count() > MAX_ID_CHARS;
+    let names = m.tool_calls.iter().map(|c| c.name.as_str()).chain(m.invalid_tool_calls.iter().map(|c| c.name.as_str()));
+    if m.id.as_deref().into_iter().chain(m.tool_call_id.as_deref()).chain(m.call_ids()).chain(names).any(long) {
+        return Err(Error::new(ErrorCode::InvalidMessage, format!("an id or tool name is longer than {MAX_ID_CHARS} characters")).field("id"));
+    }
     if m.role != Role::Assistant && (!m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty()) {
         return Err(Error::new(ErrorCode::InvalidToolCall, "only an assistant message makes tool calls; this one is not from the assistant").field("tool_calls"));
     }
