@@ -9,6 +9,7 @@
 #   STATEGATE_FUZZ_STRICT=1 ...              # also assert the undocumented properties (fuzz/src/lib.rs)
 #   STATEGATE_FUZZ_ALLOW=EmptyMessage ...    # ignore known invariant gaps (fuzz/src/lib.rs)
 #   FUZZ_FORK=1 ...                          # go on after a crash (libFuzzer -fork=1), to collect several
+#   FUZZ_SEED=1 ...                          # libFuzzer's -seed: the same inputs in the same order
 #
 # Installs what it needs, idempotently: cargo-fuzz (pinned, from crates.io) and the nightly
 # toolchain it needs. Crashers go to fuzz/artifacts/<target>/, the growing corpora to
@@ -57,8 +58,13 @@ echo "fuzz build: $(( $(date +%s) - build_start )) s"
 
 mkdir -p fuzz/logs
 extra=()
+# A fixed seed makes a run replay the same inputs in the same order (a slower machine only runs a
+# prefix of them): `make test` smokes with one, so its outcome depends on the change alone.
+if [ -n "${FUZZ_SEED:-}" ]; then
+  extra+=(-seed="$FUZZ_SEED")
+fi
 if [ "${FUZZ_FORK:-0}" = 1 ]; then
-  extra=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+  extra+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
 fi
 failed=0
 summary=()
