@@ -146,10 +146,20 @@ pub fn detect(value: &Value) -> Result<Detected> {
         return Ok(Detected::Sure(Format::Openai));
     }
     if let Some(Value::Array(parts)) = obj.get("content") {
-        for part in parts {
-            if let Some(f) = part.get("type").and_then(Value::as_str).and_then(part_format) {
-                return Ok(Detected::Sure(f));
+        // Parts that only one format has decide; parts of two formats in one message are
+        // refused, never guessed (the message would read differently in each).
+        let mut kinds = parts.iter().filter_map(|p| p.get("type").and_then(Value::as_str)).filter_map(|t| part_format(t).map(|f| (t, f)));
+        if let Some((first_kind, first)) = kinds.next() {
+            if let Some((kind, other)) = kinds.find(|(_, f)| *f != first) {
+                return Err(Error::new(
+                    ErrorCode::InvalidMessage,
+                    format!("content parts of two formats in one message: `{first_kind}` ({}) and `{kind}` ({}); use one format per message", first.as_str(), other.as_str()),
+                )
+                .field("content"));
             }
+            return Ok(Detected::Sure(first));
+        }
+        for part in parts {
             if part.get("cache_control").is_some() || part.get("citations").is_some() {
                 return Ok(Detected::Sure(Format::Anthropic));
             }
