@@ -337,7 +337,13 @@ export function guardClass<C extends { prototype: object; name: string }>(cls: C
 const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: typeof Wasm.AsyncTasks; IndexedDbLog: typeof Wasm.IndexedDbLog }>();
 
 function check(messages: unknown): void {
-  if (typeof messages !== "string" && !Array.isArray(messages)) throw stategateError("INVALID_MESSAGE", "messages must be an array or its JSON text");
+  let array: boolean;
+  try {
+    array = Array.isArray(messages); // throws for a revoked Proxy
+  } catch (e) {
+    throw stategateError("INVALID_MESSAGE", `messages cannot be read: ${describe(e)}`);
+  }
+  if (typeof messages !== "string" && !array) throw stategateError("INVALID_MESSAGE", "messages must be an array or its JSON text");
 }
 
 /** Binds the API to a loaded wasm module. */

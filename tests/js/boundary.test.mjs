@@ -160,6 +160,9 @@ test("6. every error has a code: throwing getters, revoked Proxies, freed object
     assert.throws(() => projectMessages([bad], { budget: 100 }), coded("INVALID_MESSAGE"));
     assert.throws(() => convertMessages([bad], { to: "openai" }), coded("INVALID_MESSAGE"));
   }
+  const dead = Proxy.revocable([], {});
+  dead.revoke();
+  assert.throws(() => validateMessages(dead.proxy, { provider: "openai" }), coded("INVALID_MESSAGE"));
   assert.throws(() => subagentInput({}, { description: "x" }), coded("INVALID_OPTION"));
   assert.throws(() => subagentResult({}, "c1"), coded("INVALID_OPTION"));
   assert.throws(() => new AsyncTasksClass({}, { agents: [] }), coded("INVALID_OPTION"));
