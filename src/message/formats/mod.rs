@@ -89,6 +89,23 @@ pub enum Detected {
     Canonical,
 }
 
+/// The format the content parts' types name (parts only one format has), if any. Parts of two
+/// formats in one message are refused, never guessed (the message would read differently in
+/// each): `INVALID_MESSAGE` naming both.
+fn parts_format(obj: &Map<String, Value>) -> Result<Option<Format>> {
+    let Some(Value::Array(parts)) = obj.get("content") else { return Ok(None) };
+    let mut kinds = parts.iter().filter_map(|p| p.get("type").and_then(Value::as_str)).filter_map(|t| part_format(t).map(|f| (t, f)));
+    let Some((first_kind, first)) = kinds.next() else { return Ok(None) };
+    if let Some((kind, other)) = kinds.find(|(_, f)| *f != first) {
+        return Err(Error::new(
+            ErrorCode::InvalidMessage,
+            format!("content parts of two formats in one message: `{first_kind}` ({}) and `{kind}` ({}); use one format per message", first.as_str(), other.as_str()),
+        )
+        .field("content"));
+    }
+    Ok(Some(first))
+}
+
 /// The keys of a canonical [`Message`] (its serde field names).
 const CANONICAL_KEYS: [&str; 10] = ["id", "role", "content", "name", "tool_calls", "invalid_tool_calls", "tool_call_id", "status", "origin", "extra"];
 
@@ -117,9 +134,17 @@ pub fn detect(value: &Value) -> Result<Detected> {
         if !obj.contains_key("role") {
             return Ok(Detected::Sure(Format::Langchain));
         }
-        // An Anthropic Messages API response kept whole: `{id, type: "message", role, model, …}`.
+        // An Anthropic Messages API response kept whole: `{id, type: "message", role, model, …}`
+        // (its parts must be Anthropic's too).
         if t == "message" {
-            return Ok(Detected::Sure(Format::Anthropic));
+            return match parts_format(obj)? {
+                Some(f) if f != Format::Anthropic => Err(Error::new(
+                    ErrorCode::InvalidMessage,
+                    format!("an Anthropic message (`type: \"message\"`) with content parts of {}; use one format per message", f.as_str()),
+                )
+                .field("content")),
+                _ => Ok(Detected::Sure(Format::Anthropic)),
+            };
         }
     }
     if obj.get("parts").is_some_and(Value::is_array) {
@@ -146,18 +171,8 @@ pub fn detect(value: &Value) -> Result<Detected> {
         return Ok(Detected::Sure(Format::Openai));
     }
     if let Some(Value::Array(parts)) = obj.get("content") {
-        // Parts that only one format has decide; parts of two formats in one message are
-        // refused, never guessed (the message would read differently in each).
-        let mut kinds = parts.iter().filter_map(|p| p.get("type").and_then(Value::as_str)).filter_map(|t| part_format(t).map(|f| (t, f)));
-        if let Some((first_kind, first)) = kinds.next() {
-            if let Some((kind, other)) = kinds.find(|(_, f)| *f != first) {
-                return Err(Error::new(
-                    ErrorCode::InvalidMessage,
-                    format!("content parts of two formats in one message: `{first_kind}` ({}) and `{kind}` ({}); use one format per message", first.as_str(), other.as_str()),
-                )
-                .field("content"));
-            }
-            return Ok(Detected::Sure(first));
+        if let Some(f) = parts_format(obj)? {
+            return Ok(Detected::Sure(f));
         }
         for part in parts {
             if part.get("cache_control").is_some() || part.get("citations").is_some() {
