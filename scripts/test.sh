@@ -10,6 +10,10 @@ mkdir -p test-results
 
 step() { printf '\n== %s\n' "$*"; }
 
+step "lints: cargo clippy -D warnings, native and wasm32"
+cargo clippy --all-targets -- -D warnings
+cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
+
 step "native: cargo test"
 cargo test --all-targets 2>&1 | tee test-results/cargo.log
 

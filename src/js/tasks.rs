@@ -503,7 +503,7 @@ impl JsStateStore {
     /// counts them), so a notification never lands between a call and its result.
     #[wasm_bindgen(js_name = deliverNotifications, unchecked_return_type = "Delivered")]
     pub fn deliver_notifications(&self) -> JsResult<JsValue> {
-        let out = self.lock()?.change(AUTHOR, vec!["messages".into(), "notifications".into()], |st, now| tasks::deliver(st, now))?;
+        let out = self.lock()?.change(AUTHOR, vec!["messages".into(), "notifications".into()], tasks::deliver)?;
         to_js(&out)
     }
 }
