@@ -14,6 +14,7 @@ mod reducer;
 mod repair;
 mod rules;
 mod schema;
+mod sink;
 mod store;
 mod view;
 #[cfg(test)]

@@ -8,6 +8,9 @@ use super::schema::{default_schema, ChannelSpec, Kind, Reducer, Visibility};
 use crate::error::{Error, ErrorCode, Result};
 use crate::lifecycle::RunStatus;
 use super::journal::Journal;
+pub use super::sink::EventSink;
+pub(super) use super::sink::Mode;
+use super::sink::SinkSlot;
 use crate::log::{payload_of, same_event, Event, EventType, GENESIS_HASH};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -23,35 +26,6 @@ pub(crate) fn depth(v: &Value) -> usize {
         Value::Object(o) => 1 + o.values().map(depth).max().unwrap_or(0),
         _ => 0,
     }
-}
-
-/// The write-ahead sink of a store: receives the events of every change (a command, a batch, a
-/// repair, a compaction, artifacts, delivered notifications — everything that gets an event)
-/// before the change is kept; an error rolls the whole change back. The store owns it
-/// ([`Store::set_sink`]), so no mutation can skip it: every change goes through one pipeline
-/// (`run_batch`) that hands its events here.
-pub trait EventSink {
-    /// Persists `events` (sealed, in order) or fails; failing refuses the change.
-    fn write(&self, events: &[Event]) -> Result<()>;
-}
-
-/// The store's sink, shared by clones (a past view never writes, so sharing is harmless).
-#[derive(Clone, Default)]
-pub(super) struct SinkSlot(Option<std::rc::Rc<dyn EventSink>>);
-
-impl std::fmt::Debug for SinkSlot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "SinkSlot(set)" } else { "SinkSlot(none)" })
-    }
-}
-
-/// Whether a change is kept or only checked.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Mode {
-    /// Kept: the events go to the sink, then the change stays (or is rolled back if it fails).
-    Commit,
-    /// Checked: the whole pipeline runs, then everything is rolled back ([`Store::check`]).
-    DryRun,
 }
 
 /// One channel's write in a decoded command (and in an event's payload).

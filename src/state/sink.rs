@@ -1,0 +1,35 @@
+//! The store's write-ahead sink: where every change's events go before the change is kept, and
+//! whether a change is kept at all (a dry run is checked, then rolled back).
+
+use crate::error::Result;
+use crate::log::Event;
+
+/// The write-ahead sink of a store: receives the events of every change (a command, a batch, a
+/// repair, a compaction, artifacts, delivered notifications — everything that gets an event)
+/// before the change is kept; an error rolls the whole change back. The store owns it
+/// ([`Store::set_sink`](super::Store::set_sink)), so no mutation can skip it: every change goes through one pipeline
+/// (`run_batch`) that hands its events here.
+pub trait EventSink {
+    /// Persists `events` (sealed, in order) or fails; failing refuses the change.
+    fn write(&self, events: &[Event]) -> Result<()>;
+}
+
+/// The store's sink, shared by clones (a past view never writes, so sharing is harmless).
+#[derive(Clone, Default)]
+pub(super) struct SinkSlot(pub(super) Option<std::rc::Rc<dyn EventSink>>);
+
+impl std::fmt::Debug for SinkSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "SinkSlot(set)" } else { "SinkSlot(none)" })
+    }
+}
+
+/// Whether a change is kept or only checked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// Kept: the events go to the sink, then the change stays (or is rolled back if it fails).
+    Commit,
+    /// Checked: the whole pipeline runs, then everything is rolled back ([`Store::check`](super::Store::check)).
+    DryRun,
+}
+
