@@ -18,6 +18,13 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
 fi
+# The lints `make test` runs first (cargo fmt --check, cargo clippy).
+for component in rustfmt clippy; do
+  if ! rustup component list --installed | grep -q "^$component"; then
+    log "adding the $component component"
+    rustup component add "$component"
+  fi
+done
 
 # 2. Cargo-installed tools (no binary downloads reach this machine).
 cargo_tool() { # name version binary [--locked]

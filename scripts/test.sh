@@ -10,7 +10,9 @@ mkdir -p test-results
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "lints: cargo clippy -D warnings, native and wasm32"
+step "lints: cargo fmt --check (rustfmt.toml), cargo clippy -D warnings, native and wasm32"
+cargo fmt --check
+cargo fmt --manifest-path fuzz/Cargo.toml --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
 

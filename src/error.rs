@@ -216,7 +216,15 @@ pub struct Error {
 impl Error {
     /// A new error with no index and no field.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), index: None, field: None, channel: None, command: None, authors: Vec::new() }
+        Error {
+            code,
+            message: message.into(),
+            index: None,
+            field: None,
+            channel: None,
+            command: None,
+            authors: Vec::new(),
+        }
     }
 
     /// Attaches the index of the offending message (kept if already set by an inner call).

@@ -32,4 +32,3 @@ pub use message::formats::{decode_messages, encode_messages, Format};
 pub use message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
 pub use repair::{repair, validate, Provider, RepairOptions, RepairReport, Violation};
 pub use state::{ChannelSpec, Command, Store, StoreOptions};
-

@@ -198,11 +198,8 @@ pub(crate) fn check_transition<S: Copy + PartialEq>(
     if from == to || can_become(from, to) {
         return Ok(());
     }
-    Err(Error::new(
-        ErrorCode::InvalidTransition,
-        format!("{what} cannot go from {} to {}", name(from), name(to)),
-    )
-    .field("status"))
+    Err(Error::new(ErrorCode::InvalidTransition, format!("{what} cannot go from {} to {}", name(from), name(to)))
+        .field("status"))
 }
 
 #[cfg(test)]
@@ -237,7 +234,10 @@ mod tests {
                 (Paused, Cancelled),
             ]
         );
-        assert!(RunStatus::ALL.iter().filter(|s| s.is_terminal()).all(|s| RunStatus::ALL.iter().all(|t| !s.can_become(*t))));
+        assert!(RunStatus::ALL
+            .iter()
+            .filter(|s| s.is_terminal())
+            .all(|s| RunStatus::ALL.iter().all(|t| !s.can_become(*t))));
     }
 
     #[test]

@@ -141,14 +141,20 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
         (None, None) => format!("{}/{agent}", parent.run_id()),
     };
     if run_id.trim().is_empty() || run_id == parent.run_id() {
-        return Err(bad("the child's run id must be non-empty and differ from the parent's (message ids would collide)".into()).field("runId"));
+        return Err(bad(
+            "the child's run id must be non-empty and differ from the parent's (message ids would collide)".into(),
+        )
+        .field("runId"));
     }
     if let Some(allow) = &opts.allow {
         for name in allow {
             match parent.channels().iter().find(|s| &s.name == name) {
-                None => return Err(bad(format!("allowed channel '{name}' is not in the parent's schema")).field("allow")),
+                None => {
+                    return Err(bad(format!("allowed channel '{name}' is not in the parent's schema")).field("allow"))
+                }
                 Some(s) if s.visibility == Visibility::Private => {
-                    return Err(bad("an allowed channel is private: private channels never reach a subagent".into()).field("allow"));
+                    return Err(bad("an allowed channel is private: private channels never reach a subagent".into())
+                        .field("allow"));
                 }
                 Some(_) if EXCLUDED.contains(&name.as_str()) => {
                     return Err(bad(format!("channel '{name}' never crosses to a subagent")).field("allow"));
@@ -162,7 +168,8 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
     };
     let defaults: Vec<String> = default_schema().into_iter().map(|s| s.name).collect();
     // The parent's own channels the child may hold (the others it never sees).
-    let mut channels: Vec<ChannelSpec> = parent.channels().iter().filter(|s| !defaults.contains(&s.name) && shared(s)).cloned().collect();
+    let mut channels: Vec<ChannelSpec> =
+        parent.channels().iter().filter(|s| !defaults.contains(&s.name) && shared(s)).cloned().collect();
     channels.push(ChannelSpec::new(ORIGIN, Reducer::Replace).with(|c| {
         c.value_type = ValueType::Object;
         c.owner = Some(SEEDER.into());
@@ -180,7 +187,12 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
     }
     let launcher = opts.tool_call_id.as_deref().and_then(|call| {
         let channel = parent.messages("messages").ok()?;
-        channel.messages().iter().rev().find(|m| m.role == Role::Assistant && m.tool_calls.iter().any(|c| c.id == call)).and_then(|m| m.id.clone())
+        channel
+            .messages()
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant && m.tool_calls.iter().any(|c| c.id == call))
+            .and_then(|m| m.id.clone())
     });
     let mut messages = match opts.mode {
         Mode::Isolated => Vec::new(),
@@ -194,9 +206,11 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
     update.insert("messages".into(), Value::Array(messages));
     // Nothing private of the parent crosses in: not in the description, not in a shared channel.
     check_leaks(&[Value::Object(update.clone())], &parent.private_values())?;
-    let origin = Origin { parent_run_id: parent.run_id().to_string(), agent, mode: opts.mode, inherited, seed_version: 1 };
+    let origin =
+        Origin { parent_run_id: parent.run_id().to_string(), agent, mode: opts.mode, inherited, seed_version: 1 };
     update.insert(ORIGIN.into(), serde_json::to_value(&origin).map_err(|e| bad(e.to_string()))?);
-    let seed = Command { author: SEEDER.into(), expected_version: None, update, correlation_id: None, causation_id: None };
+    let seed =
+        Command { author: SEEDER.into(), expected_version: None, update, correlation_id: None, causation_id: None };
     child.apply(&seed, now_ms)?;
     Ok(child)
 }
@@ -232,7 +246,14 @@ pub fn final_answer(child: &Store, inherited: &[String]) -> Result<String> {
     }
     let channel = child.messages("messages")?;
     let own = |m: &&crate::message::Message| m.id.as_ref().is_none_or(|id| !inherited.contains(id));
-    let text = channel.messages().iter().rev().filter(|m| m.role == Role::Assistant).filter(own).map(|m| m.content.text()).find(|t| !js_trim(t).is_empty());
+    let text = channel
+        .messages()
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::Assistant)
+        .filter(own)
+        .map(|m| m.content.text())
+        .find(|t| !js_trim(t).is_empty());
     Ok(text.map(|t| js_trim(&t).to_string()).unwrap_or_else(|| NO_OUTPUT.to_string()))
 }
 
@@ -251,19 +272,23 @@ fn delta(reducer: Reducer, seed: &Value, now: &Value) -> Option<Value> {
     }
     match reducer {
         Reducer::Merge => {
-            let (old, new) = (seed.as_object().cloned().unwrap_or_default(), now.as_object().cloned().unwrap_or_default());
-            let mut out: Map<String, Value> = new.iter().filter(|(k, v)| old.get(*k) != Some(v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+            let (old, new) =
+                (seed.as_object().cloned().unwrap_or_default(), now.as_object().cloned().unwrap_or_default());
+            let mut out: Map<String, Value> =
+                new.iter().filter(|(k, v)| old.get(*k) != Some(v)).map(|(k, v)| (k.clone(), v.clone())).collect();
             out.extend(old.keys().filter(|k| !new.contains_key(*k)).map(|k| (k.clone(), Value::Null)));
             (!out.is_empty()).then_some(Value::Object(out))
         }
         Reducer::Append => {
-            let (old, new) = (seed.as_array().map_or(&[][..], Vec::as_slice), now.as_array().map_or(&[][..], Vec::as_slice));
+            let (old, new) =
+                (seed.as_array().map_or(&[][..], Vec::as_slice), now.as_array().map_or(&[][..], Vec::as_slice));
             let added = new.strip_prefix(old).unwrap_or(new);
             (!added.is_empty()).then(|| Value::Array(added.to_vec()))
         }
         Reducer::Union => {
             let old = seed.as_array().cloned().unwrap_or_default();
-            let added: Vec<Value> = now.as_array().into_iter().flatten().filter(|v| !old.contains(v)).cloned().collect();
+            let added: Vec<Value> =
+                now.as_array().into_iter().flatten().filter(|v| !old.contains(v)).cloned().collect();
             (!added.is_empty()).then_some(Value::Array(added))
         }
         Reducer::Counter => {
@@ -297,11 +322,15 @@ pub fn subagent_result(child: &mut Store, tool_call_id: &str, opts: &SubagentRes
         return Err(bad("the tool call id is empty".into()).field("toolCallId"));
     }
     if let Some(name) = opts.allow.iter().flatten().find(|n| !origin.inherited.contains(n)) {
-        return Err(bad(format!("allowed channel '{name}' was not inherited from the parent, so it is never written back")).field("allow"));
+        return Err(bad(format!(
+            "allowed channel '{name}' was not inherited from the parent, so it is never written back"
+        ))
+        .field("allow"));
     }
     let seed = child.at(origin.seed_version.max(1))?;
     let seeded: Vec<String> = seed.messages("messages")?.messages().iter().filter_map(|m| m.id.clone()).collect();
-    let failed = child.get("run")?.get("status").and_then(Value::as_str) == Some(crate::lifecycle::RunStatus::Failed.as_str());
+    let failed =
+        child.get("run")?.get("status").and_then(Value::as_str) == Some(crate::lifecycle::RunStatus::Failed.as_str());
     let mut update = Map::new();
     update.insert(
         "messages".into(),
@@ -316,7 +345,13 @@ pub fn subagent_result(child: &mut Store, tool_call_id: &str, opts: &SubagentRes
     }
     // Nothing private of the child crosses back: not in its answer, not in a change.
     check_leaks(&[Value::Object(update.clone())], &child.private_values())?;
-    Ok(Command { author: origin.agent, expected_version: None, update, correlation_id: Some(tool_call_id.to_string()), causation_id: None })
+    Ok(Command {
+        author: origin.agent,
+        expected_version: None,
+        update,
+        correlation_id: Some(tool_call_id.to_string()),
+        causation_id: None,
+    })
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 
 use js_sys::{Reflect, Uint8Array};
 use stategate::js::{JsIndexedDbLog, JsStateStore};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::convert::TryFromJsValue;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
@@ -47,7 +47,10 @@ async fn indexeddb_saves_appends_and_loads_a_store() {
     JsFuture::from(log.append(store.events(Some(parse(r#"{"since": 1}"#))).unwrap())).await.unwrap();
     log.close();
 
-    let log = JsIndexedDbLog::try_from_js_value(JsFuture::from(JsIndexedDbLog::open("stategate-test-1".into())).await.unwrap()).unwrap();
+    let log = JsIndexedDbLog::try_from_js_value(
+        JsFuture::from(JsIndexedDbLog::open("stategate-test-1".into())).await.unwrap(),
+    )
+    .unwrap();
     let loaded = JsFuture::from(log.load()).await.unwrap();
     let checkpoint = get(&loaded, "checkpoint");
     assert!(checkpoint.is_instance_of::<Uint8Array>());
@@ -57,7 +60,10 @@ async fn indexeddb_saves_appends_and_loads_a_store() {
     assert_eq!(restored.version().unwrap(), 2.0);
     assert_eq!(text(&restored.system_view().unwrap()), text(&store.system_view().unwrap()));
     let dangling = text(&restored.dangling_tool_calls().unwrap());
-    assert_eq!(dangling, r#"[{"toolCallId":"c2","name":"fetch","messageId":"idb:1:1"},{"toolCallId":"c3","name":"fetch","messageId":"idb:1:1"}]"#);
+    assert_eq!(
+        dangling,
+        r#"[{"toolCallId":"c2","name":"fetch","messageId":"idb:1:1"},{"toolCallId":"c3","name":"fetch","messageId":"idb:1:1"}]"#
+    );
     log.close();
     JsFuture::from(JsIndexedDbLog::destroy("stategate-test-1".into())).await.unwrap();
 }

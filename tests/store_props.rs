@@ -35,29 +35,52 @@ fn snapshot(s: &mut Store, key: &str) -> String {
 }
 
 fn command(author: &str, update: Value) -> Command {
-    Command { author: author.into(), expected_version: None, update: update.as_object().cloned().unwrap_or_default(), correlation_id: None, causation_id: None }
+    Command {
+        author: author.into(),
+        expected_version: None,
+        update: update.as_object().cloned().unwrap_or_default(),
+        correlation_id: None,
+        causation_id: None,
+    }
 }
 
 /// A command built from three small numbers; about half of them are invalid in some state.
 fn build(kind: u8, a: u8, b: u8, version: u64) -> Command {
     let call = format!("c{}", a % 6);
     let pick = |xs: &[&str], i: u8| xs[i as usize % xs.len()].to_string();
-    let run = pick(&["running", "waiting_tool", "waiting_approval", "paused", "completed", "failed", "cancelled", "bogus"], a);
+    let run = pick(
+        &["running", "waiting_tool", "waiting_approval", "paused", "completed", "failed", "cancelled", "bogus"],
+        a,
+    );
     let step = pick(&["pending", "running", "succeeded", "failed", "skipped"], b);
     let approval = pick(&["pending", "approved", "rejected", "expired"], b);
     let mut c = match kind % 16 {
         0 => command("user", json!({"messages": [{"role": "user", "content": format!("u{a}")}]})),
-        1 => command("model", json!({"messages": [{"role": "assistant", "content": null, "tool_calls": [{"id": call, "type": "function", "function": {"name": "t", "arguments": "{}"}}]}]})),
-        2 => command("tool", json!({"messages": [{"type": "tool", "tool_call_id": call, "content": "r", "status": if b % 2 == 0 { "success" } else { "error" }}]})),
+        1 => command(
+            "model",
+            json!({"messages": [{"role": "assistant", "content": null, "tool_calls": [{"id": call, "type": "function", "function": {"name": "t", "arguments": "{}"}}]}]}),
+        ),
+        2 => command(
+            "tool",
+            json!({"messages": [{"type": "tool", "tool_call_id": call, "content": "r", "status": if b % 2 == 0 { "success" } else { "error" }}]}),
+        ),
         3 => command("user", json!({"messages": [{"remove": format!("p:{}:0", a % 8)}]})),
-        4 => command("user", json!({"messages": [{"replace": {"id": format!("p:{}:0", a % 8), "role": "user", "content": "edited"}}]})),
+        4 => command(
+            "user",
+            json!({"messages": [{"replace": {"id": format!("p:{}:0", a % 8), "role": "user", "content": "edited"}}]}),
+        ),
         5 => command("w", json!({"facts": {format!("k{}", a % 4): if b % 3 == 0 { Value::Null } else { json!(b) }}})),
         6 => command("w", json!({"n": (a as i64) - 100})),
         7 => command("w", json!({"tags": [format!("t{}", a % 5), format!("t{}", b % 5)]})),
         8 => command("w", json!({"answer": a})),
         9 => command("app", json!({"run": {"status": run}})),
-        10 => command("planner", json!({"plan": {format!("s{}", a % 4): {"title": "step", "status": step, "depends_on": if a % 4 > 0 { json!([format!("s{}", a % 4 - 1)]) } else { json!([]) }}}})),
-        11 => command("hitl", json!({"approvals": {format!("ap{}", a % 3): {"tool_call_id": call, "status": approval}}})),
+        10 => command(
+            "planner",
+            json!({"plan": {format!("s{}", a % 4): {"title": "step", "status": step, "depends_on": if a % 4 > 0 { json!([format!("s{}", a % 4 - 1)]) } else { json!([]) }}}}),
+        ),
+        11 => {
+            command("hitl", json!({"approvals": {format!("ap{}", a % 3): {"tool_call_id": call, "status": approval}}}))
+        }
         12 => command("app", json!({"budget": {"limits": {"max_turns": a % 10, "max_tool_calls": b % 10}}})),
         13 => command(if b % 2 == 0 { "vault" } else { "thief" }, json!({"secrets": {"s": format!("secret-{a}")}})),
         14 => command("w", json!({"todos": [{"content": "x", "status": if a % 2 == 0 { "pending" } else { "done" }}]})),

@@ -3,8 +3,8 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Array, Object, Reflect};
-use wasm_bindgen::closure::Closure;
 use stategate::js::{convert_messages, read_transcript, repair_json, validate_json, verify_log_js, JsStateStore};
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -56,7 +56,6 @@ fn repair_places_the_result_and_keeps_untouched_objects() {
     let after = validate_json(messages.into(), "openai".into()).unwrap();
     assert_eq!(Array::from(&after).length(), 1, "the input itself still has its violation");
 }
-
 
 #[wasm_bindgen_test]
 fn convert_to_anthropic_merges_parallel_results() {
@@ -142,14 +141,25 @@ fn store_conflicts_and_version_locks_change_nothing() {
     let mut s = store();
     s.apply(parse(CALLS)).unwrap();
     let before = observed(&mut s);
-    let err = s.apply_batch(parse(r#"[{"author": "alice", "update": {"answer": 1}}, {"author": "bob", "update": {"answer": 2}}]"#)).unwrap_err();
+    let err = s
+        .apply_batch(parse(
+            r#"[{"author": "alice", "update": {"answer": 1}}, {"author": "bob", "update": {"answer": 2}}]"#,
+        ))
+        .unwrap_err();
     assert!(err.is_instance_of::<js_sys::Error>());
     assert_eq!(get(&err, "code").as_string().unwrap(), "CONCURRENT_WRITE");
     let authors = Array::from(&get(&get(&err, "details"), "authors"));
-    assert_eq!((authors.get(0).as_string().unwrap(), authors.get(1).as_string().unwrap()), ("alice".into(), "bob".into()));
+    assert_eq!(
+        (authors.get(0).as_string().unwrap(), authors.get(1).as_string().unwrap()),
+        ("alice".into(), "bob".into())
+    );
     let err = s.apply(parse(r#"{"author": "late", "expectedVersion": 0, "update": {"answer": 3}}"#)).unwrap_err();
     assert_eq!(get(&err, "code").as_string().unwrap(), "VERSION_CONFLICT");
-    let err = s.apply(parse(r#"{"author": "t", "update": {"messages": [{"role": "tool", "tool_call_id": "zz", "content": "x"}]}}"#)).unwrap_err();
+    let err = s
+        .apply(parse(
+            r#"{"author": "t", "update": {"messages": [{"role": "tool", "tool_call_id": "zz", "content": "x"}]}}"#,
+        ))
+        .unwrap_err();
     assert_eq!(get(&err, "code").as_string().unwrap(), "UNKNOWN_TOOL_CALL");
     assert_eq!(observed(&mut s), before);
 }
@@ -157,10 +167,18 @@ fn store_conflicts_and_version_locks_change_nothing() {
 #[wasm_bindgen_test]
 fn store_private_channel_stays_private() {
     let s = store();
-    let key = s.register_channel(parse(r#"{"name": "memory_contents", "reducer": "merge", "visibility": "private", "owner": "memory"}"#), None).unwrap().unwrap();
+    let key = s
+        .register_channel(
+            parse(r#"{"name": "memory_contents", "reducer": "merge", "visibility": "private", "owner": "memory"}"#),
+            None,
+        )
+        .unwrap()
+        .unwrap();
     assert!(key.starts_with("sgk_") && key.len() > 30);
     s.apply(parse(r#"{"author": "memory", "update": {"memory_contents": {"AGENTS.md": "CANARY-0c9d8e7f"}}}"#)).unwrap();
-    let err = s.apply(parse(r#"{"author": "intruder", "update": {"memory_contents": {"x": "CANARY-0c9d8e7f"}}}"#)).unwrap_err();
+    let err = s
+        .apply(parse(r#"{"author": "intruder", "update": {"memory_contents": {"x": "CANARY-0c9d8e7f"}}}"#))
+        .unwrap_err();
     assert_eq!(get(&err, "code").as_string().unwrap(), "NOT_OWNER");
     let text = |v: &JsValue| js_sys::JSON::stringify(v).unwrap().as_string().unwrap();
     for v in [s.system_view().unwrap(), s.to_json().unwrap(), err.clone(), get(&err, "details"), get(&err, "message")] {
@@ -188,17 +206,28 @@ fn store_history_checkpoint_restore_and_write_ahead_events() {
     Reflect::set(&init, &"onEvents".into(), on_event.as_ref()).unwrap();
     let mut s = JsStateStore::new(Some(init.into())).unwrap();
     s.apply(parse(CALLS)).unwrap();
-    s.apply(parse(r#"{"author": "t1", "update": {"messages": [{"role": "tool", "tool_call_id": "c1", "content": "1"}]}}"#)).unwrap();
+    s.apply(parse(
+        r#"{"author": "t1", "update": {"messages": [{"role": "tool", "tool_call_id": "c1", "content": "1"}]}}"#,
+    ))
+    .unwrap();
     let before = observed(&mut s);
     // The third event cannot be written: the command is rolled back.
-    let err = s.apply(parse(r#"{"author": "t2", "update": {"messages": [{"role": "tool", "tool_call_id": "c2", "content": "2"}]}}"#)).unwrap_err();
+    let err = s
+        .apply(parse(
+            r#"{"author": "t2", "update": {"messages": [{"role": "tool", "tool_call_id": "c2", "content": "2"}]}}"#,
+        ))
+        .unwrap_err();
     assert_eq!(get(&err, "code").as_string().unwrap(), "STORAGE_ERROR");
     assert_eq!(observed(&mut s), before);
     assert_eq!(sunk.length(), 2);
     assert_eq!(js_sys::JSON::stringify(&verify_log_js(sunk.clone().into(), None).unwrap()).unwrap(), r#"{"ok":true}"#);
 
-    let restored = JsStateStore::restore(js_sys::Uint8Array::from(s.checkpoint().unwrap().as_slice()).into(), None, None).unwrap();
-    assert_eq!(js_sys::JSON::stringify(&restored.system_view().unwrap()).unwrap(), js_sys::JSON::stringify(&s.system_view().unwrap()).unwrap());
+    let restored =
+        JsStateStore::restore(js_sys::Uint8Array::from(s.checkpoint().unwrap().as_slice()).into(), None, None).unwrap();
+    assert_eq!(
+        js_sys::JSON::stringify(&restored.system_view().unwrap()).unwrap(),
+        js_sys::JSON::stringify(&s.system_view().unwrap()).unwrap()
+    );
     let dangling = Array::from(&restored.dangling_tool_calls().unwrap());
     assert_eq!(dangling.length(), 2);
     let err = JsStateStore::restore(js_sys::Uint8Array::new_with_length(3).into(), None, None).err().unwrap();
@@ -230,17 +259,34 @@ async fn async_tasks_run_through_a_js_transport() {
     );
     let init = Object::new();
     Reflect::set(&init, &"url".into(), &"http://server".into()).unwrap();
-    Reflect::set(&init, &"agents".into(), &parse(r#"[{"name": "echo", "description": "echoes", "graph_id": "echo"}]"#)).unwrap();
+    Reflect::set(&init, &"agents".into(), &parse(r#"[{"name": "echo", "description": "echoes", "graph_id": "echo"}]"#))
+        .unwrap();
     Reflect::set(&init, &"transport".into(), &transport).unwrap();
     let tasks = JsAsyncTasks::new(&store, init.into()).unwrap();
-    let start = wasm_bindgen_futures::JsFuture::from(tasks.handle(parse(r#"{"id": "s1", "name": "start_async_task", "args": {"description": "hi", "subagent_type": "echo"}}"#), None)).await.unwrap();
+    let start = wasm_bindgen_futures::JsFuture::from(tasks.handle(
+        parse(r#"{"id": "s1", "name": "start_async_task", "args": {"description": "hi", "subagent_type": "echo"}}"#),
+        None,
+    ))
+    .await
+    .unwrap();
     assert_eq!(get(&start, "content").as_string().unwrap(), "Launched async subagent. task_id: th-1");
-    let check = wasm_bindgen_futures::JsFuture::from(tasks.handle(parse(r#"{"id": "k1", "name": "check_async_task", "args": {"task_id": "th-1"}}"#), None)).await.unwrap();
-    assert_eq!(get(&check, "content").as_string().unwrap(), r#"{"status": "success", "thread_id": "th-1", "result": "echo: hi"}"#);
+    let check = wasm_bindgen_futures::JsFuture::from(
+        tasks.handle(parse(r#"{"id": "k1", "name": "check_async_task", "args": {"task_id": "th-1"}}"#), None),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        get(&check, "content").as_string().unwrap(),
+        r#"{"status": "success", "thread_id": "th-1", "result": "echo: hi"}"#
+    );
     let ledger = tasks.ledger().unwrap();
     assert_eq!(get(&get(&ledger, "th-1"), "status").as_string().unwrap(), "success");
     // A call the store would refuse never reaches the transport, and rejects (never throws).
-    let refused = wasm_bindgen_futures::JsFuture::from(tasks.handle(parse(r#"{"id": "nope", "name": "list_async_tasks", "args": {}}"#), None)).await.unwrap_err();
+    let refused = wasm_bindgen_futures::JsFuture::from(
+        tasks.handle(parse(r#"{"id": "nope", "name": "list_async_tasks", "args": {}}"#), None),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(get(&refused, "code").as_string().unwrap(), "UNKNOWN_TOOL_CALL");
 }
 
@@ -249,10 +295,13 @@ fn subagents_return_only_their_answer_and_changes() {
     use stategate::js::{subagent_input_js, subagent_result_js};
     let parent = JsStateStore::new(Some(parse(r#"{"runId": "p"}"#))).unwrap();
     parent
-        .apply(parse(r#"{"author": "app", "update": {"files": {"a.md": "1"}, "messages": [{"role": "user", "content": "go"},
-            {"type": "ai", "content": "", "tool_calls": [{"id": "t1", "name": "task", "args": {}}]}]}}"#))
+        .apply(parse(
+            r#"{"author": "app", "update": {"files": {"a.md": "1"}, "messages": [{"role": "user", "content": "go"},
+            {"type": "ai", "content": "", "tool_calls": [{"id": "t1", "name": "task", "args": {}}]}]}}"#,
+        ))
         .unwrap();
-    let child = subagent_input_js(&parent, parse(r#"{"description": "do it", "agent": "w", "toolCallId": "t1"}"#)).unwrap();
+    let child =
+        subagent_input_js(&parent, parse(r#"{"description": "do it", "agent": "w", "toolCallId": "t1"}"#)).unwrap();
     child
         .apply(parse(r#"{"author": "n", "update": {"files": {"b.md": "2"}, "messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "x", "name": "t", "args": {"q": "inner-canary-123"}}]}, {"type": "tool", "tool_call_id": "x", "content": "r"}, {"type": "ai", "content": " done "}]}}"#))
         .unwrap();
@@ -260,5 +309,8 @@ fn subagents_return_only_their_answer_and_changes() {
     let text = js_sys::JSON::stringify(&cmd).unwrap().as_string().unwrap();
     assert!(!text.contains("inner-canary-123"), "{text}");
     parent.apply(cmd).unwrap();
-    assert_eq!(js_sys::JSON::stringify(&parent.get("files".into()).unwrap()).unwrap().as_string().unwrap(), r#"{"a.md":"1","b.md":"2"}"#);
+    assert_eq!(
+        js_sys::JSON::stringify(&parent.get("files".into()).unwrap()).unwrap().as_string().unwrap(),
+        r#"{"a.md":"1","b.md":"2"}"#
+    );
 }

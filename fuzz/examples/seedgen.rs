@@ -62,7 +62,13 @@ fn checked(name: &str, f: impl FnOnce() + std::panic::UnwindSafe) {
 }
 
 fn cmd(author: &str, update: Value) -> Command {
-    Command { author: author.into(), expected_version: None, update: update.as_object().cloned().unwrap_or_default(), correlation_id: None, causation_id: None }
+    Command {
+        author: author.into(),
+        expected_version: None,
+        update: update.as_object().cloned().unwrap_or_default(),
+        correlation_id: None,
+        causation_id: None,
+    }
 }
 
 fn line(step: &Step) -> String {
@@ -77,7 +83,9 @@ fn windows(run: &[Message], n: usize) -> Vec<Vec<Message>> {
         let mut len = 12.min(run.len() - start);
         loop {
             let w = &run[start..start + len];
-            let fits = Format::ALL.iter().all(|f| serde_json::to_vec(&encode_messages(w, *f)).map_or(0, |b| b.len()) <= MAX_SEED);
+            let fits = Format::ALL
+                .iter()
+                .all(|f| serde_json::to_vec(&encode_messages(w, *f)).map_or(0, |b| b.len()) <= MAX_SEED);
             if fits || len == 1 {
                 if fits {
                     out.push(w.to_vec());
@@ -116,7 +124,10 @@ fn run_as_steps(run: &[Message]) -> Vec<String> {
 /// Steps touching every kind of channel and every store operation (from the crate's tests).
 fn channel_steps() -> Vec<Vec<String>> {
     let ai = |id: &str, calls: &[&str]| {
-        let tc: Vec<Value> = calls.iter().map(|c| json!({"id": c, "type": "function", "function": {"name": "t", "arguments": "{}"}})).collect();
+        let tc: Vec<Value> = calls
+            .iter()
+            .map(|c| json!({"id": c, "type": "function", "function": {"name": "t", "arguments": "{}"}}))
+            .collect();
         json!({"id": id, "role": "assistant", "content": null, "tool_calls": tc})
     };
     let result = |c: &str| json!({"role": "tool", "tool_call_id": c, "content": "ok"});
@@ -139,49 +150,108 @@ fn channel_steps() -> Vec<Vec<String>> {
             line(&Step::Op(Op::View(ProjectOptions::default()))),
         ],
         vec![
-            line(&Step::One(cmd("app", json!({"run": {"status": "running"}, "messages": [{"role": "user", "content": "go"}, ai("a1", &["c1", "c2"])]})))),
-            line(&Step::One(cmd("hitl", json!({"approvals": {"ap1": {"tool_call_id": "c1", "status": "pending"}}, "run": {"status": "waiting_approval"}})))),
+            line(&Step::One(cmd(
+                "app",
+                json!({"run": {"status": "running"}, "messages": [{"role": "user", "content": "go"}, ai("a1", &["c1", "c2"])]}),
+            ))),
+            line(&Step::One(cmd(
+                "hitl",
+                json!({"approvals": {"ap1": {"tool_call_id": "c1", "status": "pending"}}, "run": {"status": "waiting_approval"}}),
+            ))),
             line(&Step::One(cmd("t", json!({"messages": [result("c1")]})))),
-            line(&Step::One(cmd("hitl", json!({"approvals": {"ap1": {"status": "rejected"}}, "run": {"status": "running"}})))),
-            line(&Step::One(cmd("t", json!({"messages": [{"type": "tool", "tool_call_id": "c1", "content": "rejected", "status": "error"}]})))),
-            line(&Step::Op(Op::Repair(RepairOptions { reasons: [("c2".to_string(), Reason::Interrupted)].into(), ..Default::default() }))),
+            line(&Step::One(cmd(
+                "hitl",
+                json!({"approvals": {"ap1": {"status": "rejected"}}, "run": {"status": "running"}}),
+            ))),
+            line(&Step::One(cmd(
+                "t",
+                json!({"messages": [{"type": "tool", "tool_call_id": "c1", "content": "rejected", "status": "error"}]}),
+            ))),
+            line(&Step::Op(Op::Repair(RepairOptions {
+                reasons: [("c2".to_string(), Reason::Interrupted)].into(),
+                ..Default::default()
+            }))),
             line(&Step::One(cmd("app", json!({"run": {"status": "completed"}})))),
             line(&Step::One(cmd("u", json!({"messages": [{"role": "user", "content": "thanks"}]})))),
         ],
         vec![
-            line(&Step::One(cmd("planner", json!({"plan": {"s1": {"title": "read"}, "s2": {"title": "write", "depends_on": ["s1"]}}})))),
+            line(&Step::One(cmd(
+                "planner",
+                json!({"plan": {"s1": {"title": "read"}, "s2": {"title": "write", "depends_on": ["s1"]}}}),
+            ))),
             line(&Step::One(cmd("planner", json!({"plan": {"s1": {"status": "running"}}})))),
             line(&Step::One(cmd("planner", json!({"plan": {"s1": {"status": "succeeded"}}})))),
             line(&Step::One(cmd("planner", json!({"plan": {"s2": {"status": "running"}}})))),
             line(&Step::One(cmd("planner", json!({"plan": {"s3": {"title": "x", "depends_on": ["nope"]}}})))),
-            line(&Step::One(cmd("w", json!({"todos": [{"content": "x", "status": "pending"}], "files": {"/a.txt": {"content": ["a"]}}})))),
-            line(&Step::Batch(vec![cmd("w1", json!({"files": {"/a.txt": {"content": ["x"]}}})), cmd("w2", json!({"files": {"/b.txt": {"content": ["y"]}}}))])),
+            line(&Step::One(cmd(
+                "w",
+                json!({"todos": [{"content": "x", "status": "pending"}], "files": {"/a.txt": {"content": ["a"]}}}),
+            ))),
+            line(&Step::Batch(vec![
+                cmd("w1", json!({"files": {"/a.txt": {"content": ["x"]}}})),
+                cmd("w2", json!({"files": {"/b.txt": {"content": ["y"]}}})),
+            ])),
             line(&Step::Batch(vec![cmd("w1", json!({"facts": {"k": 1}})), cmd("w2", json!({"facts": {"k": 2}}))])),
             line(&Step::Op(Op::At(2))),
         ],
         vec![
-            line(&Step::One(cmd("app", json!({"budget": {"limits": {"max_turns": 3, "max_tool_calls": 2, "max_tokens": 100, "deadline_ms": 1_700_000_100_000u64}}})))),
+            line(&Step::One(cmd(
+                "app",
+                json!({"budget": {"limits": {"max_turns": 3, "max_tool_calls": 2, "max_tokens": 100, "deadline_ms": 1_700_000_100_000u64}}}),
+            ))),
             line(&Step::One(cmd("m", json!({"messages": [{"role": "user", "content": "q"}, ai("a1", &["c1"])]})))),
             line(&Step::One(cmd("t", json!({"messages": [result("c1")]})))),
-            line(&Step::One(cmd("m", json!({"messages": [{"type": "ai", "content": "hi", "usage_metadata": {"input_tokens": 50, "output_tokens": 10, "total_tokens": 60}}]})))),
+            line(&Step::One(cmd(
+                "m",
+                json!({"messages": [{"type": "ai", "content": "hi", "usage_metadata": {"input_tokens": 50, "output_tokens": 10, "total_tokens": 60}}]}),
+            ))),
             line(&Step::Op(Op::Clock(1_700_000_200_000))),
             line(&Step::One(cmd("m", json!({"messages": [{"type": "ai", "content": "late"}]})))),
             line(&Step::Op(Op::Check(cmd("m", json!({"messages": [{"type": "ai", "content": "in time"}]}))))),
         ],
         vec![
-            line(&Step::One(cmd("tool", json!({"messages": [{"role": "user", "content": "research this"}, ai("a1", &["s1"])]})))),
-            line(&Step::One(cmd("tool", json!({"messages": [{"role": "tool", "tool_call_id": "s1", "content": "task t-42 started"}], "async_tasks": {"t-42": {"task_id": "t-42", "agent_name": "researcher", "thread_id": "t-42", "run_id": "r1", "status": "running"}}})))),
+            line(&Step::One(cmd(
+                "tool",
+                json!({"messages": [{"role": "user", "content": "research this"}, ai("a1", &["s1"])]}),
+            ))),
+            line(&Step::One(cmd(
+                "tool",
+                json!({"messages": [{"role": "tool", "tool_call_id": "s1", "content": "task t-42 started"}], "async_tasks": {"t-42": {"task_id": "t-42", "agent_name": "researcher", "thread_id": "t-42", "run_id": "r1", "status": "running"}}}),
+            ))),
             line(&Step::One(cmd("app", json!({"async_tasks": {"t-42": {"status": "success"}}})))),
-            line(&Step::One(cmd("app", json!({"active_agent": "researcher", "unresolved_questions": {"q1": "which file?"}, "structured_response": {"ok": true}})))),
+            line(&Step::One(cmd(
+                "app",
+                json!({"active_agent": "researcher", "unresolved_questions": {"q1": "which file?"}, "structured_response": {"ok": true}}),
+            ))),
             line(&Step::One(cmd("app", json!({"last_error": "boom", "artifacts": ["artifact:x"]})))),
-            line(&Step::Op(Op::View(ProjectOptions { budget: 300, max_tool_result_tokens: Some(5), format: Format::Anthropic, ..ProjectOptions::default() }))),
+            line(&Step::Op(Op::View(ProjectOptions {
+                budget: 300,
+                max_tool_result_tokens: Some(5),
+                format: Format::Anthropic,
+                ..ProjectOptions::default()
+            }))),
         ],
         vec![
-            line(&Step::One(cmd("u", json!({"messages": [{"type": "human", "id": "1", "content": "Hello"}, {"type": "ai", "id": "2", "content": "Hi"}]})))),
-            line(&Step::One(cmd("u", json!({"messages": [{"type": "human", "id": "1", "content": "Updated hello"}, {"remove": "2"}, {"type": "system", "id": "3", "content": "S"}]})))),
-            line(&Step::One(cmd("u", json!({"messages": [{"replace": {"id": "1", "role": "user", "content": "edited"}}]})))),
-            line(&Step::One(cmd("u", json!({"messages": [{"type": "human", "id": "4", "content": "x"}, {"type": "remove", "id": "__remove_all__"}, {"type": "human", "id": "5", "content": "y"}]})))),
-            line(&Step::One(cmd("u", json!({"messages": [{"role": "assistant", "content": "two"}, {"role": "user", "content": "three"}, {"role": "assistant", "content": "four"}]})))),
+            line(&Step::One(cmd(
+                "u",
+                json!({"messages": [{"type": "human", "id": "1", "content": "Hello"}, {"type": "ai", "id": "2", "content": "Hi"}]}),
+            ))),
+            line(&Step::One(cmd(
+                "u",
+                json!({"messages": [{"type": "human", "id": "1", "content": "Updated hello"}, {"remove": "2"}, {"type": "system", "id": "3", "content": "S"}]}),
+            ))),
+            line(&Step::One(cmd(
+                "u",
+                json!({"messages": [{"replace": {"id": "1", "role": "user", "content": "edited"}}]}),
+            ))),
+            line(&Step::One(cmd(
+                "u",
+                json!({"messages": [{"type": "human", "id": "4", "content": "x"}, {"type": "remove", "id": "__remove_all__"}, {"type": "human", "id": "5", "content": "y"}]}),
+            ))),
+            line(&Step::One(cmd(
+                "u",
+                json!({"messages": [{"role": "assistant", "content": "two"}, {"role": "user", "content": "three"}, {"role": "assistant", "content": "four"}]}),
+            ))),
             line(&Step::Op(Op::Compact { summary: "the story so far".into(), keep: 2 })),
             line(&Step::Op(Op::View(ProjectOptions { budget: 60, ..ProjectOptions::default() }))),
             line(&Step::One(cmd("u", json!({"messages": [{"removeAll": true}]})))),
@@ -193,8 +263,14 @@ fn main() {
     let fuzz_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let fixtures = fuzz_dir.join("../tests/fixtures/transcripts");
     let seeds = fuzz_dir.join("seeds");
-    let names = ["claudecode-coverage-test-fix.jsonl", "openhands-basic-gui-mode.json", "sweagent-marshmallow-1867-fc.traj", "taubench-gpt4o-airline-historical.json"];
-    let texts: Vec<(&str, String)> = names.iter().map(|n| (*n, fs::read_to_string(fixtures.join(n)).expect("read fixture"))).collect();
+    let names = [
+        "claudecode-coverage-test-fix.jsonl",
+        "openhands-basic-gui-mode.json",
+        "sweagent-marshmallow-1867-fc.traj",
+        "taubench-gpt4o-airline-historical.json",
+    ];
+    let texts: Vec<(&str, String)> =
+        names.iter().map(|n| (*n, fs::read_to_string(fixtures.join(n)).expect("read fixture"))).collect();
 
     // Runs of every transcript (tau-bench: the first three), strings shortened so windows are long.
     let mut runs: Vec<(String, Vec<Message>)> = Vec::new();
@@ -225,10 +301,23 @@ fn main() {
             // With options chosen by the input (one format each, to stay small).
             let f = Format::ALL[w % Format::ALL.len()];
             let v = encode_messages(window, f);
-            let ropts = RepairOptions { provider: Some([Provider::Openai, Provider::Anthropic, Provider::Gemini][w % 3]), keep_orphans: w % 2 == 0, text: Some("[{name} {id}: {reason}]".into()), ..Default::default() };
+            let ropts = RepairOptions {
+                provider: Some([Provider::Openai, Provider::Anthropic, Provider::Gemini][w % 3]),
+                keep_orphans: w % 2 == 0,
+                text: Some("[{name} {id}: {reason}]".into()),
+                ..Default::default()
+            };
             let bytes = serde_json::to_vec(&json!({"opts": ropts, "messages": v})).expect("json");
-            repair_out.put(&format!("{name}-w{w}.json", ), &bytes);
-            let popts = ProjectOptions { budget: [60, 300, 2_000][w % 3], format: f, max_tool_result_tokens: Some(10), system: Some("rules".into()), start_on_user: w % 2 == 0, agent: (w == 1).then(|| "main".into()), ..ProjectOptions::default() };
+            repair_out.put(&format!("{name}-w{w}.json",), &bytes);
+            let popts = ProjectOptions {
+                budget: [60, 300, 2_000][w % 3],
+                format: f,
+                max_tool_result_tokens: Some(10),
+                system: Some("rules".into()),
+                start_on_user: w % 2 == 0,
+                agent: (w == 1).then(|| "main".into()),
+                ..ProjectOptions::default()
+            };
             let bytes = serde_json::to_vec(&json!({"opts": popts, "messages": v})).expect("json");
             project_out.put(&format!("{name}-w{w}.json"), &bytes);
         }
@@ -240,7 +329,8 @@ fn main() {
     // Store steps, and the logs they leave for replay.
     let mut store = Out::new(&seeds, "store");
     let mut replay = Out::new(&seeds, "replay");
-    let mut programs: Vec<(String, Vec<String>)> = runs.iter().map(|(name, run)| (name.clone(), run_as_steps(run))).collect();
+    let mut programs: Vec<(String, Vec<String>)> =
+        runs.iter().map(|(name, run)| (name.clone(), run_as_steps(run))).collect();
     programs.extend(channel_steps().into_iter().enumerate().map(|(i, s)| (format!("channels-{i}"), s)));
     for (name, steps) in &programs {
         // Halve long programs until they fit.
@@ -252,7 +342,9 @@ fn main() {
         }
         store.put(&format!("{name}.jsonl"), text.as_bytes());
         checked(name, || stategate_fuzz::store(text.as_bytes()));
-        let Ok((mut s, registered, _)) = std::panic::catch_unwind(|| stategate_fuzz::run_steps(&text)) else { continue };
+        let Ok((mut s, registered, _)) = std::panic::catch_unwind(|| stategate_fuzz::run_steps(&text)) else {
+            continue;
+        };
         let applied = s.version();
         let events = s.events().to_vec();
         let log: String = events.iter().map(|e| serde_json::to_string(e).expect("event") + "\n").collect();
@@ -260,7 +352,11 @@ fn main() {
         replay.put(&format!("{name}.log.jsonl"), log.as_bytes());
         // Checkpoint of the first half, then the whole log as tail.
         let k = events.len() / 2;
-        let Ok(mut prefix) = stategate::Store::replay(stategate::StoreOptions { run_id: None, channels: registered }, &events[..k]) else { continue };
+        let Ok(mut prefix) =
+            stategate::Store::replay(stategate::StoreOptions { run_id: None, channels: registered }, &events[..k])
+        else {
+            continue;
+        };
         let cp = String::from_utf8(prefix.checkpoint().encode()).expect("utf-8 checkpoint");
         let tail: String = events[k..].iter().map(|e| serde_json::to_string(e).expect("event") + "\n").collect();
         let both = format!("{cp}\n{tail}");
@@ -277,7 +373,11 @@ fn main() {
         let mut tried = Vec::new();
         for (items, chars) in [(8, 200), (4, 120), (3, 60), (2, 40)] {
             let shrunk = if name.ends_with(".jsonl") {
-                text.lines().take(items * 3).filter_map(|l| serde_json::from_str::<Value>(l).ok()).map(|v| serde_json::to_string(&shrink(&v, items, chars)).expect("json") + "\n").collect::<String>()
+                text.lines()
+                    .take(items * 3)
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                    .map(|v| serde_json::to_string(&shrink(&v, items, chars)).expect("json") + "\n")
+                    .collect::<String>()
             } else {
                 let v: Value = serde_json::from_str(text).expect("fixture json");
                 serde_json::to_string(&shrink(&v, items, chars)).expect("json")

@@ -35,7 +35,14 @@ pub fn strict() -> bool {
 /// `Undecodable` for a projection whose encoded output does not decode again.
 pub fn allowed(name: &str) -> bool {
     static ALLOW: OnceLock<Vec<String>> = OnceLock::new();
-    let allow = ALLOW.get_or_init(|| std::env::var("STATEGATE_FUZZ_ALLOW").unwrap_or_default().split(',').map(|r| r.trim().to_string()).filter(|r| !r.is_empty()).collect());
+    let allow = ALLOW.get_or_init(|| {
+        std::env::var("STATEGATE_FUZZ_ALLOW")
+            .unwrap_or_default()
+            .split(',')
+            .map(|r| r.trim().to_string())
+            .filter(|r| !r.is_empty())
+            .collect()
+    });
     allow.iter().any(|a| a == name)
 }
 
@@ -80,7 +87,8 @@ pub fn decode(data: &[u8]) {
         let encoded = encode_messages(&decoded.messages, f);
         let again = decode_messages(&encoded, Some(f));
         if strict() {
-            let again = again.unwrap_or_else(|e| panic!("strict: encoding to {f:?} does not decode again: {e:?}\n{encoded:?}"));
+            let again =
+                again.unwrap_or_else(|e| panic!("strict: encoding to {f:?} does not decode again: {e:?}\n{encoded:?}"));
             let _ = encode_messages(&again.messages, f);
         } else if let Ok(again) = again {
             let _ = encode_messages(&again.messages, f);
@@ -107,7 +115,11 @@ pub fn validate_repair(data: &[u8]) {
     for p in PROVIDERS {
         let _ = repair::validate_values(&values, p);
     }
-    let per_provider = RepairOptions { provider: Some(PROVIDERS[data.len() % 3]), keep_orphans: data.len() % 2 == 1, ..Default::default() };
+    let per_provider = RepairOptions {
+        provider: Some(PROVIDERS[data.len() % 3]),
+        keep_orphans: data.len() % 2 == 1,
+        ..Default::default()
+    };
     let mut all = vec![RepairOptions::default(), per_provider];
     all.extend(extra);
     let decoded = decode_messages(&values, None).ok();
@@ -125,7 +137,10 @@ pub fn validate_repair(data: &[u8]) {
             let v = unexpected(repair::validate(&out, provider));
             assert!(v.is_empty(), "documented (repair::repair): output passes validate for {provider:?}; got {v:?}");
             let (again, report) = repair::repair(&out, opts);
-            assert!(report.is_empty(), "documented (repair::repair): repairing again changes nothing; report {report:?}");
+            assert!(
+                report.is_empty(),
+                "documented (repair::repair): repairing again changes nothing; report {report:?}"
+            );
             assert!(again == out, "documented (repair::repair): repairing again changes nothing (messages differ)");
         }
     }
@@ -145,7 +160,9 @@ pub fn project_like_js(values: &[Value], opts: &ProjectOptions) -> Option<(Vec<V
     let n = values.len();
     let (slice, skipped, lead): (Vec<&Value>, usize, bool) = if n > most + 1 {
         let head = values.first()?;
-        let lead = decode_messages(std::slice::from_ref(head), None).ok().is_some_and(|d| d.messages.first().is_some_and(|m| m.role == Role::System));
+        let lead = decode_messages(std::slice::from_ref(head), None)
+            .ok()
+            .is_some_and(|d| d.messages.first().is_some_and(|m| m.role == Role::System));
         let mut tail: Vec<&Value> = values.get(n - most..)?.iter().collect();
         if lead {
             tail.insert(0, head);
@@ -195,11 +212,17 @@ pub fn project(data: &[u8]) {
         let provider = provider_of(opts.format);
         // Validated as the crate's tests do (`assert_clean_and_idempotent`): decode, then the shapes.
         match decode_messages(&encoded, Some(opts.format)) {
-            Err(e) => assert!(allowed("Undecodable"), "documented (project): output passes the {provider:?} validator, but it does not even decode: {e:?}"),
+            Err(e) => assert!(
+                allowed("Undecodable"),
+                "documented (project): output passes the {provider:?} validator, but it does not even decode: {e:?}"
+            ),
             Ok(back) => {
                 let v = unexpected(validate_shapes(&shapes_of(&back.messages, &back.source, &back.formats), provider));
                 assert!(v.is_empty(), "documented (project): output passes the {provider:?} validator; got {v:?}");
-                assert!(back.messages.first().is_none_or(|m| m.role != Role::Tool), "documented (project): the output never starts with a tool result");
+                assert!(
+                    back.messages.first().is_none_or(|m| m.role != Role::Tool),
+                    "documented (project): the output never starts with a tool result"
+                );
             }
         }
         if k == 0 {
@@ -252,7 +275,8 @@ pub enum Op {
 /// What must not change when a command fails: version, log length, the system view and each
 /// private view.
 fn fingerprint(store: &mut Store, keys: &[(String, String)]) -> String {
-    let private: Vec<Value> = keys.iter().map(|(_, k)| store.private_view(k).map(Value::Object).unwrap_or(Value::Null)).collect();
+    let private: Vec<Value> =
+        keys.iter().map(|(_, k)| store.private_view(k).map(Value::Object).unwrap_or(Value::Null)).collect();
     let n = store.events().len();
     serde_json::to_string(&(store.version(), n, store.system_view(), private)).unwrap_or_default()
 }
@@ -261,11 +285,18 @@ fn fingerprint(store: &mut Store, keys: &[(String, String)]) -> String {
 /// and (keys claimed again) each owner's private view.
 fn assert_same_state(what: &str, original: &mut Store, copy: &mut Store, keys: &[(String, String)]) {
     assert_eq!(copy.version(), original.version(), "{what}: version differs");
-    assert!(copy.system_view() == original.system_view(), "{what}: system view differs\n original {:?}\n     copy {:?}", original.system_view(), copy.system_view());
+    assert!(
+        copy.system_view() == original.system_view(),
+        "{what}: system view differs\n original {:?}\n     copy {:?}",
+        original.system_view(),
+        copy.system_view()
+    );
     let mut seen = std::collections::HashSet::new();
     // An owner of several private channels has one key, listed once per channel registered.
     for (owner, key) in keys.iter().filter(|(o, _)| seen.insert(o.clone())) {
-        let claimed = copy.claim_owner_key(owner, || key.clone()).unwrap_or_else(|e| panic!("{what}: owner {owner} cannot claim its key: {e:?}"));
+        let claimed = copy
+            .claim_owner_key(owner, || key.clone())
+            .unwrap_or_else(|e| panic!("{what}: owner {owner} cannot claim its key: {e:?}"));
         let (a, b) = (original.private_view(key), copy.private_view(&claimed));
         assert!(a.as_ref().ok() == b.as_ref().ok(), "{what}: private view of {owner} differs");
     }
@@ -285,20 +316,29 @@ pub fn run_steps(text: &str) -> (Store, Vec<ChannelSpec>, Vec<(String, String)>)
             Step::One(cmd) => {
                 let before = fingerprint(&mut store, &keys);
                 if store.apply(&cmd, now).is_err() {
-                    assert!(fingerprint(&mut store, &keys) == before, "documented (Store::apply): the store is unchanged on error");
+                    assert!(
+                        fingerprint(&mut store, &keys) == before,
+                        "documented (Store::apply): the store is unchanged on error"
+                    );
                 }
             }
             Step::Batch(cmds) => {
                 let before = fingerprint(&mut store, &keys);
                 if store.apply_batch(&cmds, now).is_err() {
-                    assert!(fingerprint(&mut store, &keys) == before, "documented (Store::apply_batch): all or nothing");
+                    assert!(
+                        fingerprint(&mut store, &keys) == before,
+                        "documented (Store::apply_batch): all or nothing"
+                    );
                 }
             }
             Step::Op(Op::Clock(t)) => now = t,
             Step::Op(Op::Check(cmd)) => {
                 let before = fingerprint(&mut store, &keys);
                 let _ = store.check(&cmd, now);
-                assert!(fingerprint(&mut store, &keys) == before, "documented (Store::check): the store, its version and its log are unchanged either way");
+                assert!(
+                    fingerprint(&mut store, &keys) == before,
+                    "documented (Store::check): the store, its version and its log are unchanged either way"
+                );
             }
             Step::Op(Op::Repair(opts)) => {
                 let _ = store.repair(&opts, "fuzz", now);
@@ -319,7 +359,12 @@ pub fn run_steps(text: &str) -> (Store, Vec<ChannelSpec>, Vec<(String, String)>)
                     continue;
                 }
                 if let Ok(p) = store.model_view(&opts, &mut Estimate, "estimate") {
-                    assert!(p.report.used <= opts.budget, "model view: used {} passes the budget {}", p.report.used, opts.budget);
+                    assert!(
+                        p.report.used <= opts.budget,
+                        "model view: used {} passes the budget {}",
+                        p.report.used,
+                        opts.budget
+                    );
                     let _ = store.record_artifacts(&p, now);
                 }
             }
@@ -356,22 +401,27 @@ pub fn check_history(store: &mut Store, registered: &[ChannelSpec], keys: &[(Str
     let parsed = parse_jsonl(&jsonl).unwrap_or_else(|e| panic!("the store's own log does not parse: {e:?}"));
     assert!(parsed == events, "the log changes through JSONL");
     let opts = StoreOptions { run_id: None, channels: registered.to_vec() };
-    let mut replayed = Store::replay(opts.clone(), &parsed).unwrap_or_else(|e| panic!("the store's own log does not replay: {e:?}"));
+    let mut replayed =
+        Store::replay(opts.clone(), &parsed).unwrap_or_else(|e| panic!("the store's own log does not replay: {e:?}"));
     assert_same_state("replay", store, &mut replayed, keys);
 
     let cp = store.checkpoint().encode();
-    let mut restored = Store::restore(&cp, &[], Vec::new()).unwrap_or_else(|e| panic!("the store's own checkpoint does not restore: {e:?}"));
+    let mut restored = Store::restore(&cp, &[], Vec::new())
+        .unwrap_or_else(|e| panic!("the store's own checkpoint does not restore: {e:?}"));
     assert_same_state("restore(checkpoint)", store, &mut restored, keys);
-    let mut restored = Store::restore(&cp, &events, Vec::new()).unwrap_or_else(|e| panic!("checkpoint + whole log does not restore: {e:?}"));
+    let mut restored = Store::restore(&cp, &events, Vec::new())
+        .unwrap_or_else(|e| panic!("checkpoint + whole log does not restore: {e:?}"));
     assert_same_state("restore(checkpoint, whole log)", store, &mut restored, keys);
 
     let k = events.len() / 2;
-    let mut prefix = Store::replay(opts, &events[..k]).unwrap_or_else(|e| panic!("the first {k} events do not replay: {e:?}"));
+    let mut prefix =
+        Store::replay(opts, &events[..k]).unwrap_or_else(|e| panic!("the first {k} events do not replay: {e:?}"));
     let past = store.at(k as u64).unwrap_or_else(|e| panic!("at({k}) fails: {e:?}"));
     assert_eq!(past.version(), k as u64, "at({k}): version");
     assert!(past.system_view() == prefix.system_view(), "at({k}) differs from a replay of the first {k} events");
     let half = prefix.checkpoint().encode();
-    let mut resumed = Store::restore(&half, &events, Vec::new()).unwrap_or_else(|e| panic!("checkpoint at {k} + log does not restore: {e:?}"));
+    let mut resumed = Store::restore(&half, &events, Vec::new())
+        .unwrap_or_else(|e| panic!("checkpoint at {k} + log does not restore: {e:?}"));
     assert_same_state("restore(checkpoint at k, log)", store, &mut resumed, keys);
 }
 
@@ -399,7 +449,8 @@ fn check_replayed(what: &str, s: &mut Store, events: &[Event], base: u64) {
     assert_eq!(s.version(), base + events.len() as u64, "{what}: version after replay");
     assert!(s.events() == events, "{what}: the replayed store's log differs from the log replayed");
     let cp = s.checkpoint().encode();
-    let mut r = Store::restore(&cp, &[], Vec::new()).unwrap_or_else(|e| panic!("{what}: the replayed store's checkpoint does not restore: {e:?}"));
+    let mut r = Store::restore(&cp, &[], Vec::new())
+        .unwrap_or_else(|e| panic!("{what}: the replayed store's checkpoint does not restore: {e:?}"));
     assert_same_state(what, s, &mut r, &[]);
 }
 
@@ -445,7 +496,8 @@ pub fn replay(data: &[u8]) {
             if let Ok(mut s) = Store::restore(&bytes, &events, Vec::new()) {
                 assert_eq!(s.version(), base + events.len() as u64, "restore: version after the tail");
                 let again = s.checkpoint().encode();
-                let mut r = Store::restore(&again, &[], Vec::new()).unwrap_or_else(|e| panic!("a restored store's checkpoint does not restore: {e:?}"));
+                let mut r = Store::restore(&again, &[], Vec::new())
+                    .unwrap_or_else(|e| panic!("a restored store's checkpoint does not restore: {e:?}"));
                 assert_same_state("restore, checkpoint, restore", &mut s, &mut r, &[]);
             }
         }
@@ -471,7 +523,9 @@ pub fn transcript(data: &[u8]) {
 pub fn shrink(v: &Value, max_items: usize, max_chars: usize) -> Value {
     match v {
         Value::Array(a) => Value::Array(a.iter().take(max_items).map(|x| shrink(x, max_items, max_chars)).collect()),
-        Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), shrink(x, max_items, max_chars))).collect::<Map<_, _>>()),
+        Value::Object(o) => {
+            Value::Object(o.iter().map(|(k, x)| (k.clone(), shrink(x, max_items, max_chars))).collect::<Map<_, _>>())
+        }
         Value::String(s) if s.chars().count() > max_chars => Value::String(s.chars().take(max_chars).collect()),
         other => other.clone(),
     }

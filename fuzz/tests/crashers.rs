@@ -25,7 +25,8 @@ fn harness(target: &str) -> fn(&[u8]) {
 fn every_saved_crasher_passes_its_harness() {
     std::env::set_var("STATEGATE_FUZZ_STRICT", "1");
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fuzz-crashers");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).expect("tests/fixtures/fuzz-crashers").map(|e| e.expect("an entry").path()).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(&dir).expect("tests/fixtures/fuzz-crashers").map(|e| e.expect("an entry").path()).collect();
     files.sort();
     let mut ran = 0;
     let mut failed = Vec::new();

@@ -18,7 +18,10 @@ const EVENTS: &str = "events";
 const CHECKPOINTS: &str = "checkpoints";
 
 fn storage_error(what: &str, cause: &JsValue) -> JsValue {
-    let detail = js_sys::Reflect::get(cause, &"message".into()).ok().and_then(|m| m.as_string()).unwrap_or_else(|| "unknown error".into());
+    let detail = js_sys::Reflect::get(cause, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .unwrap_or_else(|| "unknown error".into());
     to_js_error(Error::new(ErrorCode::StorageError, format!("IndexedDB {what} failed: {detail}")))
 }
 
@@ -69,7 +72,12 @@ fn factory() -> JsResult<IdbFactory> {
         .ok()
         .filter(|f| !f.is_undefined() && !f.is_null())
         .map(|f| f.unchecked_into::<IdbFactory>())
-        .ok_or_else(|| to_js_error(Error::new(ErrorCode::StorageError, "IndexedDB is not available here (it exists in browsers and workers; in Node use FileLog)")))
+        .ok_or_else(|| {
+            to_js_error(Error::new(
+                ErrorCode::StorageError,
+                "IndexedDB is not available here (it exists in browsers and workers; in Node use FileLog)",
+            ))
+        })
 }
 
 fn tx(db: &IdbDatabase, store: &str, mode: IdbTransactionMode) -> JsResult<IdbTransaction> {
@@ -122,13 +130,21 @@ impl JsIndexedDbLog {
         future_to_promise(async move {
             let events: Vec<Event> = match events.as_string() {
                 Some(text) => parse_jsonl(&text).map_err(to_js_error)?,
-                None => super::interop::from_js_json_max(&events, ErrorCode::TamperedLog, "events are a list of logged events", u32::MAX)?,
+                None => super::interop::from_js_json_max(
+                    &events,
+                    ErrorCode::TamperedLog,
+                    "events are a list of logged events",
+                    u32::MAX,
+                )?,
             };
             let t = tx(&db, EVENTS, IdbTransactionMode::Readwrite)?;
             let store = t.object_store(EVENTS).map_err(|e| storage_error("append", &e))?;
             for e in &events {
-                let text = serde_json::to_string(e).map_err(|err| to_js_error(Error::new(ErrorCode::StorageError, err.to_string())))?;
-                store.put_with_key(&JsValue::from_str(&text), &JsValue::from_f64(e.sequence as f64)).map_err(|err| storage_error("append", &err))?;
+                let text = serde_json::to_string(e)
+                    .map_err(|err| to_js_error(Error::new(ErrorCode::StorageError, err.to_string())))?;
+                store
+                    .put_with_key(&JsValue::from_str(&text), &JsValue::from_f64(e.sequence as f64))
+                    .map_err(|err| storage_error("append", &err))?;
             }
             committed(&t, "append").await?;
             Ok(JsValue::UNDEFINED)
@@ -142,12 +158,19 @@ impl JsIndexedDbLog {
         future_to_promise(async move {
             let checkpoint = checkpoint
                 .dyn_into::<Uint8Array>()
-                .map_err(|_| to_js_error(Error::new(ErrorCode::InvalidOption, "a checkpoint is the Uint8Array store.checkpoint() returns")))?
+                .map_err(|_| {
+                    to_js_error(Error::new(
+                        ErrorCode::InvalidOption,
+                        "a checkpoint is the Uint8Array store.checkpoint() returns",
+                    ))
+                })?
                 .to_vec();
             let t = tx(&db, CHECKPOINTS, IdbTransactionMode::Readwrite)?;
             let store = t.object_store(CHECKPOINTS).map_err(|e| storage_error("saveCheckpoint", &e))?;
             let bytes = Uint8Array::from(checkpoint.as_slice());
-            store.put_with_key(&bytes, &JsValue::from_str("latest")).map_err(|e| storage_error("saveCheckpoint", &e))?;
+            store
+                .put_with_key(&bytes, &JsValue::from_str("latest"))
+                .map_err(|e| storage_error("saveCheckpoint", &e))?;
             committed(&t, "saveCheckpoint").await?;
             Ok(JsValue::UNDEFINED)
         })
@@ -162,7 +185,10 @@ impl JsIndexedDbLog {
             let t = db
                 .transaction_with_str_sequence(&Array::of2(&EVENTS.into(), &CHECKPOINTS.into()))
                 .map_err(|e| storage_error("load", &e))?;
-            let cp_req = t.object_store(CHECKPOINTS).and_then(|s| s.get(&JsValue::from_str("latest"))).map_err(|e| storage_error("load", &e))?;
+            let cp_req = t
+                .object_store(CHECKPOINTS)
+                .and_then(|s| s.get(&JsValue::from_str("latest")))
+                .map_err(|e| storage_error("load", &e))?;
             let ev_req = t.object_store(EVENTS).and_then(|s| s.get_all()).map_err(|e| storage_error("load", &e))?;
             let checkpoint = request(&cp_req, "load").await?;
             let events = Array::from(&request(&ev_req, "load").await?);
@@ -172,7 +198,11 @@ impl JsIndexedDbLog {
                 jsonl.push('\n');
             }
             let out = js_sys::Object::new();
-            js_sys::Reflect::set(&out, &"checkpoint".into(), &if checkpoint.is_undefined() { JsValue::NULL } else { checkpoint })?;
+            js_sys::Reflect::set(
+                &out,
+                &"checkpoint".into(),
+                &if checkpoint.is_undefined() { JsValue::NULL } else { checkpoint },
+            )?;
             js_sys::Reflect::set(&out, &"events".into(), &to_js(&jsonl)?)?;
             Ok(out.into())
         })

@@ -54,8 +54,12 @@ pub(crate) fn describe(e: &JsValue) -> String {
 /// 1), `__proto__` keys as own data properties, and integers beyond 2^53 rounded to the nearest
 /// double as JavaScript itself would, instead of failing (trap 3).
 pub(crate) fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(v).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, format!("could not write the result as JSON: {e}"))))?;
-    js_sys::JSON::parse(&text).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, format!("could not read the result back: {}", describe(&e)))))
+    let text = serde_json::to_string(v).map_err(|e| {
+        to_js_error(Error::new(ErrorCode::InvalidOption, format!("could not write the result as JSON: {e}")))
+    })?;
+    js_sys::JSON::parse(&text).map_err(|e| {
+        to_js_error(Error::new(ErrorCode::InvalidOption, format!("could not read the result back: {}", describe(&e))))
+    })
 }
 
 /// JS → Rust for options; a shape mismatch is `INVALID_OPTION`.
@@ -108,15 +112,22 @@ thread_local! {
 /// function or a symbol inside an array (JSON writes `null`); a lone surrogate becomes U+FFFD.
 /// Text over `max` UTF-16 code units is `TOO_LARGE`.
 fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32, careful: bool) -> Result<String, Error> {
-    let text = if careful { REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)) } else { js_sys::JSON::stringify(v) }
-        .map_err(|e| Error::new(code, format!("{what}: it cannot be stored as JSON ({})", describe(&e))))?;
+    let text = if careful {
+        REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r))
+    } else {
+        js_sys::JSON::stringify(v)
+    }
+    .map_err(|e| Error::new(code, format!("{what}: it cannot be stored as JSON ({})", describe(&e))))?;
     // JSON.stringify returns undefined (not a string) for undefined, functions and symbols: check
     // before touching the result, so nothing here can throw past a `Result`.
     if text.is_undefined() || !JsValue::from(text.clone()).is_string() {
         return Err(Error::new(code, format!("{what}: got undefined, a function or a symbol")));
     }
     if text.length() > max {
-        return Err(Error::new(ErrorCode::TooLarge, format!("{what}: {} characters of JSON; the limit is {max}", text.length())));
+        return Err(Error::new(
+            ErrorCode::TooLarge,
+            format!("{what}: {} characters of JSON; the limit is {max}", text.length()),
+        ));
     }
     Ok(String::from(text))
 }
@@ -131,7 +142,8 @@ fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str, max: 
     let s = if suspicious { json_text(v, code, what, max, true)? } else { s };
     match serde_json::from_str(&s) {
         Ok(out) => Ok(out),
-        Err(_) if !suspicious => serde_json::from_str(&json_text(v, code, what, max, true)?).map_err(|e| Error::new(code, format!("{what}: {e}"))),
+        Err(_) if !suspicious => serde_json::from_str(&json_text(v, code, what, max, true)?)
+            .map_err(|e| Error::new(code, format!("{what}: {e}"))),
         Err(e) => Err(Error::new(code, format!("{what}: {e}"))),
     }
 }
@@ -142,7 +154,12 @@ pub(crate) fn from_js_json<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, wh
 }
 
 /// [`from_js_json`] with another size limit.
-pub(crate) fn from_js_json_max<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<T, JsValue> {
+pub(crate) fn from_js_json_max<T: DeserializeOwned>(
+    v: &JsValue,
+    code: ErrorCode,
+    what: &str,
+    max: u32,
+) -> Result<T, JsValue> {
     parse_js(v, code, what, max).map_err(to_js_error)
 }
 
@@ -177,7 +194,9 @@ pub(crate) fn input_values(messages: &JsValue) -> Result<Vec<Value>, JsValue> {
         // Name the first message that cannot be read on its own (only on this failure path).
         Err(whole) => {
             for (i, m) in array.iter().enumerate() {
-                if let Err(e) = parse_js::<Value>(&m, ErrorCode::InvalidMessage, &format!("message {i}"), MAX_INPUT_CHARS) {
+                if let Err(e) =
+                    parse_js::<Value>(&m, ErrorCode::InvalidMessage, &format!("message {i}"), MAX_INPUT_CHARS)
+                {
                     return Err(to_js_error(e.at(i)));
                 }
             }

@@ -17,7 +17,6 @@ pub use store::{verify_log_js, JsStateStore};
 pub use subagent::{subagent_input_js, subagent_result_js};
 pub use tasks::JsAsyncTasks;
 
-
 use crate::message::formats::{decode_messages, encode_messages, Format};
 use crate::repair::{self, Output, Provider, RepairOptions};
 use crate::transcript;
@@ -33,7 +32,10 @@ type JsResult<T> = Result<T, JsValue>;
 /// Throws `INVALID_MESSAGE`, `UNKNOWN_ROLE`, `MISSING_TOOL_CALL_ID`, `INVALID_TOOL_CALL` (with
 /// `details.index`), `INVALID_JSON`, `INVALID_OPTION`.
 #[wasm_bindgen(js_name = convertMessages, unchecked_return_type = "unknown[]")]
-pub fn convert_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] to: JsValue) -> JsResult<JsValue> {
+pub fn convert_messages(
+    messages: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] to: JsValue,
+) -> JsResult<JsValue> {
     let format = Format::parse(&string_arg(&to, "to")?).map_err(to_js_error)?;
     let values = input_values(&messages)?;
     let decoded = decode_messages(&values, None).map_err(to_js_error)?;
@@ -49,7 +51,10 @@ pub fn decode(messages: JsValue) -> JsResult<JsValue> {
 
 /// Validates messages (an array, or its JSON text) against `provider`'s rules: `Violation[]`.
 #[wasm_bindgen(js_name = validateJson, unchecked_return_type = "Violation[]")]
-pub fn validate_json(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "string")] provider: JsValue) -> JsResult<JsValue> {
+pub fn validate_json(
+    messages: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] provider: JsValue,
+) -> JsResult<JsValue> {
     let provider = Provider::parse(&string_arg(&provider, "provider")?).map_err(to_js_error)?;
     let values = input_values(&messages)?;
     to_js(&repair::validate_values(&values, provider).map_err(to_js_error)?)
@@ -60,7 +65,8 @@ pub fn validate_json(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "s
 /// encoded, in the format of their neighbours).
 #[wasm_bindgen(js_name = repairJson, unchecked_return_type = "{ messages: unknown[]; report: Fix[] }")]
 pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
-    let opts: RepairOptions = if opts.is_undefined() || opts.is_null() { RepairOptions::default() } else { from_js(opts)? };
+    let opts: RepairOptions =
+        if opts.is_undefined() || opts.is_null() { RepairOptions::default() } else { from_js(opts)? };
     let values = input_values(&messages)?;
     let (out, report) = repair::repair_outputs(&values, &opts).map_err(to_js_error)?;
     let originals = messages.dyn_ref::<Array>();
@@ -82,7 +88,10 @@ pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
 /// same projection as `store.modelView` without state sections or compaction. Messages without
 /// an id are named `#i` (their position) in the report. Throws as `modelView`.
 #[wasm_bindgen(js_name = projectMessages, unchecked_return_type = "ModelView")]
-pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue) -> JsResult<JsValue> {
+pub fn project_messages(
+    messages: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue,
+) -> JsResult<JsValue> {
     let (opts, tokenizer) = view::view_options(&opts)?;
     // Convert only the messages that can be sent, plus a leading system message (BOUNDARY.md:
     // untouched messages are never converted).
@@ -107,7 +116,14 @@ pub fn project_messages(messages: JsValue, #[wasm_bindgen(unchecked_param_type =
     let history = decode_messages(&input_values(&messages)?, None).map_err(to_js_error)?.messages;
     let (encoded, report) = match &tokenizer {
         Some(f) => crate::project::project_tail(history, lead, skipped, &opts, &mut view::JsCounter(f), "js"),
-        None => crate::project::project_tail(history, lead, skipped, &opts, &mut crate::project::tokens::Estimate, "estimate"),
+        None => crate::project::project_tail(
+            history,
+            lead,
+            skipped,
+            &opts,
+            &mut crate::project::tokens::Estimate,
+            "estimate",
+        ),
     }
     .map_err(to_js_error)?;
     to_js(&view::ModelView { messages: &encoded, report: &report })
@@ -127,8 +143,9 @@ pub fn read_transcript(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Format")] format: Option<JsValue>,
 ) -> JsResult<JsValue> {
-        let format = format.unwrap_or(JsValue::UNDEFINED);
-    let format = Format::parse(opt_string_arg(&format, "format")?.as_deref().unwrap_or("openai")).map_err(to_js_error)?;
+    let format = format.unwrap_or(JsValue::UNDEFINED);
+    let format =
+        Format::parse(opt_string_arg(&format, "format")?.as_deref().unwrap_or("openai")).map_err(to_js_error)?;
     let t = transcript::read_transcript(&string_arg(&text, "text")?).map_err(to_js_error)?;
     let runs: Vec<Vec<serde_json::Value>> = t.runs.iter().map(|r| encode_messages(r, format)).collect();
     to_js(&serde_json::json!({"kind": t.kind, "runs": runs}))

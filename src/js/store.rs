@@ -3,9 +3,9 @@
 
 use super::interop::{describe, from_js, from_js_json, opt_string_arg, string_arg, to_js, to_js_error};
 use crate::error::{Error, ErrorCode};
+use crate::log::{parse_jsonl, verify_log, Event, GENESIS_HASH};
 use crate::message::formats::{encode_messages, Format};
 use crate::repair::RepairOptions;
-use crate::log::{parse_jsonl, verify_log, Event, GENESIS_HASH};
 use crate::state::{ChannelSpec, Command, EventFilter, Store, StoreOptions};
 use serde::Deserialize;
 use serde_json::json;
@@ -146,7 +146,10 @@ impl JsStateStore {
 /// tokenizer or a transport) refuses instead of trapping.
 pub(super) fn lock(shared: &Rc<RefCell<Shared>>) -> JsResult<RefMut<'_, Shared>> {
     shared.try_borrow_mut().map_err(|_| {
-        to_js_error(Error::new(ErrorCode::Busy, "the store is busy: do not call it from inside its own callbacks (onEvents, clock, audit, tokenizer)"))
+        to_js_error(Error::new(
+            ErrorCode::Busy,
+            "the store is busy: do not call it from inside its own callbacks (onEvents, clock, audit, tokenizer)",
+        ))
     })
 }
 
@@ -156,10 +159,14 @@ struct JsSink(js_sys::Function);
 
 impl crate::state::EventSink for JsSink {
     fn write(&self, events: &[crate::log::Event]) -> crate::error::Result<()> {
-        let value = to_js(events).map_err(|_| Error::new(ErrorCode::StorageError, "the events could not be converted for onEvents"))?;
-        self.0
-            .call1(&JsValue::UNDEFINED, &value)
-            .map_err(|err| Error::new(ErrorCode::StorageError, format!("onEvents threw, so the change was rolled back: {}", describe(&err))))?;
+        let value = to_js(events)
+            .map_err(|_| Error::new(ErrorCode::StorageError, "the events could not be converted for onEvents"))?;
+        self.0.call1(&JsValue::UNDEFINED, &value).map_err(|err| {
+            Error::new(
+                ErrorCode::StorageError,
+                format!("onEvents threw, so the change was rolled back: {}", describe(&err)),
+            )
+        })?;
         Ok(())
     }
 }
@@ -183,19 +190,31 @@ impl Hooks {
             const KNOWN: [&str; 5] = ["runId", "channels", "clock", "onEvents", "audit"];
             let keys = js_sys::Object::keys(init.unchecked_ref::<js_sys::Object>());
             if let Some(k) = keys.iter().filter_map(|k| k.as_string()).find(|k| !KNOWN.contains(&k.as_str())) {
-                return Err(to_js_error(Error::new(ErrorCode::InvalidOption, format!("unknown option '{k}'; the options are {}", KNOWN.join(", "))).field(k)));
+                return Err(to_js_error(
+                    Error::new(
+                        ErrorCode::InvalidOption,
+                        format!("unknown option '{k}'; the options are {}", KNOWN.join(", ")),
+                    )
+                    .field(k),
+                ));
             }
         }
         let f = |name: &str| -> JsResult<Option<js_sys::Function>> {
             if init.is_undefined() || init.is_null() {
                 return Ok(None);
             }
-            let v = js_sys::Reflect::get(init, &name.into())
-                .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, format!("reading option {name} threw: {}", describe(&e)))))?;
+            let v = js_sys::Reflect::get(init, &name.into()).map_err(|e| {
+                to_js_error(Error::new(
+                    ErrorCode::InvalidOption,
+                    format!("reading option {name} threw: {}", describe(&e)),
+                ))
+            })?;
             if v.is_undefined() {
                 return Ok(None);
             }
-            v.dyn_into::<js_sys::Function>().map(Some).map_err(|_| to_js_error(Error::new(ErrorCode::InvalidOption, format!("{name} must be a function"))))
+            v.dyn_into::<js_sys::Function>()
+                .map(Some)
+                .map_err(|_| to_js_error(Error::new(ErrorCode::InvalidOption, format!("{name} must be a function"))))
         };
         Ok(Hooks { clock: f("clock")?, on_event: f("onEvents")?, audit: f("audit")? })
     }
@@ -208,14 +227,25 @@ fn events_from_js(events: &JsValue) -> JsResult<Vec<Event>> {
         return parse_jsonl(&text).map_err(to_js_error);
     }
     if !js_sys::Array::is_array(events) {
-        return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "events are an array of logged events or their JSON Lines text")));
+        return Err(to_js_error(Error::new(
+            ErrorCode::InvalidOption,
+            "events are an array of logged events or their JSON Lines text",
+        )));
     }
-    let values: Vec<serde_json::Value> =
-        super::interop::from_js_json_max(events, ErrorCode::TamperedLog, "events are a list of logged events or their JSON Lines", u32::MAX)?;
+    let values: Vec<serde_json::Value> = super::interop::from_js_json_max(
+        events,
+        ErrorCode::TamperedLog,
+        "events are a list of logged events or their JSON Lines",
+        u32::MAX,
+    )?;
     values
         .into_iter()
         .enumerate()
-        .map(|(i, v)| serde_json::from_value(v).map_err(|e| to_js_error(Error::new(ErrorCode::TamperedLog, format!("entry {i} is not a logged event: {e}")).at(i))))
+        .map(|(i, v)| {
+            serde_json::from_value(v).map_err(|e| {
+                to_js_error(Error::new(ErrorCode::TamperedLog, format!("entry {i} is not a logged event: {e}")).at(i))
+            })
+        })
         .collect()
 }
 
@@ -223,7 +253,9 @@ fn events_from_js(events: &JsValue) -> JsResult<Vec<Event>> {
 #[wasm_bindgen(js_name = verifyLog, unchecked_return_type = "LogCheck")]
 pub fn verify_log_js(
     #[wasm_bindgen(unchecked_param_type = "StoreEvent[] | string")] events: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "{ after: { sequence: number; hash: string } }")] opts: Option<JsValue>,
+    #[wasm_bindgen(unchecked_optional_param_type = "{ after: { sequence: number; hash: string } }")] opts: Option<
+        JsValue,
+    >,
 ) -> JsResult<JsValue> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -273,13 +305,18 @@ impl Shared {
         let ms = match &self.hooks.clock {
             Some(f) => f
                 .call0(&JsValue::UNDEFINED)
-                .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, format!("the clock threw: {}", describe(&e)))))?
+                .map_err(|e| {
+                    to_js_error(Error::new(ErrorCode::InvalidOption, format!("the clock threw: {}", describe(&e))))
+                })?
                 .as_f64()
                 .unwrap_or(f64::NAN),
             None => js_sys::Date::now(),
         };
         if !(ms.is_finite() && (0.0..=9_007_199_254_740_991.0).contains(&ms)) {
-            return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "the clock must return ms since the epoch: a number from 0 to 2^53 - 1")));
+            return Err(to_js_error(Error::new(
+                ErrorCode::InvalidOption,
+                "the clock must return ms since the epoch: a number from 0 to 2^53 - 1",
+            )));
         }
         Ok(ms as u64)
     }
@@ -288,7 +325,12 @@ impl Shared {
     /// (write-ahead: if `onEvents` throws, the whole change — a whole batch — is rolled back and
     /// `STORAGE_ERROR` thrown); a refused change goes to `audit` (whose own exceptions are
     /// ignored: auditing never changes the outcome).
-    pub(super) fn change<T>(&mut self, author: &str, channels: Vec<String>, f: impl FnOnce(&mut Store, u64) -> crate::error::Result<T>) -> JsResult<T> {
+    pub(super) fn change<T>(
+        &mut self,
+        author: &str,
+        channels: Vec<String>,
+        f: impl FnOnce(&mut Store, u64) -> crate::error::Result<T>,
+    ) -> JsResult<T> {
         let now = self.now()?;
         match f(&mut self.inner, now) {
             Ok(out) => Ok(out),
@@ -323,7 +365,6 @@ impl Shared {
             }
         }
     }
-
 }
 
 #[wasm_bindgen(js_class = StateStore)]
@@ -332,10 +373,13 @@ impl JsStateStore {
     /// unresolved_questions, approvals, budget, artifacts, last_error, compaction) plus `init.channels`.
     /// Throws `INVALID_OPTION`, `CHANNEL_EXISTS`.
     #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_optional_param_type = "StoreInit")] init: Option<JsValue>) -> JsResult<JsStateStore> {
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "StoreInit")] init: Option<JsValue>,
+    ) -> JsResult<JsStateStore> {
         let init = init.unwrap_or(JsValue::UNDEFINED);
         let hooks = Hooks::read(&init)?;
-        let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
+        let opts: StoreOptions =
+            if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
         Ok(JsStateStore::wrap(Store::new(opts).map_err(to_js_error)?, hooks))
     }
 
@@ -359,7 +403,11 @@ impl JsStateStore {
     /// `APPROVAL_REJECTED`, `BUDGET_EXCEEDED`) and `details` `{channel?, index?, field?}`.
     #[wasm_bindgen(unchecked_return_type = "Applied")]
     pub fn apply(&self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
-        let cmd: Command = from_js_json(&command, ErrorCode::InvalidUpdate, "a command is {author, update, expectedVersion?, correlationId?, causationId?}")?;
+        let cmd: Command = from_js_json(
+            &command,
+            ErrorCode::InvalidUpdate,
+            "a command is {author, update, expectedVersion?, correlationId?, causationId?}",
+        )?;
         let channels = cmd.update.keys().cloned().collect();
         let out = self.lock()?.change(&cmd.author.clone(), channels, |s, now| s.apply(&cmd, now))?;
         to_js(&out)
@@ -370,7 +418,11 @@ impl JsStateStore {
     /// throw; returns nothing. Use it before effects outside the store (a server call, a
     /// payment) whose result the store must then take.
     pub fn check(&self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<()> {
-        let cmd: Command = from_js_json(&command, ErrorCode::InvalidUpdate, "a command is {author, update, expectedVersion?, correlationId?, causationId?}")?;
+        let cmd: Command = from_js_json(
+            &command,
+            ErrorCode::InvalidUpdate,
+            "a command is {author, update, expectedVersion?, correlationId?, causationId?}",
+        )?;
         let mut s = self.lock()?;
         let now = s.now()?;
         s.inner.check(&cmd, now).map_err(to_js_error)
@@ -381,8 +433,12 @@ impl JsStateStore {
     /// channel declaring `onConflict: "error"`, throw `CONCURRENT_WRITE` with `details.authors`.
     /// `details.command` is the index of the failing command.
     #[wasm_bindgen(js_name = applyBatch, unchecked_return_type = "BatchApplied")]
-    pub fn apply_batch(&self, #[wasm_bindgen(unchecked_param_type = "Command[]")] commands: JsValue) -> JsResult<JsValue> {
-        let cmds: Vec<Command> = from_js_json(&commands, ErrorCode::InvalidUpdate, "a batch is a list of commands {author, update, …}")?;
+    pub fn apply_batch(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Command[]")] commands: JsValue,
+    ) -> JsResult<JsValue> {
+        let cmds: Vec<Command> =
+            from_js_json(&commands, ErrorCode::InvalidUpdate, "a batch is a list of commands {author, update, …}")?;
         // The audit names the batch's authors; the error's `details.command` says which failed.
         let authors: Vec<&str> = cmds.iter().map(|c| c.author.as_str()).collect();
         let channels = cmds.iter().flat_map(|c| c.update.keys().cloned()).collect();
@@ -417,7 +473,10 @@ impl JsStateStore {
     /// The messages, encoded in `format` (`"langchain" | "openai" | "anthropic" | "ai-sdk" |
     /// "gemini"`), or canonical when absent. Throws `INVALID_OPTION`.
     #[wasm_bindgen(unchecked_return_type = "unknown[]")]
-    pub fn messages(&self, #[wasm_bindgen(unchecked_optional_param_type = "Format")] format: Option<JsValue>) -> JsResult<JsValue> {
+    pub fn messages(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "Format")] format: Option<JsValue>,
+    ) -> JsResult<JsValue> {
         let format = format.unwrap_or(JsValue::UNDEFINED);
         let format = opt_string_arg(&format, "format")?;
         let s = self.lock()?;
@@ -436,7 +495,10 @@ impl JsStateStore {
 
     /// The private channels of the owner holding `ownerKey`. Throws `NOT_OWNER` for an unknown key.
     #[wasm_bindgen(js_name = private, unchecked_return_type = "Record<string, unknown>")]
-    pub fn private_view(&self, #[wasm_bindgen(unchecked_param_type = "string")] owner_key: JsValue) -> JsResult<JsValue> {
+    pub fn private_view(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] owner_key: JsValue,
+    ) -> JsResult<JsValue> {
         let owner_key = string_arg(&owner_key, "ownerKey")?;
         to_js(&self.lock()?.inner.private_view(&owner_key).map_err(to_js_error)?)
     }
@@ -459,21 +521,32 @@ impl JsStateStore {
     /// (`sequence > since`, `sequence <= until`). Local to this store: payloads include private
     /// channel writes — never send them elsewhere (use `exportForTransport`).
     #[wasm_bindgen(unchecked_return_type = "StoreEvent[]")]
-    pub fn events(&self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<JsValue> {
+    pub fn events(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>,
+    ) -> JsResult<JsValue> {
         let filter = filter.unwrap_or(JsValue::UNDEFINED);
-        let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
+        let filter: EventFilter =
+            if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
         to_js(&self.lock()?.inner.events_matching(&filter))
     }
 
     /// The events in memory as JSON Lines (one event per line, each ending in `\n`), the form
     /// `FileLog` appends and `replay` / `restore` read fastest.
     #[wasm_bindgen(js_name = eventsJsonl)]
-    pub fn events_jsonl(&self, #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>) -> JsResult<String> {
+    pub fn events_jsonl(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>,
+    ) -> JsResult<String> {
         let filter = filter.unwrap_or(JsValue::UNDEFINED);
-        let filter: EventFilter = if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
+        let filter: EventFilter =
+            if filter.is_undefined() || filter.is_null() { EventFilter::default() } else { from_js(filter)? };
         let mut out = String::new();
         for e in self.lock()?.inner.events_matching(&filter) {
-            out.push_str(&serde_json::to_string(e).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?);
+            out.push_str(
+                &serde_json::to_string(e)
+                    .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?,
+            );
             out.push('\n');
         }
         Ok(out)
@@ -483,11 +556,17 @@ impl JsStateStore {
     /// after their calls (with their own ids), misplaced results moved, duplicates and orphans
     /// removed. Returns `{version, report, ids}`; nothing to repair → no command.
     #[wasm_bindgen(unchecked_return_type = "Repaired")]
-    pub fn repair(&self, #[wasm_bindgen(unchecked_optional_param_type = "StoreRepairOptions")] opts: Option<JsValue>) -> JsResult<JsValue> {
+    pub fn repair(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "StoreRepairOptions")] opts: Option<JsValue>,
+    ) -> JsResult<JsValue> {
         let opts = opts.unwrap_or(JsValue::UNDEFINED);
-        let args: RepairArgs = if opts.is_undefined() || opts.is_null() { RepairArgs::default() } else { from_js(opts)? };
+        let args: RepairArgs =
+            if opts.is_undefined() || opts.is_null() { RepairArgs::default() } else { from_js(opts)? };
         let author = args.author.clone().unwrap_or_else(|| "repair".into());
-        let out = self.lock()?.change(&author.clone(), vec!["messages".into()], |s, now| s.repair(&args.opts, &author, now))?;
+        let out = self
+            .lock()?
+            .change(&author.clone(), vec!["messages".into()], |s, now| s.repair(&args.opts, &author, now))?;
         to_js(&out)
     }
 
@@ -506,7 +585,8 @@ impl JsStateStore {
     ) -> JsResult<JsStateStore> {
         let init = init.unwrap_or(JsValue::UNDEFINED);
         let hooks = Hooks::read(&init)?;
-        let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
+        let opts: StoreOptions =
+            if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
         let events = events_from_js(&events)?;
         Ok(JsStateStore::wrap(Store::replay(opts, &events).map_err(to_js_error)?, hooks))
     }
@@ -542,14 +622,23 @@ impl JsStateStore {
         let init = init.unwrap_or(JsValue::UNDEFINED);
         let hooks = Hooks::read(&init)?;
         if checkpoint.is_undefined() || checkpoint.is_null() {
-            return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "no checkpoint was given: rebuild the store from its whole log with StateStore.replay(events)")));
+            return Err(to_js_error(Error::new(
+                ErrorCode::InvalidOption,
+                "no checkpoint was given: rebuild the store from its whole log with StateStore.replay(events)",
+            )));
         }
         let checkpoint = checkpoint
             .dyn_into::<js_sys::Uint8Array>()
-            .map_err(|_| to_js_error(Error::new(ErrorCode::CorruptCheckpoint, "a checkpoint is the Uint8Array store.checkpoint() returns")))?
+            .map_err(|_| {
+                to_js_error(Error::new(
+                    ErrorCode::CorruptCheckpoint,
+                    "a checkpoint is the Uint8Array store.checkpoint() returns",
+                ))
+            })?
             .to_vec();
         let tail = if tail.is_undefined() || tail.is_null() { Vec::new() } else { events_from_js(&tail)? };
-        let opts: StoreOptions = if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
+        let opts: StoreOptions =
+            if init.is_undefined() || init.is_null() { StoreOptions::default() } else { from_js(init)? };
         Ok(JsStateStore::wrap(Store::restore(&checkpoint, &tail, opts.channels).map_err(to_js_error)?, hooks))
     }
 
@@ -559,7 +648,8 @@ impl JsStateStore {
     #[wasm_bindgen(js_name = exportForTransport, unchecked_return_type = "Record<string, unknown>")]
     pub fn export_for_transport(&self) -> JsResult<JsValue> {
         let bytes = self.lock()?.inner.export_for_transport().encode();
-        let v: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?;
+        let v: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?;
         to_js(&v)
     }
 
@@ -582,9 +672,13 @@ impl JsStateStore {
 
 /// An unguessable owner key from the platform's CSPRNG (`crypto.randomUUID`, Node 20 and browsers).
 fn random_key() -> JsResult<String> {
-    let unavailable = || to_js_error(Error::new(ErrorCode::InvalidOption, "globalThis.crypto.randomUUID is not available"));
+    let unavailable =
+        || to_js_error(Error::new(ErrorCode::InvalidOption, "globalThis.crypto.randomUUID is not available"));
     let crypto = js_sys::Reflect::get(&js_sys::global(), &"crypto".into()).map_err(|_| unavailable())?;
-    let f = js_sys::Reflect::get(&crypto, &"randomUUID".into()).map_err(|_| unavailable())?.dyn_into::<js_sys::Function>().map_err(|_| unavailable())?;
+    let f = js_sys::Reflect::get(&crypto, &"randomUUID".into())
+        .map_err(|_| unavailable())?
+        .dyn_into::<js_sys::Function>()
+        .map_err(|_| unavailable())?;
     let uuid = f.call0(&crypto).map_err(|_| unavailable())?.as_string().ok_or_else(unavailable)?;
     Ok(format!("sgk_{uuid}"))
 }

@@ -14,7 +14,10 @@ type JsResult<T> = Result<T, JsValue>;
 /// with the description (`mode: "fork"`: after the parent's model view without the launching
 /// turn). Run the child, then pass it to `subagentResult`. Throws `INVALID_OPTION`.
 #[wasm_bindgen(js_name = subagentInput)]
-pub fn subagent_input_js(parent: &JsStateStore, #[wasm_bindgen(unchecked_param_type = "SubagentInputOptions")] opts: JsValue) -> JsResult<JsStateStore> {
+pub fn subagent_input_js(
+    parent: &JsStateStore,
+    #[wasm_bindgen(unchecked_param_type = "SubagentInputOptions")] opts: JsValue,
+) -> JsResult<JsStateStore> {
     let opts: SubagentInputOptions = from_js(opts)?;
     let mut s = parent.lock()?;
     let now = s.now()?;

@@ -123,7 +123,8 @@ struct Timer {
 impl Timer {
     fn new(ms: u64) -> Result<Timer, String> {
         let global = js_sys::global();
-        let set = field(&global, "setTimeout")?.dyn_into::<js_sys::Function>().map_err(|_| "no setTimeout".to_string())?;
+        let set =
+            field(&global, "setTimeout")?.dyn_into::<js_sys::Function>().map_err(|_| "no setTimeout".to_string())?;
         let mut id = JsValue::UNDEFINED;
         let promise = js_sys::Promise::new(&mut |resolve, _| {
             id = set.call2(&global, &resolve, &JsValue::from_f64(ms as f64)).unwrap_or(JsValue::UNDEFINED);
@@ -135,7 +136,9 @@ impl Timer {
 impl Drop for Timer {
     fn drop(&mut self) {
         let global = js_sys::global();
-        if let Ok(clear) = field(&global, "clearTimeout").and_then(|f| f.dyn_into::<js_sys::Function>().map_err(|_| String::new())) {
+        if let Ok(clear) =
+            field(&global, "clearTimeout").and_then(|f| f.dyn_into::<js_sys::Function>().map_err(|_| String::new()))
+        {
             let _ = clear.call1(&global, &self.id);
         }
     }
@@ -167,7 +170,9 @@ fn field(v: &JsValue, key: &str) -> Result<JsValue, String> {
 impl JsTransport {
     async fn fetch(request: &ProtocolRequest, timeout_ms: u64) -> Result<ProtocolResponse, String> {
         let global = js_sys::global();
-        let fetch = field(&global, "fetch")?.dyn_into::<js_sys::Function>().map_err(|_| "no global fetch: pass a transport".to_string())?;
+        let fetch = field(&global, "fetch")?
+            .dyn_into::<js_sys::Function>()
+            .map_err(|_| "no global fetch: pass a transport".to_string())?;
         let init = js_sys::Object::new();
         let headers = js_sys::Object::new();
         for (k, v) in &request.headers {
@@ -177,7 +182,9 @@ impl JsTransport {
         let _ = js_sys::Reflect::set(&init, &"headers".into(), &headers);
         // Abort the request itself on time-out (AbortSignal.timeout: Node 18+, browsers).
         if let Ok(abort) = field(&global, "AbortSignal") {
-            if let Ok(timeout) = field(&abort, "timeout").and_then(|f| f.dyn_into::<js_sys::Function>().map_err(|_| String::new())) {
+            if let Ok(timeout) =
+                field(&abort, "timeout").and_then(|f| f.dyn_into::<js_sys::Function>().map_err(|_| String::new()))
+            {
                 if let Ok(signal) = timeout.call1(&abort, &JsValue::from_f64(timeout_ms as f64)) {
                     let _ = js_sys::Reflect::set(&init, &"signal".into(), &signal);
                 }
@@ -189,8 +196,12 @@ impl JsTransport {
         let promise = fetch.call2(&global, &request.url.as_str().into(), &init).map_err(|e| describe(&e))?;
         let response = JsFuture::from(js_sys::Promise::from(promise)).await.map_err(|e| describe(&e))?;
         let status = field(&response, "status")?.as_f64().unwrap_or(0.0) as u16;
-        let text = field(&response, "text")?.dyn_into::<js_sys::Function>().map_err(|_| "the response has no text()".to_string())?;
-        let text = JsFuture::from(js_sys::Promise::from(text.call0(&response).map_err(|e| describe(&e))?)).await.map_err(|e| describe(&e))?;
+        let text = field(&response, "text")?
+            .dyn_into::<js_sys::Function>()
+            .map_err(|_| "the response has no text()".to_string())?;
+        let text = JsFuture::from(js_sys::Promise::from(text.call0(&response).map_err(|e| describe(&e))?))
+            .await
+            .map_err(|e| describe(&e))?;
         let text = text.as_string().unwrap_or_default();
         let body = if text.trim().is_empty() {
             Value::Null
@@ -205,10 +216,16 @@ impl JsTransport {
         Ok(ProtocolResponse { status, body })
     }
 
-    async fn custom(f: &js_sys::Function, this: &JsValue, request: &ProtocolRequest) -> Result<ProtocolResponse, String> {
+    async fn custom(
+        f: &js_sys::Function,
+        this: &JsValue,
+        request: &ProtocolRequest,
+    ) -> Result<ProtocolResponse, String> {
         let arg = to_js(request).map_err(|e| describe(&e))?;
         let answer = f.call1(this, &arg).map_err(|e| format!("the transport threw: {}", describe(&e)))?;
-        let answer = JsFuture::from(js_sys::Promise::resolve(&answer)).await.map_err(|e| format!("the transport rejected: {}", describe(&e)))?;
+        let answer = JsFuture::from(js_sys::Promise::resolve(&answer))
+            .await
+            .map_err(|e| format!("the transport rejected: {}", describe(&e)))?;
         let status = field(&answer, "status")?
             .as_f64()
             .filter(|s| s.fract() == 0.0 && (100.0..600.0).contains(s))
@@ -226,10 +243,11 @@ impl JsTransport {
 impl Transport for JsTransport {
     async fn send(&self, request: &ProtocolRequest) -> Result<ProtocolResponse, String> {
         let mut timer = Timer::new(self.timeout_ms)?;
-        let work: std::pin::Pin<Box<dyn std::future::Future<Output = Result<ProtocolResponse, String>> + '_>> = match &self.custom {
-            Some((f, this)) => Box::pin(JsTransport::custom(f, this, request)),
-            None => Box::pin(JsTransport::fetch(request, self.timeout_ms)),
-        };
+        let work: std::pin::Pin<Box<dyn std::future::Future<Output = Result<ProtocolResponse, String>> + '_>> =
+            match &self.custom {
+                Some((f, this)) => Box::pin(JsTransport::custom(f, this, request)),
+                None => Box::pin(JsTransport::fetch(request, self.timeout_ms)),
+            };
         match (Race { work: Box::pin(work), timer: &mut timer }).await {
             Some(answer) => answer,
             None => Err(format!("no answer within {} ms (requestTimeoutMs)", self.timeout_ms)),
@@ -295,18 +313,26 @@ impl JsAsyncTasks {
     /// duplicate names, a URL with credentials, a query or no host, a header with control
     /// characters, a transport that is not a function…).
     #[wasm_bindgen(constructor)]
-    pub fn new(store: &JsStateStore, #[wasm_bindgen(unchecked_param_type = "AsyncTasksInit")] init: JsValue) -> JsResult<JsAsyncTasks> {
+    pub fn new(
+        store: &JsStateStore,
+        #[wasm_bindgen(unchecked_param_type = "AsyncTasksInit")] init: JsValue,
+    ) -> JsResult<JsAsyncTasks> {
         if !init.is_object() {
-            return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "new AsyncTasks(store, {agents, url?, …}) needs options")));
+            return Err(to_js_error(Error::new(
+                ErrorCode::InvalidOption,
+                "new AsyncTasks(store, {agents, url?, …}) needs options",
+            )));
         }
-        let t = js_sys::Reflect::get(&init, &"transport".into()).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, describe(&e))))?;
+        let t = js_sys::Reflect::get(&init, &"transport".into())
+            .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, describe(&e))))?;
         // A function, or an object whose `send` method is one (called with the object as `this`).
         let custom = if t.is_undefined() {
             None
         } else if let Some(f) = t.dyn_ref::<js_sys::Function>() {
             Some((f.clone(), JsValue::UNDEFINED))
         } else {
-            let send = js_sys::Reflect::get(&t, &"send".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+            let send =
+                js_sys::Reflect::get(&t, &"send".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
             Some((send.ok_or_else(|| to_js_error(Error::new(ErrorCode::InvalidOption, "transport must be a function (request) => Promise<{status, body}>, or an object with such a send method")))?, t))
         };
         let copy = js_sys::Object::assign(&js_sys::Object::new(), init.unchecked_ref());
@@ -314,7 +340,13 @@ impl JsAsyncTasks {
         let config: TasksConfig = from_js(copy.into())?;
         config.validate().map_err(to_js_error)?;
         let timeout_ms = config.request_timeout_ms;
-        Ok(JsAsyncTasks { store: store.shared.clone(), config, transport: JsTransport { custom, timeout_ms }, in_flight: Rc::default(), polling: Rc::default() })
+        Ok(JsAsyncTasks {
+            store: store.shared.clone(),
+            config,
+            transport: JsTransport { custom, timeout_ms },
+            in_flight: Rc::default(),
+            polling: Rc::default(),
+        })
     }
 
     /// The five tools for the model: `[{name, description, parameters}]` (JSON Schema), in the
@@ -353,9 +385,15 @@ impl JsAsyncTasks {
                 in_flight.borrow_mut().retain(|id| id != &call.id);
                 let out = out.map_err(to_js_error)?;
                 let mut s = lock(&store)?;
-                let (ledger, queue) = (s.inner.get("async_tasks").map_err(to_js_error)?, s.inner.get("notifications").map_err(to_js_error)?);
+                let (ledger, queue) = (
+                    s.inner.get("async_tasks").map_err(to_js_error)?,
+                    s.inner.get("notifications").map_err(to_js_error)?,
+                );
                 let Some(command) = out.command(&ledger, &queue) else {
-                    return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "internal: a tool call produced no command")));
+                    return Err(to_js_error(Error::new(
+                        ErrorCode::InvalidOption,
+                        "internal: a tool call produced no command",
+                    )));
                 };
                 let mut result = json!({
                     "content": out.content,
@@ -378,7 +416,11 @@ impl JsAsyncTasks {
 
     /// The synchronous part of `handle`: read the call, check the store would take its result,
     /// snapshot what the operation reads.
-    fn prepare_call(&self, tool_call: JsValue, opts: Option<JsValue>) -> JsResult<(tasks::Context, crate::message::ToolCall, HandleOptions)> {
+    fn prepare_call(
+        &self,
+        tool_call: JsValue,
+        opts: Option<JsValue>,
+    ) -> JsResult<(tasks::Context, crate::message::ToolCall, HandleOptions)> {
         let raw: Value = from_js_json(&tool_call, ErrorCode::InvalidToolCall, "a tool call is {id, name, args}")?;
         let call = tasks::tool_call_of(&raw).map_err(to_js_error)?;
         let opts: HandleOptions = match opts.filter(|o| !o.is_undefined() && !o.is_null()) {
@@ -392,7 +434,9 @@ impl JsAsyncTasks {
         let now = s.now()?;
         tasks::preflight(&mut s.inner, Some(&call.id), now).map_err(to_js_error)?;
         if self.in_flight.borrow().contains(&call.id) {
-            return Err(to_js_error(Error::new(ErrorCode::Busy, format!("tool call '{}' is already being handled", call.id)).field("id")));
+            return Err(to_js_error(
+                Error::new(ErrorCode::Busy, format!("tool call '{}' is already being handled", call.id)).field("id"),
+            ));
         }
         let ctx = tasks::context(&mut s.inner, &self.config, Some(&call), now).map_err(to_js_error)?;
         self.in_flight.borrow_mut().push(call.id.clone());

@@ -21,7 +21,10 @@ impl TokenCounter for JsCounter<'_> {
             .as_f64()
             .unwrap_or(f64::NAN);
         if !(n.is_finite() && (0.0..=1e9).contains(&n)) {
-            return Err(Error::new(ErrorCode::InvalidOption, "the tokenizer must return a number of tokens from 0 to 1e9"));
+            return Err(Error::new(
+                ErrorCode::InvalidOption,
+                "the tokenizer must return a number of tokens from 0 to 1e9",
+            ));
         }
         Ok(n.ceil() as usize)
     }
@@ -39,11 +42,14 @@ pub(crate) fn view_options(opts: &JsValue) -> JsResult<(ProjectOptions, Option<j
     if !opts.is_object() {
         return Err(to_js_error(Error::new(ErrorCode::InvalidOption, "modelView needs options {budget, …}")));
     }
-    let t = js_sys::Reflect::get(opts, &"tokenizer".into()).map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, describe(&e))))?;
+    let t = js_sys::Reflect::get(opts, &"tokenizer".into())
+        .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, describe(&e))))?;
     let tokenizer = if t.is_undefined() {
         None
     } else {
-        Some(t.dyn_into::<js_sys::Function>().map_err(|_| to_js_error(Error::new(ErrorCode::InvalidOption, "tokenizer must be a function (text) => number")))?)
+        Some(t.dyn_into::<js_sys::Function>().map_err(|_| {
+            to_js_error(Error::new(ErrorCode::InvalidOption, "tokenizer must be a function (text) => number"))
+        })?)
     };
     Ok((from_js(opts.clone())?, tokenizer))
 }
@@ -58,7 +64,10 @@ impl JsStateStore {
     /// message id. Throws `BUDGET_TOO_SMALL`, `PRIVATE_LEAK` (naming the channel),
     /// `INVALID_OPTION`.
     #[wasm_bindgen(js_name = modelView, unchecked_return_type = "ModelView")]
-    pub fn model_view(&self, #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue) -> JsResult<JsValue> {
+    pub fn model_view(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue,
+    ) -> JsResult<JsValue> {
         let (opts, tokenizer) = view_options(&opts)?;
         let mut s = self.lock()?;
         let counter_id = s.counter_id(tokenizer.as_ref());
@@ -74,7 +83,10 @@ impl JsStateStore {
     /// A safe cut for compaction keeping about the last `keep` messages: the index of the first
     /// message to keep, never inside a tool-call unit.
     #[wasm_bindgen(js_name = compactionPlan)]
-    pub fn compaction_plan(&self, #[wasm_bindgen(unchecked_param_type = "{ keep: number }")] opts: JsValue) -> JsResult<f64> {
+    pub fn compaction_plan(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ keep: number }")] opts: JsValue,
+    ) -> JsResult<f64> {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Plan {
@@ -88,7 +100,10 @@ impl JsStateStore {
     /// log and async task ledger stay. `summary` is the caller's text (e.g. from a summarising
     /// model). Throws `INVALID_OPTION` for a cut inside a unit. Returns `{version, ids}`.
     #[wasm_bindgen(unchecked_return_type = "Applied")]
-    pub fn compact(&self, #[wasm_bindgen(unchecked_param_type = "{ summary: string; cut: number; author?: string }")] opts: JsValue) -> JsResult<JsValue> {
+    pub fn compact(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ summary: string; cut: number; author?: string }")] opts: JsValue,
+    ) -> JsResult<JsValue> {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Compact {
@@ -98,7 +113,9 @@ impl JsStateStore {
         }
         let c: Compact = from_js(opts)?;
         let author = c.author.unwrap_or_else(|| "compaction".into());
-        let out = self.lock()?.change(&author.clone(), vec!["compaction".into()], |s, now| s.compact(&c.summary, c.cut, &author, now))?;
+        let out = self
+            .lock()?
+            .change(&author.clone(), vec!["compaction".into()], |s, now| s.compact(&c.summary, c.cut, &author, now))?;
         to_js(&out)
     }
 }

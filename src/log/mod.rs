@@ -150,19 +150,21 @@ impl EventType {
         let mut kind = EventType::StatePatch;
         for (channel, write) in writes {
             let k = match (channel.as_str(), write) {
-                (_, Write::Messages(ops)) => ops.iter().filter_map(MessageOp::message).fold(EventType::StatePatch, |k, m| {
-                    let this = match m.role {
-                        Role::Tool => EventType::ToolResult,
-                        Role::Assistant if m.call_ids().next().is_some() => EventType::ToolCall,
-                        Role::Assistant => EventType::ModelDecision,
-                        Role::User | Role::System => EventType::UserInput,
-                    };
-                    if k.rank() >= this.rank() {
-                        k
-                    } else {
-                        this
-                    }
-                }),
+                (_, Write::Messages(ops)) => {
+                    ops.iter().filter_map(MessageOp::message).fold(EventType::StatePatch, |k, m| {
+                        let this = match m.role {
+                            Role::Tool => EventType::ToolResult,
+                            Role::Assistant if m.call_ids().next().is_some() => EventType::ToolCall,
+                            Role::Assistant => EventType::ModelDecision,
+                            Role::User | Role::System => EventType::UserInput,
+                        };
+                        if k.rank() >= this.rank() {
+                            k
+                        } else {
+                            this
+                        }
+                    })
+                }
                 ("approvals", Write::Json(Value::Object(o))) => {
                     if o.values().any(|a| a.get("status").and_then(Value::as_str).is_some_and(|s| s != "pending")) {
                         EventType::ApprovalResult
@@ -181,7 +183,9 @@ impl EventType {
                 _ => EventType::StatePatch,
             };
             // The run completing or failing, or a handoff, is the event's headline; otherwise the first kind found.
-            if kind == EventType::StatePatch || matches!(k, EventType::FinalOutput | EventType::Error | EventType::Handoff) {
+            if kind == EventType::StatePatch
+                || matches!(k, EventType::FinalOutput | EventType::Error | EventType::Handoff)
+            {
                 kind = k;
             }
         }
@@ -250,7 +254,12 @@ impl BrokenLink {
             "sequence" => "an event is missing, repeated or out of order before it",
             _ => "it belongs to another run",
         };
-        Error::new(ErrorCode::TamperedLog, format!("event {} (sequence {}) breaks the log: {what}", self.index, self.sequence)).at(self.index).field(self.reason)
+        Error::new(
+            ErrorCode::TamperedLog,
+            format!("event {} (sequence {}) breaks the log: {what}", self.index, self.sequence),
+        )
+        .at(self.index)
+        .field(self.reason)
     }
 }
 
@@ -261,8 +270,9 @@ pub fn parse_jsonl(text: &str) -> Result<Vec<Event>> {
         .filter(|l| !l.trim().is_empty())
         .enumerate()
         .map(|(i, line)| {
-            serde_json::from_str::<Event>(line)
-                .map_err(|e| Error::new(ErrorCode::TamperedLog, format!("line {} of the log is not an event: {e}", i + 1)).at(i))
+            serde_json::from_str::<Event>(line).map_err(|e| {
+                Error::new(ErrorCode::TamperedLog, format!("line {} of the log is not an event: {e}", i + 1)).at(i)
+            })
         })
         .collect()
 }

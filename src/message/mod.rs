@@ -249,18 +249,11 @@ impl Message {
 
     /// A tool result answering `tool_call_id`.
     pub fn tool_result(tool_call_id: impl Into<String>, text: impl Into<String>, status: ToolStatus) -> Self {
-        Message {
-            tool_call_id: Some(tool_call_id.into()),
-            status: Some(status),
-            ..Message::new(Role::Tool, text)
-        }
+        Message { tool_call_id: Some(tool_call_id.into()), status: Some(status), ..Message::new(Role::Tool, text) }
     }
 
     /// Ids of every call this message makes, valid then invalid, in order.
     pub fn call_ids(&self) -> impl Iterator<Item = &str> {
-        self.tool_calls
-            .iter()
-            .map(|c| c.id.as_str())
-            .chain(self.invalid_tool_calls.iter().map(|c| c.id.as_str()))
+        self.tool_calls.iter().map(|c| c.id.as_str()).chain(self.invalid_tool_calls.iter().map(|c| c.id.as_str()))
     }
 }

@@ -35,7 +35,11 @@ pub fn as_context<'a>(history: &'a [Message], agent: &str, prefix: &str) -> std:
     let mut out = Vec::with_capacity(history.len());
     for m in history {
         if m.role == Role::Assistant {
-            let ids = m.tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str())).chain(m.invalid_tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str())));
+            let ids = m
+                .tool_calls
+                .iter()
+                .map(|c| (c.id.as_str(), c.name.as_str()))
+                .chain(m.invalid_tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str())));
             for (id, tool) in ids {
                 if other(m) {
                     calls.insert(id, (m.name.as_deref().unwrap_or_default(), tool));
@@ -60,7 +64,9 @@ pub fn as_context<'a>(history: &'a [Message], agent: &str, prefix: &str) -> std:
             if lines.is_empty() {
                 lines.push(format!("[{who}] said nothing."));
             }
-        } else if let Some(&(who, tool)) = m.tool_call_id.as_deref().filter(|_| m.role == Role::Tool).and_then(|id| calls.get(id)) {
+        } else if let Some(&(who, tool)) =
+            m.tool_call_id.as_deref().filter(|_| m.role == Role::Tool).and_then(|id| calls.get(id))
+        {
             lines.push(format!("[{}] `{tool}` tool returned result: {}", clean(who), m.content.text()));
         } else {
             out.push(m.clone());

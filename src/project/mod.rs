@@ -12,17 +12,17 @@
 
 pub mod agents;
 pub mod sections;
-pub mod tokens;
 #[cfg(test)]
 mod tests;
+pub mod tokens;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::{encode_messages, Format};
 use crate::message::{Content, Message, Role};
 use crate::repair::{self, Fix, Provider, RepairOptions};
+use sections::Section;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sections::Section;
 use tokens::{TokenCache, TokenCounter};
 
 #[cfg(target_arch = "wasm32")]
@@ -206,7 +206,12 @@ fn unit_start(body: &[Message], end: usize) -> usize {
     let mut start = first;
     for m in body.get(first..=end).unwrap_or_default() {
         let Some(call) = m.tool_call_id.as_deref() else { continue };
-        if let Some(owner) = body.get(..first).unwrap_or_default().iter().rposition(|a| a.role == Role::Assistant && a.call_ids().any(|c| c == call)) {
+        if let Some(owner) = body
+            .get(..first)
+            .unwrap_or_default()
+            .iter()
+            .rposition(|a| a.role == Role::Assistant && a.call_ids().any(|c| c == call))
+        {
             start = start.min(owner);
         }
     }
@@ -262,7 +267,15 @@ pub fn project(
         let Some(id) = &m.id else { return cache.tokens(m, counter, counter_id) };
         let shape = match &m.content {
             Content::Text(t) => [1, t.len(), 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
-            Content::Parts(p) => [2, p.len(), p.iter().map(|x| if let crate::message::ContentPart::Text { text, .. } = x { text.len() } else { 1 }).sum(), m.tool_calls.len(), m.invalid_tool_calls.len()],
+            Content::Parts(p) => [
+                2,
+                p.len(),
+                p.iter()
+                    .map(|x| if let crate::message::ContentPart::Text { text, .. } = x { text.len() } else { 1 })
+                    .sum(),
+                m.tool_calls.len(),
+                m.invalid_tool_calls.len(),
+            ],
             Content::Null | Content::Absent => [3, 0, 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
         };
         if let Some(&(_, n)) = memo.get(id.as_str()).and_then(|shapes| shapes.iter().find(|(s, _)| *s == shape)) {
@@ -284,7 +297,10 @@ pub fn project(
     if report.system_tokens > opts.budget {
         return Err(Error::new(
             ErrorCode::BudgetTooSmall,
-            format!("the system rules and the leading system message take {} tokens; the budget is {}", report.system_tokens, opts.budget),
+            format!(
+                "the system rules and the leading system message take {} tokens; the budget is {}",
+                report.system_tokens, opts.budget
+            ),
         )
         .field("budget"));
     }
@@ -295,7 +311,10 @@ pub fn project(
     let mut summary: Option<Message> = None;
     if let Some((text, first_kept, cut)) = &ctx.compaction {
         // The first kept message, or (if it was removed since) the recorded cut position.
-        let at = history.iter().position(|m| m.id.as_deref() == Some(first_kept.as_str())).unwrap_or((*cut).min(history.len()));
+        let at = history
+            .iter()
+            .position(|m| m.id.as_deref() == Some(first_kept.as_str()))
+            .unwrap_or((*cut).min(history.len()));
         if at > body_start {
             report.dropped.push(Dropped { count: at - body_start, reason: "compacted".into() });
             body_start = at;
@@ -305,7 +324,11 @@ pub fn project(
         if report.summary_tokens > room {
             return Err(Error::new(
                 ErrorCode::BudgetTooSmall,
-                format!("the system messages and the compaction summary take {} tokens; the budget is {}", report.system_tokens + report.summary_tokens, opts.budget),
+                format!(
+                    "the system messages and the compaction summary take {} tokens; the budget is {}",
+                    report.system_tokens + report.summary_tokens,
+                    opts.budget
+                ),
             )
             .field("budget"));
         }
@@ -344,7 +367,9 @@ pub fn project(
     while start > 0 {
         let s = unit_start(body, start - 1);
         // A result that will become a preview counts as its preview (about max + the marker).
-        let n = body.get(s..start).unwrap_or_default()
+        let n = body
+            .get(s..start)
+            .unwrap_or_default()
             .iter()
             .map(|m| {
                 let n = tok(m, cache)?;
@@ -362,7 +387,10 @@ pub fn project(
     }
     let (mut window, fixes) = loop {
         let selected = body.get(start..).unwrap_or_default();
-        let (mut repaired, fixes) = repair::repair(selected, &RepairOptions { provider: Some(provider_of(opts.format)), ..RepairOptions::default() });
+        let (mut repaired, fixes) = repair::repair(
+            selected,
+            &RepairOptions { provider: Some(provider_of(opts.format)), ..RepairOptions::default() },
+        );
         let mut truncated = Vec::new();
         if let Some(max) = opts.max_tool_result_tokens {
             for m in repaired.iter_mut().filter(|m| m.role == Role::Tool) {
@@ -378,7 +406,13 @@ pub fn project(
                         m.content = original; // a preview that saves nothing is not one
                         continue;
                     }
-                    truncated.push(Truncated { id, tool_call_id: m.tool_call_id.clone().unwrap_or_default(), tokens: n, preview_tokens: after, artifact });
+                    truncated.push(Truncated {
+                        id,
+                        tool_call_id: m.tool_call_id.clone().unwrap_or_default(),
+                        tokens: n,
+                        preview_tokens: after,
+                        artifact,
+                    });
                 }
             }
         }
@@ -415,7 +449,7 @@ pub fn project(
     out.extend(window);
     for m in out.iter().skip(body_at) {
         let tokens = tok(m, cache)?;
-        report.messages.push(MessageReport { id: m.id.clone().unwrap_or_default(), role: m.role, tokens, });
+        report.messages.push(MessageReport { id: m.id.clone().unwrap_or_default(), role: m.role, tokens });
     }
     report.used = out.iter().map(|m| tok(m, cache)).sum::<Result<usize>>()?;
     let encoded = encode_messages(&out, opts.format);

@@ -43,11 +43,18 @@ impl SectionInput<'_> {
         match v {
             Value::String(s) => s.clone(),
             Value::Object(o) => {
-                let inner: Vec<String> = o.iter().map(|(k, v)| format!("{k}: {}", self.show(k, v, redacted, &format!("{path}.{k}")))).collect();
+                let inner: Vec<String> = o
+                    .iter()
+                    .map(|(k, v)| format!("{k}: {}", self.show(k, v, redacted, &format!("{path}.{k}"))))
+                    .collect();
                 format!("{{{}}}", inner.join(", "))
             }
             Value::Array(items) => {
-                let inner: Vec<String> = items.iter().enumerate().map(|(i, v)| self.show("", v, redacted, &format!("{path}[{i}]"))).collect();
+                let inner: Vec<String> = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| self.show("", v, redacted, &format!("{path}[{i}]")))
+                    .collect();
                 format!("[{}]", inner.join(", "))
             }
             other => other.to_string(),
@@ -86,7 +93,13 @@ pub fn render(input: &SectionInput) -> (Vec<Section>, Vec<String>) {
             .map(|(id, s)| {
                 let title = s.get("title").and_then(Value::as_str).unwrap_or("");
                 let status = s.get("status").and_then(Value::as_str).unwrap_or("pending");
-                let deps: Vec<&str> = s.get("depends_on").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+                let deps: Vec<&str> = s
+                    .get("depends_on")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
                 let after = if deps.is_empty() { String::new() } else { format!(" (after {})", deps.join(", ")) };
                 format!("- [{status}] {id}: {title}{after}")
             })
@@ -95,11 +108,17 @@ pub fn render(input: &SectionInput) -> (Vec<Section>, Vec<String>) {
     });
     push("plan", "plan", plan, &mut redacted);
     let facts = get("facts").and_then(Value::as_object).map(|f| {
-        f.iter().map(|(k, v)| format!("- {k}: {}", input.show(k, v, &mut redacted, &format!("facts.{k}")))).collect::<Vec<_>>().join("\n")
+        f.iter()
+            .map(|(k, v)| format!("- {k}: {}", input.show(k, v, &mut redacted, &format!("facts.{k}"))))
+            .collect::<Vec<_>>()
+            .join("\n")
     });
     push("facts", "facts", facts, &mut redacted);
     let questions = get("unresolved_questions").and_then(Value::as_object).map(|q| {
-        q.iter().map(|(k, v)| format!("- {}", input.show(k, v, &mut redacted, &format!("unresolved_questions.{k}")))).collect::<Vec<_>>().join("\n")
+        q.iter()
+            .map(|(k, v)| format!("- {}", input.show(k, v, &mut redacted, &format!("unresolved_questions.{k}"))))
+            .collect::<Vec<_>>()
+            .join("\n")
     });
     push("unresolved_questions", "unresolved_questions", questions, &mut redacted);
     let tasks = get("async_tasks").and_then(Value::as_object).map(|t| {

@@ -48,7 +48,10 @@ fn a_call_and_its_result_leave_together() {
         {"role": "assistant", "content": "bye"}
     ]));
     let p = run(&h, &ProjectOptions { budget: 55, ..ProjectOptions::default() });
-    assert_eq!(texts(&p), vec!["System:You are helpful.", "User:ok", "Assistant:anything else?", "User:no", "Assistant:bye"]);
+    assert_eq!(
+        texts(&p),
+        vec!["System:You are helpful.", "User:ok", "Assistant:anything else?", "User:no", "Assistant:bye"]
+    );
     assert_eq!(p.report.used, 50);
     assert_eq!(p.report.dropped, vec![Dropped { count: 3, reason: "budget".into() }]);
     assert!(validate(&p.messages, Provider::Anthropic).is_empty());
@@ -60,7 +63,10 @@ fn a_call_and_its_result_leave_together() {
 #[test]
 fn a_ten_call_unit_is_never_split() {
     let calls: Vec<Value> = (1..=10).map(|i| call(&format!("c{i}"), "fetch")).collect();
-    let mut v = vec![json!({"role": "user", "content": "fetch ten"}), json!({"role": "assistant", "content": null, "tool_calls": calls})];
+    let mut v = vec![
+        json!({"role": "user", "content": "fetch ten"}),
+        json!({"role": "assistant", "content": null, "tool_calls": calls}),
+    ];
     v.extend((1..=10).map(|i| json!({"role": "tool", "tool_call_id": format!("c{i}"), "content": "page"})));
     let h = msgs(Value::Array(v));
     for budget in [30, 100, 110, 115, 119, 121, 200] {
@@ -77,7 +83,15 @@ fn leading_system_always_kept_or_a_clear_error() {
     let h = msgs(json!([{"role": "system", "content": "rules"}, {"role": "user", "content": "hi"}]));
     let p = run(&h, &ProjectOptions { budget: 10, ..ProjectOptions::default() });
     assert_eq!(texts(&p), vec!["System:rules"]);
-    let e = project(&h, &ProjectOptions { budget: 9, ..ProjectOptions::default() }, &Context::default(), &mut Flat, "flat", &mut TokenCache::default()).unwrap_err();
+    let e = project(
+        &h,
+        &ProjectOptions { budget: 9, ..ProjectOptions::default() },
+        &Context::default(),
+        &mut Flat,
+        "flat",
+        &mut TokenCache::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.code, ErrorCode::BudgetTooSmall);
 }
 
@@ -106,7 +120,12 @@ fn big_results_become_previews_and_output_is_deterministic() {
         {"role": "assistant", "content": null, "tool_calls": [call("c1", "read_file")]},
         {"role": "tool", "tool_call_id": "c1", "content": big}
     ]));
-    let opts = ProjectOptions { budget: 400, max_tool_result_tokens: Some(100), format: Format::Anthropic, ..ProjectOptions::default() };
+    let opts = ProjectOptions {
+        budget: 400,
+        max_tool_result_tokens: Some(100),
+        format: Format::Anthropic,
+        ..ProjectOptions::default()
+    };
     let mut cache = TokenCache::default();
     let p = project(&h, &opts, &Context::default(), &mut Estimate, "estimate", &mut cache).unwrap();
     assert_eq!(p.report.truncated.len(), 1);
@@ -120,7 +139,13 @@ fn big_results_become_previews_and_output_is_deterministic() {
 }
 
 fn cmd(author: &str, update: Value) -> Command {
-    Command { author: author.into(), expected_version: None, update: update.as_object().cloned().unwrap(), correlation_id: None, causation_id: None }
+    Command {
+        author: author.into(),
+        expected_version: None,
+        update: update.as_object().cloned().unwrap(),
+        correlation_id: None,
+        causation_id: None,
+    }
 }
 
 #[test]
@@ -140,7 +165,11 @@ fn private_values_never_reach_the_model_view() {
     assert!(text.contains("db.internal") && text.contains("migrate the DB"));
     assert_eq!(p.report.redacted, vec!["facts.api_key"]);
     // A tool result that echoes the private value is refused, naming the channel only.
-    s.apply(&cmd("model", json!({"messages": [{"role": "assistant", "content": null, "tool_calls": [call("c1", "env")]}]})), 0).unwrap();
+    s.apply(
+        &cmd("model", json!({"messages": [{"role": "assistant", "content": null, "tool_calls": [call("c1", "env")]}]})),
+        0,
+    )
+    .unwrap();
     s.apply(&cmd("tool", json!({"messages": [{"role": "tool", "tool_call_id": "c1", "content": "DB_PASSWORD=hunter2-correct-horse"}]})), 0).unwrap();
     let e = s.model_view(&opts, &mut Estimate, "estimate").unwrap_err();
     assert_eq!((e.code, e.channel.as_deref()), (ErrorCode::PrivateLeak, Some("secrets")));
@@ -161,7 +190,9 @@ fn compaction_keeps_the_ledger_and_the_active_task_section() {
     s.compact("The user started research task t-42, then chatted.", cut, "summarizer", 0).unwrap();
     let ledger = s.get("async_tasks").unwrap();
     assert_eq!(ledger["t-42"]["status"], "running");
-    let p = s.model_view(&ProjectOptions { budget: 4_000, ..ProjectOptions::default() }, &mut Estimate, "estimate").unwrap();
+    let p = s
+        .model_view(&ProjectOptions { budget: 4_000, ..ProjectOptions::default() }, &mut Estimate, "estimate")
+        .unwrap();
     let roles: Vec<Role> = p.messages.iter().map(|m| m.role).collect();
     assert_eq!(&roles[..3], &[Role::System, Role::System, Role::User]);
     assert!(p.messages[1].content.text().contains("- task t-42 (researcher): running"));
@@ -207,17 +238,29 @@ fn third_review_budget_report_and_leak_cases() {
     s.apply(&cmd("u", json!({"run": {"status": "running", "task": "Fix the flaky test in CI"}, "facts": {"a": "b"}, "messages": [{"role": "user", "content": "hello"}]})), 0).unwrap();
     let mut viewed = 0;
     for budget in 0..60 {
-        let Ok(p) = s.model_view(&ProjectOptions { budget, ..ProjectOptions::default() }, &mut Estimate, "e") else { continue };
+        let Ok(p) = s.model_view(&ProjectOptions { budget, ..ProjectOptions::default() }, &mut Estimate, "e") else {
+            continue;
+        };
         viewed += 1;
         assert!(p.report.used <= budget, "budget {budget}: used {}", p.report.used);
-        let sum = p.report.system_tokens + p.report.state_tokens + p.report.summary_tokens + p.report.messages.iter().map(|m| m.tokens).sum::<usize>();
+        let sum = p.report.system_tokens
+            + p.report.state_tokens
+            + p.report.summary_tokens
+            + p.report.messages.iter().map(|m| m.tokens).sum::<usize>();
         assert_eq!(sum, p.report.used);
     }
     assert!(viewed > 50, "only {viewed} budgets projected");
     // A compaction summary that does not fit is a clear error, not an overshoot.
-    s.apply(&cmd("u", json!({"messages": [{"role": "assistant", "content": "two"}, {"role": "user", "content": "three"}]})), 0).unwrap();
+    s.apply(
+        &cmd("u", json!({"messages": [{"role": "assistant", "content": "two"}, {"role": "user", "content": "three"}]})),
+        0,
+    )
+    .unwrap();
     s.compact(&"x".repeat(400), 2, "c", 0).unwrap();
-    assert_eq!(s.model_view(&ProjectOptions { budget: 20, ..ProjectOptions::default() }, &mut Estimate, "e").unwrap_err().code, ErrorCode::BudgetTooSmall);
+    assert_eq!(
+        s.model_view(&ProjectOptions { budget: 20, ..ProjectOptions::default() }, &mut Estimate, "e").unwrap_err().code,
+        ErrorCode::BudgetTooSmall
+    );
 
     // A private value inside OpenAI tool arguments (JSON in a string, escaped) is found.
     let mut s = Store::new(StoreOptions::default()).unwrap();
@@ -229,7 +272,9 @@ fn third_review_budget_report_and_leak_cases() {
     let args = serde_json::to_string(&json!({"q": "line one\nline \"two\""})).unwrap();
     s.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]})), 0).unwrap();
     for format in [Format::Openai, Format::Anthropic, Format::Langchain, Format::AiSdk, Format::Gemini] {
-        let e = s.model_view(&ProjectOptions { budget: 5_000, format, ..ProjectOptions::default() }, &mut Estimate, "e").unwrap_err();
+        let e = s
+            .model_view(&ProjectOptions { budget: 5_000, format, ..ProjectOptions::default() }, &mut Estimate, "e")
+            .unwrap_err();
         assert_eq!(e.code, ErrorCode::PrivateLeak, "{format:?}");
     }
 }
@@ -242,7 +287,15 @@ fn previews_only_when_shorter_and_compaction_waits_for_pending_calls() {
         {"role": "tool", "tool_call_id": "c1", "content": "ok"}
     ]));
     for max in 0..6 {
-        let p = project(&h, &ProjectOptions { budget: 1_000, max_tool_result_tokens: Some(max), ..ProjectOptions::default() }, &Context::default(), &mut Estimate, "e", &mut TokenCache::default()).unwrap();
+        let p = project(
+            &h,
+            &ProjectOptions { budget: 1_000, max_tool_result_tokens: Some(max), ..ProjectOptions::default() },
+            &Context::default(),
+            &mut Estimate,
+            "e",
+            &mut TokenCache::default(),
+        )
+        .unwrap();
         assert!(p.report.truncated.is_empty(), "max {max}");
         assert_eq!(p.messages[2].content.text(), "ok");
     }
@@ -257,7 +310,8 @@ fn previews_only_when_shorter_and_compaction_waits_for_pending_calls() {
 fn previews_are_recorded_once_and_tails_are_accounted() {
     let mut s = Store::new(StoreOptions::default()).unwrap();
     s.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "read"}, {"role": "assistant", "content": null, "tool_calls": [call("c1", "read_file")]}]})), 0).unwrap();
-    s.apply(&cmd("t", json!({"messages": [{"role": "tool", "tool_call_id": "c1", "content": "x".repeat(4_000)}]})), 0).unwrap();
+    s.apply(&cmd("t", json!({"messages": [{"role": "tool", "tool_call_id": "c1", "content": "x".repeat(4_000)}]})), 0)
+        .unwrap();
     let opts = ProjectOptions { budget: 2_000, max_tool_result_tokens: Some(100), ..ProjectOptions::default() };
     let p = s.model_view(&opts, &mut Estimate, "e").unwrap();
     let applied = s.record_artifacts(&p, 0).unwrap().unwrap();
@@ -270,9 +324,19 @@ fn previews_are_recorded_once_and_tails_are_accounted() {
 
     // A tail of 3 messages after a system message, 10 skipped: ids name whole-array positions,
     // the skipped ones count as dropped, the output keeps messages id-less.
-    let tail = msgs(json!([{"role": "system", "content": "s"}, {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]));
-    let tail: Vec<Message> = tail.into_iter().map(|mut m| { m.id = None; m }).collect();
-    let (encoded, report) = project_tail(tail, true, 10, &ProjectOptions { budget: 1_000, ..ProjectOptions::default() }, &mut Flat, "flat").unwrap();
+    let tail = msgs(
+        json!([{"role": "system", "content": "s"}, {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}]),
+    );
+    let tail: Vec<Message> = tail
+        .into_iter()
+        .map(|mut m| {
+            m.id = None;
+            m
+        })
+        .collect();
+    let (encoded, report) =
+        project_tail(tail, true, 10, &ProjectOptions { budget: 1_000, ..ProjectOptions::default() }, &mut Flat, "flat")
+            .unwrap();
     assert_eq!(report.messages.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(), vec!["#11", "#12", "#13"]);
     assert_eq!(report.dropped, vec![Dropped { count: 10, reason: "budget".into() }]);
     assert!(encoded.iter().all(|m| m.get("id").is_none()));

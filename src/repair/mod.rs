@@ -149,7 +149,9 @@ pub fn assemble(
             for item in group {
                 let m = match item {
                     Item::Keep(i, fix) => apply_fix(unit(*i)?, *fix),
-                    synthetic => materialize(synthetic, &[], opts).ok_or_else(|| Error::new(ErrorCode::InvalidOption, "the placeholder text template could not be applied"))?,
+                    synthetic => materialize(synthetic, &[], opts).ok_or_else(|| {
+                        Error::new(ErrorCode::InvalidOption, "the placeholder text template could not be applied")
+                    })?,
                 };
                 messages.push(m);
             }
@@ -198,7 +200,10 @@ pub fn repair_outputs(values: &[Value], opts: &RepairOptions) -> Result<(Vec<Out
     let shapes = shapes_of(&d.messages, &d.source, &d.formats);
     let (items, report) = plan(&shapes, opts);
     let out = assemble(&items, &shapes, opts, |i| {
-        d.messages.get(i).cloned().ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "internal: message index out of range"))
+        d.messages
+            .get(i)
+            .cloned()
+            .ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "internal: message index out of range"))
     })?;
     Ok((out, report))
 }

@@ -54,9 +54,13 @@ impl Reason {
         let name = if name.is_empty() { "unknown" } else { name };
         match self {
             Reason::Missing => format!("Tool call {name} with id {id} did not complete - no result was recorded."),
-            Reason::Interrupted => format!("Tool call {name} with id {id} was interrupted before it completed - no result was recorded."),
+            Reason::Interrupted => {
+                format!("Tool call {name} with id {id} was interrupted before it completed - no result was recorded.")
+            }
             Reason::Rejected => format!("Tool call {name} with id {id} was rejected by a reviewer and did not run."),
-            Reason::InvalidArgs => format!("Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."),
+            Reason::InvalidArgs => {
+                format!("Tool call {name} with id {id} could not be executed - arguments were malformed or truncated.")
+            }
         }
     }
 }
@@ -71,7 +75,9 @@ fn bounded_text<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<O
     if let Some(t) = &text {
         let fields = ["{name}", "{id}", "{reason}"].iter().map(|f| t.matches(f).count()).sum::<usize>();
         if t.chars().count() > MAX_TEXT_CHARS || fields > MAX_TEXT_FIELDS {
-            return Err(serde::de::Error::custom(format!("`text` takes at most {MAX_TEXT_CHARS} characters and {MAX_TEXT_FIELDS} substitutions")));
+            return Err(serde::de::Error::custom(format!(
+                "`text` takes at most {MAX_TEXT_CHARS} characters and {MAX_TEXT_FIELDS} substitutions"
+            )));
         }
     }
     Ok(text)
@@ -215,7 +221,8 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     let mut used: HashSet<usize> = HashSet::new();
     // Pass 0: each call takes a real result already in its own result block (ids can repeat
     // across turns, as in tau-bench); pass 1: any unused real result; pass 2: a placeholder.
-    let assistants: Vec<usize> = shapes.iter().enumerate().filter(|(_, s)| s.role == Role::Assistant).map(|(a, _)| a).collect();
+    let assistants: Vec<usize> =
+        shapes.iter().enumerate().filter(|(_, s)| s.role == Role::Assistant).map(|(a, _)| a).collect();
     let mut picked: HashMap<(usize, usize), usize> = HashMap::new();
     for pass in 0..3 {
         for &a in &assistants {
@@ -251,11 +258,20 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                 Some(r) => {
                     real.push(r);
                     if owner.get(r) != Some(&Some(a)) {
-                        report.push(fix(FixKind::MisplacedResult, Action::Moved, shapes.get(r).map_or(0, |t| t.source), Some(&c.id)));
+                        report.push(fix(
+                            FixKind::MisplacedResult,
+                            Action::Moved,
+                            shapes.get(r).map_or(0, |t| t.source),
+                            Some(&c.id),
+                        ));
                     }
                 }
                 None => {
-                    let reason = opts.reasons.get(&c.id).copied().unwrap_or(if c.invalid { Reason::InvalidArgs } else { Reason::Missing });
+                    let reason = opts.reasons.get(&c.id).copied().unwrap_or(if c.invalid {
+                        Reason::InvalidArgs
+                    } else {
+                        Reason::Missing
+                    });
                     let kind = match reason {
                         Reason::Missing => FixKind::MissingResult,
                         Reason::InvalidArgs => FixKind::InvalidArgs,
@@ -294,7 +310,8 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                 // An empty assistant message goes for every provider; an empty user message
                 // where the provider refuses one (Anthropic, Gemini: EMPTY_MESSAGE), so the
                 // output always validates.
-                let refused_empty = s.role == Role::Assistant || (s.role == Role::User && matches!(provider, Provider::Anthropic | Provider::Gemini));
+                let refused_empty = s.role == Role::Assistant
+                    || (s.role == Role::User && matches!(provider, Provider::Anthropic | Provider::Gemini));
                 if refused_empty && s.empty_for(provider) && s.calls.is_empty() {
                     report.push(fix(FixKind::EmptyMessage, Action::Dropped, s.source, None));
                     continue;
@@ -313,7 +330,12 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
         if let Item::Keep(i, f) = item {
             if f.tool_content_to_text {
                 let s = shapes.get(*i);
-                report.push(fix(FixKind::ToolContent, Action::Rewritten, s.map_or(0, |s| s.source), s.and_then(|s| s.tool_call_id.as_deref())));
+                report.push(fix(
+                    FixKind::ToolContent,
+                    Action::Rewritten,
+                    s.map_or(0, |s| s.source),
+                    s.and_then(|s| s.tool_call_id.as_deref()),
+                ));
             }
         }
     }

@@ -87,7 +87,8 @@ impl Shape {
             Content::Parts(parts) => {
                 let empty_text = parts.iter().any(empty_part);
                 let all_empty = parts.iter().all(empty_part);
-                let foreign = !all_empty && parts.iter().all(|p| empty_part(p) || matches!(p, ContentPart::Other { .. }));
+                let foreign =
+                    !all_empty && parts.iter().all(|p| empty_part(p) || matches!(p, ContentPart::Other { .. }));
                 (empty_text, all_empty, foreign)
             }
             c => (false, c.is_empty(), false),
@@ -95,7 +96,9 @@ impl Shape {
         let tool_content = match &m.content {
             Content::Parts(p) if p.is_empty() => ToolContent::EmptyParts,
             Content::Parts(p) if p.iter().all(|p| matches!(p, ContentPart::Text { .. })) => ToolContent::TextParts,
-            Content::Parts(p) if p.iter().any(|p| matches!(p, ContentPart::Image { .. })) || p.iter().any(is_media) => ToolContent::Media,
+            Content::Parts(p) if p.iter().any(|p| matches!(p, ContentPart::Image { .. })) || p.iter().any(is_media) => {
+                ToolContent::Media
+            }
             Content::Parts(_) => ToolContent::Json,
             _ => ToolContent::Text,
         };
@@ -111,7 +114,11 @@ impl Shape {
                 .tool_calls
                 .iter()
                 .map(|c| CallShape { id: c.id.clone(), name: c.name.clone(), invalid: false })
-                .chain(m.invalid_tool_calls.iter().map(|c| CallShape { id: c.id.clone(), name: c.name.clone(), invalid: true }))
+                .chain(m.invalid_tool_calls.iter().map(|c| CallShape {
+                    id: c.id.clone(),
+                    name: c.name.clone(),
+                    invalid: true,
+                }))
                 .collect(),
             tool_call_id: m.tool_call_id.clone(),
             empty_text_part,
@@ -127,10 +134,9 @@ impl Shape {
 /// Raw blocks that carry media: any `type` naming an image, audio, file or document.
 fn is_media(p: &ContentPart) -> bool {
     match p {
-        ContentPart::Other { raw } => raw
-            .get("type")
-            .and_then(|t| t.as_str())
-            .is_some_and(|t| ["image", "audio", "file", "document", "media", "input_audio"].iter().any(|k| t.contains(k))),
+        ContentPart::Other { raw } => raw.get("type").and_then(|t| t.as_str()).is_some_and(|t| {
+            ["image", "audio", "file", "document", "media", "input_audio"].iter().any(|k| t.contains(k))
+        }),
         _ => false,
     }
 }
@@ -152,4 +158,3 @@ pub fn shapes_of(messages: &[Message], source: &[usize], formats: &[Format]) -> 
         })
         .collect()
 }
-

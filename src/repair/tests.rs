@@ -9,7 +9,11 @@ fn msgs(v: Value) -> Vec<Message> {
 
 /// Validates by input index, as the JS API does (one input message may hold several results).
 fn rules_in(input: &Value, p: Provider) -> Vec<(Rule, usize, Option<String>)> {
-    validate_values(input.as_array().unwrap(), p).unwrap().into_iter().map(|v| (v.rule, v.index, v.tool_call_id)).collect()
+    validate_values(input.as_array().unwrap(), p)
+        .unwrap()
+        .into_iter()
+        .map(|v| (v.rule, v.index, v.tool_call_id))
+        .collect()
 }
 
 fn rules(ms: &[Message], p: Provider) -> Vec<(Rule, usize, Option<String>)> {
@@ -47,7 +51,10 @@ fn rejected_call_gets_error_result_before_the_real_one() {
     assert_eq!(out[2].status, Some(ToolStatus::Error));
     assert!(out[2].content.text().contains("rejected"), "{:?}", out[2].content);
     assert_eq!(out[3], ms[2], "c2's result untouched");
-    assert_eq!(report, vec![Fix { kind: FixKind::Rejected, action: Action::Inserted, index: 1, tool_call_id: Some("c1".into()) }]);
+    assert_eq!(
+        report,
+        vec![Fix { kind: FixKind::Rejected, action: Action::Inserted, index: 1, tool_call_id: Some("c1".into()) }]
+    );
     assert_clean_and_idempotent(&out, &opts);
 }
 
@@ -177,7 +184,10 @@ fn anthropic_results_after_text_and_split_results() {
     assert_eq!(out[1], input[1]);
     assert_eq!(out[2]["content"].as_array().unwrap().len(), 2, "{:?}", out[2]);
     assert_eq!(out[3], json!({"role": "user", "content": [{"type": "text", "text": "hm"}]}));
-    assert_eq!(report, vec![Fix { kind: FixKind::MisplacedResult, action: Action::Moved, index: 3, tool_call_id: Some("b".into()) }]);
+    assert_eq!(
+        report,
+        vec![Fix { kind: FixKind::MisplacedResult, action: Action::Moved, index: 3, tool_call_id: Some("b".into()) }]
+    );
     assert!(validate_values(&out, Provider::Anthropic).unwrap().is_empty());
     // results of one turn split over two Anthropic messages
     let split = json!([input[0], input[1], input[2], {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "b", "content": "2"}]}]);
@@ -203,7 +213,6 @@ fn orphans_dropped_or_kept_and_gemini_counts() {
     let (kept, _) = repair(&ms, &RepairOptions { keep_orphans: true, ..Default::default() });
     assert_eq!(kept[0].tool_call_id.as_deref(), Some("ghost"));
 }
-
 
 #[test]
 fn call_ids_reused_across_turns_are_answered_per_turn() {

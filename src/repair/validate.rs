@@ -41,7 +41,10 @@ impl Provider {
             "openai" => Ok(Provider::Openai),
             "anthropic" => Ok(Provider::Anthropic),
             "gemini" => Ok(Provider::Gemini),
-            other => Err(Error::new(ErrorCode::InvalidOption, format!("unknown provider {other:?}; use openai, anthropic or gemini"))),
+            other => Err(Error::new(
+                ErrorCode::InvalidOption,
+                format!("unknown provider {other:?}; use openai, anthropic or gemini"),
+            )),
         }
     }
 
@@ -167,7 +170,12 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
                     let answered_here = results.iter().any(|&t| owner.get(t) == Some(&Some(i)));
                     // Unanswered here, and no stray result that could be moved here.
                     if !answered_here && results.len() == in_place_count(&c.id) {
-                        out.push(v(Rule::MissingToolResult, s.source, Some(&c.id), format!("tool call {} ({}) has no result", c.id, c.name)));
+                        out.push(v(
+                            Rule::MissingToolResult,
+                            s.source,
+                            Some(&c.id),
+                            format!("tool call {} ({}) has no result", c.id, c.name),
+                        ));
                     }
                 }
                 let results_in_block = block_size.get(i).copied().unwrap_or(0);
@@ -176,45 +184,93 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
                         Rule::CallResponseCountMismatch,
                         s.source,
                         None,
-                        format!("{} function calls but {} function responses in the next turn", s.calls.len(), results_in_block),
+                        format!(
+                            "{} function calls but {} function responses in the next turn",
+                            s.calls.len(),
+                            results_in_block
+                        ),
                     ));
                 }
             }
             Role::Tool => {
                 let id = s.tool_call_id.as_deref().unwrap_or_default();
                 let Some(call_sites) = calls_by_id.get(id) else {
-                    out.push(v(Rule::OrphanToolResult, s.source, Some(id), format!("tool result for {id} answers no tool call")));
+                    out.push(v(
+                        Rule::OrphanToolResult,
+                        s.source,
+                        Some(id),
+                        format!("tool result for {id} answers no tool call"),
+                    ));
                     continue;
                 };
                 let results = results_by_id.get(id).map(Vec::as_slice).unwrap_or_default();
                 let my_owner = owner.get(i).copied().flatten();
                 if in_place(i, id) {
                     if results.iter().any(|&t| t < i && owner.get(t).copied().flatten() == my_owner) {
-                        out.push(v(Rule::DuplicateToolResult, s.source, Some(id), format!("tool call {id} already has a result")));
+                        out.push(v(
+                            Rule::DuplicateToolResult,
+                            s.source,
+                            Some(id),
+                            format!("tool call {id} already has a result"),
+                        ));
                         continue;
                     }
                     let prev = i.checked_sub(1).and_then(|p| shapes.get(p));
                     if let (Provider::Anthropic, Some(p)) = (provider, prev) {
-                        if p.role == Role::Tool && p.source != s.source && s.format == Format::Anthropic && p.format == Format::Anthropic {
-                            out.push(v(Rule::ResultsSplit, s.source, Some(id), format!("the result for {id} is in another message than the other results of its turn")));
+                        if p.role == Role::Tool
+                            && p.source != s.source
+                            && s.format == Format::Anthropic
+                            && p.format == Format::Anthropic
+                        {
+                            out.push(v(
+                                Rule::ResultsSplit,
+                                s.source,
+                                Some(id),
+                                format!("the result for {id} is in another message than the other results of its turn"),
+                            ));
                         }
                     }
                 } else if in_place_count(id) >= call_sites.len() || results.iter().any(|&t| t < i && !in_place(t, id)) {
-                    out.push(v(Rule::DuplicateToolResult, s.source, Some(id), format!("tool call {id} already has a result")));
+                    out.push(v(
+                        Rule::DuplicateToolResult,
+                        s.source,
+                        Some(id),
+                        format!("tool call {id} already has a result"),
+                    ));
                     continue;
                 } else {
                     let prev = i.checked_sub(1).and_then(|p| shapes.get(p));
                     let after_text = prev.is_some_and(|p| p.role == Role::User && p.source == s.source);
                     if provider == Provider::Anthropic && after_text {
-                        out.push(v(Rule::ResultAfterText, s.source, Some(id), format!("the result for {id} comes after text in the same message; results go first")));
+                        out.push(v(
+                            Rule::ResultAfterText,
+                            s.source,
+                            Some(id),
+                            format!("the result for {id} comes after text in the same message; results go first"),
+                        ));
                     } else {
-                        out.push(v(Rule::MisplacedToolResult, s.source, Some(id), format!("the result for {id} is not directly after the message that made the call")));
+                        out.push(v(
+                            Rule::MisplacedToolResult,
+                            s.source,
+                            Some(id),
+                            format!("the result for {id} is not directly after the message that made the call"),
+                        ));
                     }
                 }
                 if provider.text_only_tool_results() {
                     match s.tool_content {
-                        ToolContent::EmptyParts | ToolContent::Json => out.push(v(Rule::ToolContentNotText, s.source, Some(id), format!("the result for {id} is not text"))),
-                        ToolContent::Media => out.push(v(Rule::NonTextToolResult, s.source, Some(id), format!("the result for {id} carries media, which this provider takes only as text"))),
+                        ToolContent::EmptyParts | ToolContent::Json => out.push(v(
+                            Rule::ToolContentNotText,
+                            s.source,
+                            Some(id),
+                            format!("the result for {id} is not text"),
+                        )),
+                        ToolContent::Media => out.push(v(
+                            Rule::NonTextToolResult,
+                            s.source,
+                            Some(id),
+                            format!("the result for {id} carries media, which this provider takes only as text"),
+                        )),
                         ToolContent::Text | ToolContent::TextParts => {}
                     }
                 }

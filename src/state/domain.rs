@@ -74,7 +74,10 @@ pub(crate) fn reduce_tasks(spec: &ChannelSpec, value: &mut Value, update: &Value
         if task.get("task_id").and_then(Value::as_str).is_some_and(|t| t != id) {
             return Err(invalid(name, "a task record's task_id is its key").field("task_id"));
         }
-        if let Some(k) = ["task_id", "agent_name", "thread_id", "run_id"].into_iter().find(|k| !task.get(*k).is_some_and(Value::is_string)) {
+        if let Some(k) = ["task_id", "agent_name", "thread_id", "run_id"]
+            .into_iter()
+            .find(|k| !task.get(*k).is_some_and(Value::is_string))
+        {
             return Err(invalid(name, "a task record has string task_id, agent_name, thread_id and run_id").field(k));
         }
         let to = status_of(task, name, TaskStatus::parse)?.unwrap_or(TaskStatus::Pending);
@@ -99,8 +102,10 @@ pub(crate) fn reduce_plan(spec: &ChannelSpec, value: &mut Value, update: &Value)
             Some(_) => return Err(invalid(name, "depends_on is a list of step ids").field("depends_on")),
         }
         let to = status_of(step, name, StepStatus::parse)?.unwrap_or(StepStatus::Pending);
-        let from = old.map(|o| status_of(o, name, StepStatus::parse)).transpose()?.flatten().unwrap_or(StepStatus::Pending);
-        check_transition("a plan step", from, to, StepStatus::can_become, StepStatus::as_str).map_err(|e| e.channel(name))
+        let from =
+            old.map(|o| status_of(o, name, StepStatus::parse)).transpose()?.flatten().unwrap_or(StepStatus::Pending);
+        check_transition("a plan step", from, to, StepStatus::can_become, StepStatus::as_str)
+            .map_err(|e| e.channel(name))
     })?;
     let plan = object_mut(value, name)?;
     for step in plan.values_mut().filter_map(Value::as_object_mut) {
@@ -119,7 +124,11 @@ fn deps(step: &Value) -> impl Iterator<Item = &str> {
 fn check_plan(plan: &Map<String, Value>) -> Result<()> {
     for (id, step) in plan {
         if let Some(missing) = deps(step).find(|d| !plan.contains_key(*d)) {
-            return Err(Error::new(ErrorCode::InvalidPlan, format!("step '{id}' depends on '{missing}', which is not in the plan")).field(id.clone()));
+            return Err(Error::new(
+                ErrorCode::InvalidPlan,
+                format!("step '{id}' depends on '{missing}', which is not in the plan"),
+            )
+            .field(id.clone()));
         }
     }
     // Kahn's algorithm: whatever is left after peeling steps without pending dependencies is a cycle.
@@ -144,16 +153,24 @@ fn check_plan(plan: &Map<String, Value>) -> Result<()> {
         }
     }
     if let Some(id) = plan.keys().find(|id| !done.contains(id.as_str())) {
-        return Err(Error::new(ErrorCode::InvalidPlan, format!("step '{id}' is part of a dependency cycle")).field(id.clone()));
+        return Err(
+            Error::new(ErrorCode::InvalidPlan, format!("step '{id}' is part of a dependency cycle")).field(id.clone())
+        );
     }
-    let status = |s: &Value| s.get("status").and_then(Value::as_str).and_then(|t| StepStatus::parse(t).ok()).unwrap_or(StepStatus::Pending);
+    let status = |s: &Value| {
+        s.get("status").and_then(Value::as_str).and_then(|t| StepStatus::parse(t).ok()).unwrap_or(StepStatus::Pending)
+    };
     for (id, step) in plan.iter().filter(|(_, s)| matches!(status(s), StepStatus::Running | StepStatus::Succeeded)) {
         let blocked = deps(step).find(|d| {
             let status = plan.get(*d).and_then(|s| s.get("status")).and_then(Value::as_str).unwrap_or("pending");
             !StepStatus::parse(status).map(StepStatus::unblocks).unwrap_or(false)
         });
         if let Some(d) = blocked {
-            return Err(Error::new(ErrorCode::InvalidTransition, format!("step '{id}' cannot run or succeed before step '{d}' succeeded or was skipped")).field(id.clone()));
+            return Err(Error::new(
+                ErrorCode::InvalidTransition,
+                format!("step '{id}' cannot run or succeed before step '{d}' succeeded or was skipped"),
+            )
+            .field(id.clone()));
         }
     }
     Ok(())
@@ -186,8 +203,14 @@ pub(crate) fn reduce_approvals(spec: &ChannelSpec, value: &mut Value, update: &V
                 if old.get("tool_call_id") != record.get("tool_call_id") {
                     return Err(invalid(name, "an approval's tool_call_id cannot change").field("tool_call_id"));
                 }
-                check_transition("an approval", from, to.unwrap_or(from), ApprovalStatus::can_become, ApprovalStatus::as_str)
-                    .map_err(|e| e.channel(name))
+                check_transition(
+                    "an approval",
+                    from,
+                    to.unwrap_or(from),
+                    ApprovalStatus::can_become,
+                    ApprovalStatus::as_str,
+                )
+                .map_err(|e| e.channel(name))
             }
         }
     })
@@ -215,7 +238,8 @@ pub(crate) fn any_pending(approvals: &Value) -> bool {
 /// Budget limits, in the channel's `limits` object (all optional).
 pub(crate) const LIMITS: [&str; 4] = ["max_turns", "max_tokens", "max_tool_calls", "deadline_ms"];
 /// Budget counters, in the channel's `used` object; each `max_x` limits the counter `x`.
-pub(crate) const COUNTERS: [(&str, &str); 3] = [("turns", "max_turns"), ("tokens", "max_tokens"), ("tool_calls", "max_tool_calls")];
+pub(crate) const COUNTERS: [(&str, &str); 3] =
+    [("turns", "max_turns"), ("tokens", "max_tokens"), ("tool_calls", "max_tool_calls")];
 
 /// `budget`: `{limits?: {max_turns?, max_tokens?, max_tool_calls?, deadline_ms?}, used?: {turns?,
 /// tokens?, tool_calls?}}`. Limits are set (`null` removes one); `used` values are added.
@@ -232,7 +256,8 @@ pub(crate) fn reduce_budget(spec: &ChannelSpec, value: &mut Value, update: &Valu
             _ => return Err(invalid(name, "a budget update has only limits and used").field(key.clone())),
         };
         for (k, v) in part {
-            let known = if key == "limits" { LIMITS.contains(&k.as_str()) } else { COUNTERS.iter().any(|(c, _)| c == k) };
+            let known =
+                if key == "limits" { LIMITS.contains(&k.as_str()) } else { COUNTERS.iter().any(|(c, _)| c == k) };
             if !known {
                 return Err(invalid(name, format!("unknown budget {key} field")).field(k.clone()));
             }
@@ -293,18 +318,24 @@ pub(crate) fn check_budget(budget: &Value, before: [u64; 3], now_ms: u64, wrote_
     for (((counter, max), used), was) in COUNTERS.iter().zip(after).zip(before) {
         match limit(max) {
             Some(max_v) if used > was && used > max_v => {
-                return Err(Error::new(ErrorCode::BudgetExceeded, format!("this command would use {used} {counter}; the budget allows {max_v} ({max})"))
-                    .field(max.to_string())
-                    .channel("budget"));
+                return Err(Error::new(
+                    ErrorCode::BudgetExceeded,
+                    format!("this command would use {used} {counter}; the budget allows {max_v} ({max})"),
+                )
+                .field(max.to_string())
+                .channel("budget"));
             }
             _ => {}
         }
     }
     if let Some(deadline) = limit("deadline_ms") {
         if wrote_turn && now_ms > deadline {
-            return Err(Error::new(ErrorCode::BudgetExceeded, format!("the run's deadline ({deadline} ms) has passed"))
-                .field("deadline_ms")
-                .channel("budget"));
+            return Err(Error::new(
+                ErrorCode::BudgetExceeded,
+                format!("the run's deadline ({deadline} ms) has passed"),
+            )
+            .field("deadline_ms")
+            .channel("budget"));
         }
     }
     Ok(())
@@ -319,7 +350,11 @@ pub(crate) fn reduce_todos(spec: &ChannelSpec, value: &mut Value, update: &Value
         let ok = item.get("content").is_some_and(Value::is_string)
             && matches!(item.get("status").and_then(Value::as_str), Some("pending" | "in_progress" | "completed"));
         if !ok {
-            return Err(invalid(name, "each todo is {content: string, status: \"pending\" | \"in_progress\" | \"completed\"}").at(i));
+            return Err(invalid(
+                name,
+                "each todo is {content: string, status: \"pending\" | \"in_progress\" | \"completed\"}",
+            )
+            .at(i));
         }
     }
     *value = update.clone();

@@ -66,7 +66,11 @@ impl Store {
         channel
             .unanswered()
             .into_iter()
-            .map(|(id, name, message)| DanglingCall { tool_call_id: id.into(), name: name.into(), message_id: message.into() })
+            .map(|(id, name, message)| DanglingCall {
+                tool_call_id: id.into(),
+                name: name.into(),
+                message_id: message.into(),
+            })
             .collect()
     }
 
@@ -90,7 +94,8 @@ impl Store {
     pub fn apply_event(&mut self, e: &Event, index: usize) -> Result<()> {
         let anchor = (self.version, self.last_hash().to_string());
         if e.run_id != self.run_id {
-            return Err(tampered(index, format!("event {index} belongs to run '{}', not '{}'", e.run_id, self.run_id)).field("run_id"));
+            return Err(tampered(index, format!("event {index} belongs to run '{}', not '{}'", e.run_id, self.run_id))
+                .field("run_id"));
         }
         verify_log(std::slice::from_ref(e), (anchor.0, &anchor.1)).map_err(|mut b| {
             b.index = index;
@@ -104,9 +109,9 @@ impl Store {
                     .channel(name)
             })?;
             let write = match self.slots.get(i) {
-                Some(Slot::Messages(_)) => Write::Messages(
-                    MessageOp::list_from_canonical(value).map_err(|err| tampered(index, format!("event {index} has unreadable messages: {}", err.message)))?,
-                ),
+                Some(Slot::Messages(_)) => Write::Messages(MessageOp::list_from_canonical(value).map_err(|err| {
+                    tampered(index, format!("event {index} has unreadable messages: {}", err.message))
+                })?),
                 _ => Write::Json(value.clone()),
             };
             writes.push((i, write));
@@ -120,8 +125,17 @@ impl Store {
             system: e.system,
             expect: Some(e),
         };
-        self.run_batch(vec![cmd], e.created_at, super::store::Mode::Commit)
-            .map_err(|err| tampered(index, format!("event {index} (sequence {}) does not apply: {}: {}", e.sequence, err.code.as_str(), err.message)))?;
+        self.run_batch(vec![cmd], e.created_at, super::store::Mode::Commit).map_err(|err| {
+            tampered(
+                index,
+                format!(
+                    "event {index} (sequence {}) does not apply: {}: {}",
+                    e.sequence,
+                    err.code.as_str(),
+                    err.message
+                ),
+            )
+        })?;
         Ok(())
     }
 
@@ -180,8 +194,13 @@ impl Store {
     fn snapshot(&mut self, format: &str, private: bool) -> Checkpoint {
         let last_hash = self.last_hash().to_string();
         let keep = |s: &ChannelSpec| private || s.visibility != Visibility::Private;
-        let values: Map<String, Value> =
-            self.specs.iter().enumerate().filter(|(_, s)| keep(s)).map(|(i, s)| (s.name.clone(), self.value_of(i))).collect();
+        let values: Map<String, Value> = self
+            .specs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| keep(s))
+            .map(|(i, s)| (s.name.clone(), self.value_of(i)))
+            .collect();
         Checkpoint {
             format: format.to_string(),
             format_version: CHECKPOINT_FORMAT_VERSION,
@@ -196,7 +215,9 @@ impl Store {
 
     /// The store a checkpoint holds (no events in memory; `at` reaches back to it).
     fn from_checkpoint(cp: Checkpoint) -> Result<Store> {
-        let corrupt = |m: String| Error::new(ErrorCode::CorruptCheckpoint, format!("the checkpoint is corrupt: {m}; nothing was loaded"));
+        let corrupt = |m: String| {
+            Error::new(ErrorCode::CorruptCheckpoint, format!("the checkpoint is corrupt: {m}; nothing was loaded"))
+        };
         let mut s = Store::new(StoreOptions { run_id: Some(cp.run_id.clone()), channels: Vec::new() })?;
         for spec in &cp.channels {
             s.add(spec.clone(), false).map_err(|e| corrupt(e.message))?;
@@ -205,8 +226,12 @@ impl Store {
             let i = s.index(name).map_err(|_| corrupt(format!("unknown channel '{name}'")))?;
             let slot = match s.slots.get(i) {
                 Some(Slot::Messages(_)) => {
-                    let list = Vec::<Message>::deserialize(value).map_err(|e| corrupt(format!("channel '{name}': {e}")))?;
-                    Slot::Messages(MessagesChannel::from_messages(list).map_err(|e| corrupt(format!("channel '{name}': {}", e.message)))?)
+                    let list =
+                        Vec::<Message>::deserialize(value).map_err(|e| corrupt(format!("channel '{name}': {e}")))?;
+                    Slot::Messages(
+                        MessagesChannel::from_messages(list)
+                            .map_err(|e| corrupt(format!("channel '{name}': {}", e.message)))?,
+                    )
                 }
                 _ => Slot::Json(value.clone()),
             };
@@ -241,7 +266,11 @@ impl Store {
             }
             if e.sequence == seq {
                 if e.hash != hash {
-                    return Err(tampered(i, format!("event {i} (sequence {seq}) is not the event the checkpoint ends with")).field("hash"));
+                    return Err(tampered(
+                        i,
+                        format!("event {i} (sequence {seq}) is not the event the checkpoint ends with"),
+                    )
+                    .field("hash"));
                 }
                 continue;
             }
@@ -254,7 +283,8 @@ impl Store {
     /// never persisted). Errors: `NOT_OWNER` when the owner has no private channel or its key was
     /// already handed out.
     pub fn claim_owner_key(&mut self, owner: &str, new_key: impl FnOnce() -> String) -> Result<String> {
-        let has_private = self.specs.iter().any(|s| s.visibility == Visibility::Private && s.owner.as_deref() == Some(owner));
+        let has_private =
+            self.specs.iter().any(|s| s.visibility == Visibility::Private && s.owner.as_deref() == Some(owner));
         if !has_private || self.keys.contains_key(owner) {
             return Err(Error::new(ErrorCode::NotOwner, format!("owner '{owner}' has no unclaimed private channels")));
         }

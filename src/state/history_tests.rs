@@ -7,11 +7,20 @@ use crate::log::{parse_jsonl, verify_log, Event, GENESIS_HASH};
 use serde_json::{json, Value};
 
 fn cmd(author: &str, update: Value) -> Command {
-    Command { author: author.into(), expected_version: None, update: update.as_object().cloned().unwrap_or_default(), correlation_id: None, causation_id: None }
+    Command {
+        author: author.into(),
+        expected_version: None,
+        update: update.as_object().cloned().unwrap_or_default(),
+        correlation_id: None,
+        causation_id: None,
+    }
 }
 
 fn calls(id: &str, ids: &[&str]) -> Value {
-    let tc: Vec<Value> = ids.iter().map(|c| json!({"id": c, "type": "function", "function": {"name": "fetch", "arguments": "{\"url\": \"x\"}"}})).collect();
+    let tc: Vec<Value> = ids
+        .iter()
+        .map(|c| json!({"id": c, "type": "function", "function": {"name": "fetch", "arguments": "{\"url\": \"x\"}"}}))
+        .collect();
     json!({"id": id, "role": "assistant", "content": null, "tool_calls": tc})
 }
 
@@ -26,8 +35,19 @@ fn state(s: &mut Store) -> Value {
 
 fn session() -> Store {
     let mut s = Store::new(StoreOptions { run_id: Some("run-a".into()), ..Default::default() }).unwrap();
-    s.apply(&cmd("user", json!({"messages": [{"role": "user", "content": "fetch three pages"}], "run": {"status": "running"}})), 1_000).unwrap();
-    s.apply(&cmd("model", json!({"messages": [calls("a1", &["c1", "c2", "c3"])], "plan": {"s1": {"title": "fetch"}}})), 1_001).unwrap();
+    s.apply(
+        &cmd(
+            "user",
+            json!({"messages": [{"role": "user", "content": "fetch three pages"}], "run": {"status": "running"}}),
+        ),
+        1_000,
+    )
+    .unwrap();
+    s.apply(
+        &cmd("model", json!({"messages": [calls("a1", &["c1", "c2", "c3"])], "plan": {"s1": {"title": "fetch"}}})),
+        1_001,
+    )
+    .unwrap();
     s.apply(&cmd("tool", json!({"messages": [result("c1")], "files": {"/p1": "page one"}})), 1_002).unwrap();
     s
 }
@@ -87,7 +107,10 @@ fn replay_refuses_a_tampered_log() {
     assert_eq!((e.code, e.index), (ErrorCode::TamperedLog, Some(2)));
     // Even with every hash recomputed, a payload that does not apply is refused.
     let mut ev: Vec<Event> = s.events().to_vec();
-    ev[2].payload.insert("messages".into(), json!([{"id": "x", "role": "tool", "tool_call_id": "zz", "content": "forged", "status": "success"}]));
+    ev[2].payload.insert(
+        "messages".into(),
+        json!([{"id": "x", "role": "tool", "tool_call_id": "zz", "content": "forged", "status": "success"}]),
+    );
     let mut prev = GENESIS_HASH.to_string();
     for e in &mut ev {
         e.prev_hash = prev.clone();
@@ -133,7 +156,13 @@ fn checkpoint_restore_and_crash_in_the_middle_of_a_tool_batch() {
     let out = restored.repair(&opts, "recovery", 2_000).unwrap();
     assert_eq!(out.report.len(), 2);
     let msgs = restored.get("messages").unwrap();
-    let results: Vec<(&str, &str)> = msgs.as_array().unwrap().iter().filter(|m| m["role"] == "tool").map(|m| (m["tool_call_id"].as_str().unwrap(), m["status"].as_str().unwrap_or("success"))).collect();
+    let results: Vec<(&str, &str)> = msgs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| (m["tool_call_id"].as_str().unwrap(), m["status"].as_str().unwrap_or("success")))
+        .collect();
     // Placeholders go right after the call, before real results (as deepagents places them).
     assert_eq!(results, vec![("c2", "error"), ("c3", "error"), ("c1", "success")]);
     assert!(restored.dangling_tool_calls().is_empty());
@@ -166,8 +195,14 @@ fn corrupt_or_unknown_checkpoints_are_refused() {
     assert_eq!(e.code, ErrorCode::UnsupportedFormatVersion);
     let mut v: Value = serde_json::from_slice(&bytes).unwrap();
     v["values"]["files"]["/p1"] = json!("forged");
-    assert_eq!(Store::restore(&serde_json::to_vec(&v).unwrap(), &[], Vec::new()).unwrap_err().code, ErrorCode::CorruptCheckpoint);
-    assert_eq!(Store::restore(&bytes[..bytes.len() - 1], &[], Vec::new()).unwrap_err().code, ErrorCode::CorruptCheckpoint);
+    assert_eq!(
+        Store::restore(&serde_json::to_vec(&v).unwrap(), &[], Vec::new()).unwrap_err().code,
+        ErrorCode::CorruptCheckpoint
+    );
+    assert_eq!(
+        Store::restore(&bytes[..bytes.len() - 1], &[], Vec::new()).unwrap_err().code,
+        ErrorCode::CorruptCheckpoint
+    );
     assert_eq!(Store::restore(b"", &[], Vec::new()).unwrap_err().code, ErrorCode::CorruptCheckpoint);
 }
 

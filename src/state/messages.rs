@@ -63,7 +63,9 @@ impl MessageOp {
     /// The message this op writes, if any.
     pub fn message(&self) -> Option<&Message> {
         match self {
-            MessageOp::Put(m) | MessageOp::Replace { replace: m } | MessageOp::InsertAfter { message: m, .. } => Some(m),
+            MessageOp::Put(m) | MessageOp::Replace { replace: m } | MessageOp::InsertAfter { message: m, .. } => {
+                Some(m)
+            }
             _ => None,
         }
     }
@@ -71,13 +73,21 @@ impl MessageOp {
     /// Reads ops as an event payload stores them (canonical messages, op objects). Faster and
     /// clearer in its errors than serde's untagged matching.
     pub fn list_from_canonical(v: &Value) -> Result<Vec<MessageOp>> {
-        let items = v.as_array().ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "a logged messages write is a list"))?;
+        let items =
+            v.as_array().ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "a logged messages write is a list"))?;
         items.iter().enumerate().map(|(i, item)| MessageOp::from_canonical(item).map_err(|e| e.at(i))).collect()
     }
 
     fn from_canonical(v: &Value) -> Result<MessageOp> {
-        let message = |v: &Value| Message::deserialize(v).map_err(|e| Error::new(ErrorCode::InvalidMessage, format!("not a canonical message: {e}")));
-        let id = |v: &Value| v.as_str().map(str::to_string).ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "an op names a message id"));
+        let message = |v: &Value| {
+            Message::deserialize(v)
+                .map_err(|e| Error::new(ErrorCode::InvalidMessage, format!("not a canonical message: {e}")))
+        };
+        let id = |v: &Value| {
+            v.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "an op names a message id"))
+        };
         let obj = v.as_object().ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "an op is an object"))?;
         Ok(if let Some(r) = obj.get("remove") {
             MessageOp::Remove { remove: id(r)? }
@@ -86,7 +96,10 @@ impl MessageOp {
         } else if let Some(m) = obj.get("replace") {
             MessageOp::Replace { replace: message(m)? }
         } else if let Some(a) = obj.get("insertAfter") {
-            MessageOp::InsertAfter { insert_after: id(a)?, message: message(obj.get("message").unwrap_or(&Value::Null))? }
+            MessageOp::InsertAfter {
+                insert_after: id(a)?,
+                message: message(obj.get("message").unwrap_or(&Value::Null))?,
+            }
         } else {
             MessageOp::Put(message(v)?)
         })
@@ -94,7 +107,9 @@ impl MessageOp {
 
     fn message_mut(&mut self) -> Option<&mut Message> {
         match self {
-            MessageOp::Put(m) | MessageOp::Replace { replace: m } | MessageOp::InsertAfter { message: m, .. } => Some(m),
+            MessageOp::Put(m) | MessageOp::Replace { replace: m } | MessageOp::InsertAfter { message: m, .. } => {
+                Some(m)
+            }
             _ => None,
         }
     }
@@ -125,7 +140,9 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
         let bad = |m: &str| Error::new(ErrorCode::InvalidMessage, m.to_string()).at(i).channel("messages");
         let obj = item.as_object().ok_or_else(|| bad("a messages update item is a message or an op object"))?;
         let slot = if let Some(id) = obj.get("remove") {
-            Slot::Op(Box::new(MessageOp::Remove { remove: id.as_str().ok_or_else(|| bad("remove takes a message id"))?.to_string() }))
+            Slot::Op(Box::new(MessageOp::Remove {
+                remove: id.as_str().ok_or_else(|| bad("remove takes a message id"))?.to_string(),
+            }))
         } else if obj.contains_key("removeAll") {
             if obj.get("removeAll") != Some(&Value::Bool(true)) {
                 return Err(bad("removeAll must be true"));
@@ -137,7 +154,11 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
             let after = after.as_str().ok_or_else(|| bad("insertAfter takes a message id"))?.to_string();
             Slot::InsertAfter(after, queue(obj.get("message").ok_or_else(|| bad("insertAfter needs a message"))?, i))
         } else if let Some(id) = langchain_remove(obj) {
-            Slot::Op(Box::new(if id == REMOVE_ALL { MessageOp::RemoveAll { remove_all: true } } else { MessageOp::Remove { remove: id } }))
+            Slot::Op(Box::new(if id == REMOVE_ALL {
+                MessageOp::RemoveAll { remove_all: true }
+            } else {
+                MessageOp::Remove { remove: id }
+            }))
         } else {
             Slot::Message(queue(item, i))
         };
@@ -185,7 +206,8 @@ fn langchain_remove(obj: &serde_json::Map<String, Value>) -> Option<String> {
         return obj.get("id").and_then(Value::as_str).map(str::to_string);
     }
     let is_lc_remove = obj.get("lc").is_some()
-        && obj.get("id").and_then(Value::as_array).and_then(|p| p.last()).and_then(Value::as_str) == Some("RemoveMessage");
+        && obj.get("id").and_then(Value::as_array).and_then(|p| p.last()).and_then(Value::as_str)
+            == Some("RemoveMessage");
     if is_lc_remove {
         return obj.get("kwargs").and_then(|k| k.get("id")).and_then(Value::as_str).map(str::to_string);
     }
@@ -455,9 +477,12 @@ impl MessagesChannel {
         let Some(call_id) = m.tool_call_id.as_deref() else { return Ok(()) };
         self.note_call(call_id);
         let Some(call) = self.calls.get_mut(call_id) else {
-            return Err(Error::new(ErrorCode::UnknownToolCall, format!("tool result '{id}' answers call '{call_id}', which no assistant message made"))
-                .at(index)
-                .field("tool_call_id"));
+            return Err(Error::new(
+                ErrorCode::UnknownToolCall,
+                format!("tool result '{id}' answers call '{call_id}', which no assistant message made"),
+            )
+            .at(index)
+            .field("tool_call_id"));
         };
         match &call.result {
             Some(r) if r != id => Err(Error::new(
@@ -508,15 +533,22 @@ impl MessagesChannel {
                     removed.insert(remove.clone());
                 }
                 MessageOp::Put(m) | MessageOp::Replace { replace: m } | MessageOp::InsertAfter { message: m, .. } => {
-                    let id = m.id.clone().ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "internal: message without an id").at(index))?;
+                    let id = m.id.clone().ok_or_else(|| {
+                        Error::new(ErrorCode::InvalidMessage, "internal: message without an id").at(index)
+                    })?;
                     let existing = self.pos.get(&id).copied();
                     let insert_at = match op {
                         MessageOp::Replace { .. } if existing.is_none() => return Err(unknown_id(&id, index)),
                         MessageOp::InsertAfter { insert_after, .. } => {
                             if existing.is_some_and(|_| !removed.contains(&id)) {
-                                return Err(Error::new(ErrorCode::InvalidUpdate, format!("insertAfter: message '{id}' already exists")).at(index));
+                                return Err(Error::new(
+                                    ErrorCode::InvalidUpdate,
+                                    format!("insertAfter: message '{id}' already exists"),
+                                )
+                                .at(index));
                             }
-                            let anchor = self.pos.get(insert_after).copied().filter(|_| !removed.contains(insert_after));
+                            let anchor =
+                                self.pos.get(insert_after).copied().filter(|_| !removed.contains(insert_after));
                             Some(anchor.ok_or_else(|| unknown_id(insert_after, index))? + 1)
                         }
                         _ => None,
@@ -530,7 +562,10 @@ impl MessagesChannel {
                     if m.role == Role::Tool {
                         self.answer(m, &id, index)?;
                         written_results.push((id.clone(), m.tool_call_id.clone().unwrap_or_default(), index));
-                        fx.results.push((m.tool_call_id.clone().unwrap_or_default(), m.status.unwrap_or(ToolStatus::Success)));
+                        fx.results.push((
+                            m.tool_call_id.clone().unwrap_or_default(),
+                            m.status.unwrap_or(ToolStatus::Success),
+                        ));
                     }
                     fx.model_or_tool |= matches!(m.role, Role::Assistant | Role::Tool);
                     match (insert_at, existing) {
@@ -548,12 +583,19 @@ impl MessagesChannel {
                         (None, Some(i)) => {
                             removed.remove(&id);
                             let Some(slot) = self.list.get_mut(i) else {
-                                return Err(Error::new(ErrorCode::InvalidMessage, "internal: the id index points past the list").at(index));
+                                return Err(Error::new(
+                                    ErrorCode::InvalidMessage,
+                                    "internal: the id index points past the list",
+                                )
+                                .at(index));
                             };
                             let old = std::mem::replace(slot, m.clone());
                             // A replacement that changes the role, the calls made or the call
                             // answered changes the pairing: rebuild the index and re-check it.
-                            if old.role != m.role || old.tool_call_id != m.tool_call_id || old.call_ids().ne(m.call_ids()) {
+                            if old.role != m.role
+                                || old.tool_call_id != m.tool_call_id
+                                || old.call_ids().ne(m.call_ids())
+                            {
                                 moved = true;
                             }
                             if let Some(j) = &mut self.journal {

@@ -8,6 +8,8 @@
 mod command;
 mod domain;
 mod history;
+#[cfg(test)]
+mod history_tests;
 mod journal;
 mod messages;
 mod reducer;
@@ -16,14 +18,12 @@ mod rules;
 mod schema;
 mod sink;
 mod store;
-mod view;
-#[cfg(test)]
-mod history_tests;
 #[cfg(test)]
 mod tests;
+mod view;
 
-pub use history::{DanglingCall, EventFilter};
 pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions};
+pub use history::{DanglingCall, EventFilter};
 pub use messages::{decode_ops, Effects, MessageOp, MessagesChannel, REMOVE_ALL};
 pub use schema::{default_schema, ChannelSpec, Kind, OnConflict, Reducer, ValueType, Visibility};
 pub use store::{EventSink, Store, Write};

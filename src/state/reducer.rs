@@ -54,7 +54,9 @@ pub(crate) fn reduce(spec: &ChannelSpec, value: &mut Value, update: &Value) -> R
                 return Err(invalid(name, "a counter update is a number to add"));
             };
             *value = match (value.as_i64(), update.as_i64()) {
-                (Some(x), Some(y)) => x.checked_add(y).map(Value::from).ok_or_else(|| invalid(name, "the counter overflowed"))?,
+                (Some(x), Some(y)) => {
+                    x.checked_add(y).map(Value::from).ok_or_else(|| invalid(name, "the counter overflowed"))?
+                }
                 _ => serde_json::Number::from_f64(a + update.as_f64().unwrap_or(0.0))
                     .map(Value::Number)
                     .ok_or_else(|| invalid(name, "the counter is not a finite number"))?,
@@ -119,7 +121,8 @@ pub(crate) fn merge(
     mut put: impl FnMut(&str, Option<&Value>, &Value) -> Result<Value>,
 ) -> Result<Written> {
     let name = spec.name.as_str();
-    let patch = update.as_object().ok_or_else(|| invalid(name, "an update is an object of keys to set (null deletes)"))?;
+    let patch =
+        update.as_object().ok_or_else(|| invalid(name, "an update is an object of keys to set (null deletes)"))?;
     let map = object_mut(value, name)?;
     let mut written = Written::default();
     for (key, new) in patch {
@@ -168,7 +171,10 @@ mod tests {
         let append = ChannelSpec::new("l", Reducer::Append);
         assert_eq!(run(&append, json!([1]), json!([1, 2])).unwrap(), json!([1, 1, 2]));
         let union = ChannelSpec::new("u", Reducer::Union);
-        assert_eq!(run(&union, json!([{"r": 1}]), json!([{"r": 1}, {"r": 2}, {"r": 2}])).unwrap(), json!([{"r": 1}, {"r": 2}]));
+        assert_eq!(
+            run(&union, json!([{"r": 1}]), json!([{"r": 1}, {"r": 2}, {"r": 2}])).unwrap(),
+            json!([{"r": 1}, {"r": 2}])
+        );
         let counter = ChannelSpec::new("n", Reducer::Counter);
         assert_eq!(run(&counter, json!(2), json!(3)).unwrap(), json!(5));
         assert_eq!(run(&counter, json!(2), json!(0.5)).unwrap(), json!(2.5));

@@ -27,10 +27,12 @@ impl Store {
             return Ok(Repaired { version: self.version, report, ids: Vec::new() });
         }
         // Target order; originals on the longest increasing run stay where they are, others move.
-        let kept: Vec<usize> = items.iter().filter_map(|it| if let Item::Keep(k, _) = it { Some(*k) } else { None }).collect();
+        let kept: Vec<usize> =
+            items.iter().filter_map(|it| if let Item::Keep(k, _) = it { Some(*k) } else { None }).collect();
         let stay: HashSet<usize> = longest_increasing(&kept).into_iter().collect();
         let id_at = |k: usize| list.get(k).and_then(|m| m.id.clone()).unwrap_or_default();
-        let mut ops: Vec<MessageOp> = (0..list.len()).filter(|k| !stay.contains(k)).map(|k| MessageOp::Remove { remove: id_at(k) }).collect();
+        let mut ops: Vec<MessageOp> =
+            (0..list.len()).filter(|k| !stay.contains(k)).map(|k| MessageOp::Remove { remove: id_at(k) }).collect();
         let mut synthetic: Vec<MessageOp> = items
             .iter()
             .filter(|it| matches!(it, Item::Synthetic { .. }))
@@ -38,7 +40,8 @@ impl Store {
             .map(MessageOp::Put)
             .collect();
         channel.assign_ids(&mut synthetic, &format!("{}:{}", self.run_id, self.version + 1));
-        let mut synthetic = synthetic.into_iter().filter_map(|op| if let MessageOp::Put(m) = op { Some(m) } else { None });
+        let mut synthetic =
+            synthetic.into_iter().filter_map(|op| if let MessageOp::Put(m) = op { Some(m) } else { None });
         let mut anchor: Option<String> = None;
         let mut new_ids = Vec::new();
         for item in &items {
@@ -65,14 +68,25 @@ impl Store {
                 new_ids.extend(id.clone());
             }
             let Some(after) = anchor.clone() else {
-                return Err(Error::new(ErrorCode::InvalidUpdate, "internal: a repaired history cannot start with a moved message"));
+                return Err(Error::new(
+                    ErrorCode::InvalidUpdate,
+                    "internal: a repaired history cannot start with a moved message",
+                ));
             };
             ops.push(MessageOp::InsertAfter { insert_after: after, message });
             anchor = id;
         }
         // Removed messages that are not re-inserted stay removed; a moved message's insert
         // cancels its removal.
-        let cmd = Decoded { author: author.to_string(), expected_version: None, writes: vec![(i, Write::Messages(ops))], correlation_id: None, causation_id: None, system: true, expect: None };
+        let cmd = Decoded {
+            author: author.to_string(),
+            expected_version: None,
+            writes: vec![(i, Write::Messages(ops))],
+            correlation_id: None,
+            causation_id: None,
+            system: true,
+            expect: None,
+        };
         self.run_batch(vec![cmd], now_ms, Mode::Commit).map_err(|e| Error { command: None, ..e })?;
         Ok(Repaired { version: self.version, report, ids: new_ids })
     }

@@ -42,9 +42,12 @@ impl Store {
             }
             let run_now = self.json(run_i).map(run_status).unwrap_or(RunStatus::Created);
             if run_before == RunStatus::WaitingApproval && run_now == RunStatus::Running && any_pending(approvals) {
-                return Err(Error::new(ErrorCode::InvalidTransition, "the run cannot leave waiting_approval while an approval is pending; decide it first")
-                    .channel("run")
-                    .field("status"));
+                return Err(Error::new(
+                    ErrorCode::InvalidTransition,
+                    "the run cannot leave waiting_approval while an approval is pending; decide it first",
+                )
+                .channel("run")
+                .field("status"));
             }
         }
         let Some(bi) = budget_i else { return Ok(()) };

@@ -111,7 +111,8 @@ impl ValueType {
         if self.admits(v) {
             return Ok(());
         }
-        Err(Error::new(ErrorCode::InvalidUpdate, format!("channel '{channel}' expects {}", self.name())).channel(channel))
+        Err(Error::new(ErrorCode::InvalidUpdate, format!("channel '{channel}' expects {}", self.name()))
+            .channel(channel))
     }
 }
 
@@ -231,7 +232,9 @@ impl ChannelSpec {
         if self.visibility == Visibility::Private && self.owner.as_deref().unwrap_or("").is_empty() {
             return bad(format!("private channel '{}' needs an owner", self.name));
         }
-        if self.reducer == Reducer::Counter && !matches!(self.value_type, ValueType::Any | ValueType::Number | ValueType::Integer) {
+        if self.reducer == Reducer::Counter
+            && !matches!(self.value_type, ValueType::Any | ValueType::Number | ValueType::Integer)
+        {
             return bad(format!("counter channel '{}' holds numbers; use type \"number\" or \"integer\"", self.name));
         }
         Ok(())

@@ -32,4 +32,3 @@ pub(super) enum Mode {
     /// Checked: the whole pipeline runs, then everything is rolled back ([`Store::check`](super::Store::check)).
     DryRun,
 }
-

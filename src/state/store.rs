@@ -2,15 +2,15 @@
 
 use super::command::{Applied, BatchApplied, Command, StoreOptions};
 use super::domain::{run_status, set_used, used_counters, COUNTERS};
+use super::journal::Journal;
 use super::messages::{decode_ops, Effects, MessageOp, MessagesChannel};
 use super::reducer::reduce;
 use super::schema::{default_schema, ChannelSpec, Kind, Reducer, Visibility};
-use crate::error::{Error, ErrorCode, Result};
-use crate::lifecycle::RunStatus;
-use super::journal::Journal;
 pub use super::sink::EventSink;
 pub(super) use super::sink::Mode;
 use super::sink::SinkSlot;
+use crate::error::{Error, ErrorCode, Result};
+use crate::lifecycle::RunStatus;
 use crate::log::{payload_of, same_event, Event, EventType, GENESIS_HASH};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -115,7 +115,11 @@ impl Store {
         }
         for spec in opts.channels {
             if spec.visibility == Visibility::Private {
-                return Err(Error::new(ErrorCode::InvalidOption, format!("register private channel '{}' with registerChannel to receive its owner key", spec.name)).channel(&spec.name));
+                return Err(Error::new(
+                    ErrorCode::InvalidOption,
+                    format!("register private channel '{}' with registerChannel to receive its owner key", spec.name),
+                )
+                .channel(&spec.name));
             }
             store.add(spec, false)?;
         }
@@ -126,12 +130,20 @@ impl Store {
     pub(super) fn add(&mut self, mut spec: ChannelSpec, builtin: bool) -> Result<()> {
         spec.check()?;
         if self.by_name.contains_key(&spec.name) {
-            return Err(Error::new(ErrorCode::ChannelExists, format!("a channel named '{}' already exists", spec.name)).channel(&spec.name));
+            return Err(Error::new(
+                ErrorCode::ChannelExists,
+                format!("a channel named '{}' already exists", spec.name),
+            )
+            .channel(&spec.name));
         }
         if !builtin {
             spec.kind = Kind::Generic;
         }
-        let slot = if spec.reducer == Reducer::Messages { Slot::Messages(MessagesChannel::default()) } else { Slot::Json(spec.initial()) };
+        let slot = if spec.reducer == Reducer::Messages {
+            Slot::Messages(MessagesChannel::default())
+        } else {
+            Slot::Json(spec.initial())
+        };
         self.by_name.insert(spec.name.clone(), self.specs.len());
         self.specs.push(spec);
         self.slots.push(slot);
@@ -141,11 +153,20 @@ impl Store {
     /// Adds a channel. For a private channel, returns its owner's key: the first private channel
     /// of an owner creates the key with `new_key()`; later ones must present it as `owner_key`
     /// (`NOT_OWNER` otherwise). Errors: `INVALID_OPTION`, `CHANNEL_EXISTS`, `NOT_OWNER`.
-    pub fn register_channel(&mut self, spec: ChannelSpec, owner_key: Option<&str>, new_key: impl FnOnce() -> String) -> Result<Option<String>> {
+    pub fn register_channel(
+        &mut self,
+        spec: ChannelSpec,
+        owner_key: Option<&str>,
+        new_key: impl FnOnce() -> String,
+    ) -> Result<Option<String>> {
         self.writable()?;
         spec.check()?;
         if self.by_name.contains_key(&spec.name) {
-            return Err(Error::new(ErrorCode::ChannelExists, format!("a channel named '{}' already exists", spec.name)).channel(&spec.name));
+            return Err(Error::new(
+                ErrorCode::ChannelExists,
+                format!("a channel named '{}' already exists", spec.name),
+            )
+            .channel(&spec.name));
         }
         if spec.visibility != Visibility::Private {
             self.add(spec, false)?;
@@ -155,7 +176,11 @@ impl Store {
         let key = match self.keys.get(&owner) {
             Some(k) if owner_key == Some(k.as_str()) => k.clone(),
             Some(_) => {
-                return Err(Error::new(ErrorCode::NotOwner, format!("owner '{owner}' already has private channels; pass its key to register more")).channel(&spec.name))
+                return Err(Error::new(
+                    ErrorCode::NotOwner,
+                    format!("owner '{owner}' already has private channels; pass its key to register more"),
+                )
+                .channel(&spec.name))
             }
             None => new_key(),
         };
@@ -180,7 +205,10 @@ impl Store {
     /// `READ_ONLY` for a past view.
     pub(super) fn writable(&self) -> Result<()> {
         if self.read_only {
-            return Err(Error::new(ErrorCode::ReadOnly, "this is a past view of the store (at(sequence)); apply commands to the live store"));
+            return Err(Error::new(
+                ErrorCode::ReadOnly,
+                "this is a past view of the store (at(sequence)); apply commands to the live store",
+            ));
         }
         Ok(())
     }
@@ -226,7 +254,8 @@ impl Store {
 
     pub(super) fn index(&self, channel: &str) -> Result<usize> {
         self.by_name.get(channel).copied().ok_or_else(|| {
-            Error::new(ErrorCode::UnknownChannel, format!("no channel named '{channel}'; register it first")).channel(channel)
+            Error::new(ErrorCode::UnknownChannel, format!("no channel named '{channel}'; register it first"))
+                .channel(channel)
         })
     }
 
@@ -255,7 +284,8 @@ impl Store {
         self.readable(i)?;
         match self.slots.get(i) {
             Some(Slot::Messages(m)) => Ok(m),
-            _ => Err(Error::new(ErrorCode::InvalidOption, format!("channel '{channel}' is not a messages channel")).channel(channel)),
+            _ => Err(Error::new(ErrorCode::InvalidOption, format!("channel '{channel}' is not a messages channel"))
+                .channel(channel)),
         }
     }
 
@@ -280,7 +310,12 @@ impl Store {
 
     /// Every channel except private ones, by name, in schema order.
     pub fn system_view(&self) -> Map<String, Value> {
-        self.specs.iter().enumerate().filter(|(_, s)| s.visibility != Visibility::Private).map(|(i, s)| (s.name.clone(), self.value_of(i))).collect()
+        self.specs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.visibility != Visibility::Private)
+            .map(|(i, s)| (s.name.clone(), self.value_of(i)))
+            .collect()
     }
 
     /// The private channels of the owner whose key this is. `NOT_OWNER` for an unknown key.
@@ -331,7 +366,11 @@ impl Store {
     /// `command` = the index of the failing command.
     /// The batch's events go to the sink in one call (a batch is atomic on disk).
     pub fn apply_batch(&mut self, cmds: &[Command], now_ms: u64) -> Result<BatchApplied> {
-        let decoded = cmds.iter().enumerate().map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci))).collect::<Result<Vec<_>>>();
+        let decoded = cmds
+            .iter()
+            .enumerate()
+            .map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci)))
+            .collect::<Result<Vec<_>>>();
         let ids = decoded.and_then(|d| self.run_batch(d, now_ms, Mode::Commit)).map_err(|e| self.scrub(e))?;
         Ok(BatchApplied { version: self.version, ids })
     }
@@ -339,7 +378,12 @@ impl Store {
     /// An error about a private channel with everything but its code, channel, position and
     /// authors withheld: messages and fields may quote the values or keys written.
     pub(super) fn scrub(&self, e: Error) -> Error {
-        let private = e.channel.as_deref().and_then(|c| self.by_name.get(c)).and_then(|&i| self.specs.get(i)).is_some_and(|s| s.visibility == Visibility::Private);
+        let private = e
+            .channel
+            .as_deref()
+            .and_then(|c| self.by_name.get(c))
+            .and_then(|&i| self.specs.get(i))
+            .is_some_and(|s| s.visibility == Visibility::Private);
         if !private {
             return e;
         }
@@ -357,8 +401,11 @@ impl Store {
         for (name, value) in &cmd.update {
             let i = self.index(name)?;
             if depth(value) > MAX_DEPTH {
-                return Err(Error::new(ErrorCode::InvalidUpdate, format!("the value for channel '{name}' nests deeper than {MAX_DEPTH} levels; flatten it"))
-                    .channel(name));
+                return Err(Error::new(
+                    ErrorCode::InvalidUpdate,
+                    format!("the value for channel '{name}' nests deeper than {MAX_DEPTH} levels; flatten it"),
+                )
+                .channel(name));
             }
             let write = match self.specs.get(i).map(|s| s.reducer) {
                 Some(Reducer::Messages) => {
@@ -401,10 +448,18 @@ impl Store {
     pub(super) fn authorise(&self, author: &str, i: usize) -> Result<()> {
         let Some(spec) = self.specs.get(i) else { return Ok(()) };
         if spec.owner.as_deref().is_some_and(|o| o != author) {
-            return Err(Error::new(ErrorCode::NotOwner, format!("channel '{}' is written only by its owner", spec.name)).channel(&spec.name));
+            return Err(Error::new(
+                ErrorCode::NotOwner,
+                format!("channel '{}' is written only by its owner", spec.name),
+            )
+            .channel(&spec.name));
         }
         if spec.writers.as_ref().is_some_and(|w| !w.iter().any(|a| a == author)) {
-            return Err(Error::new(ErrorCode::NotAuthorized, format!("author '{author}' may not write channel '{}'", spec.name)).channel(&spec.name));
+            return Err(Error::new(
+                ErrorCode::NotAuthorized,
+                format!("author '{author}' may not write channel '{}'", spec.name),
+            )
+            .channel(&spec.name));
         }
         Ok(())
     }
@@ -423,12 +478,22 @@ impl Store {
             if let Some(v) = cmd.expected_version.filter(|v| *v != self.version) {
                 return Err(Error::new(
                     ErrorCode::VersionConflict,
-                    format!("expected version {v}, but the store is at version {}; read the state again and retry", self.version),
+                    format!(
+                        "expected version {v}, but the store is at version {}; read the state again and retry",
+                        self.version
+                    ),
                 )
                 .command(ci));
             }
         }
-        let mut journal = Journal { version: self.version, log_len: self.log.len(), json: Vec::new(), messages: Vec::new(), counters: None, call_events: Vec::new() };
+        let mut journal = Journal {
+            version: self.version,
+            log_len: self.log.len(),
+            json: Vec::new(),
+            messages: Vec::new(),
+            counters: None,
+            call_events: Vec::new(),
+        };
         let result = self.reduce_batch(batch, now_ms, &mut journal);
         let sink = self.sink.0.clone();
         let result = match (mode, sink) {
@@ -480,7 +545,12 @@ impl Store {
         }
     }
 
-    fn reduce_batch(&mut self, batch: Vec<Decoded<'_>>, now_ms: u64, journal: &mut Journal) -> Result<Vec<Vec<String>>> {
+    fn reduce_batch(
+        &mut self,
+        batch: Vec<Decoded<'_>>,
+        now_ms: u64,
+        journal: &mut Journal,
+    ) -> Result<Vec<Vec<String>>> {
         let mut written_by: HashMap<(usize, String), (usize, String)> = HashMap::new();
         let mut all_ids = Vec::with_capacity(batch.len());
         for (ci, cmd) in batch.into_iter().enumerate() {
@@ -500,7 +570,8 @@ impl Store {
         written_by: &mut HashMap<(usize, String), (usize, String)>,
     ) -> Result<Vec<String>> {
         let sequence = self.version + 1;
-        let (run_i, approvals_i, budget_i) = (self.kind_slot(Kind::Run), self.kind_slot(Kind::Approvals), self.kind_slot(Kind::Budget));
+        let (run_i, approvals_i, budget_i) =
+            (self.kind_slot(Kind::Run), self.kind_slot(Kind::Approvals), self.kind_slot(Kind::Budget));
         let run_before = self.json(run_i).map(run_status).unwrap_or(RunStatus::Created);
         let budget_before = used_counters(self.json(budget_i));
         let mut fx = Effects::default();
@@ -508,13 +579,20 @@ impl Store {
         for (i, write) in cmd.writes.iter_mut() {
             let i = *i;
             journal.touch(i, &mut self.slots);
-            let spec = self.specs.get(i).ok_or_else(|| Error::new(ErrorCode::UnknownChannel, "internal: channel index out of range"))?;
+            let spec = self
+                .specs
+                .get(i)
+                .ok_or_else(|| Error::new(ErrorCode::UnknownChannel, "internal: channel index out of range"))?;
             match (self.slots.get_mut(i), write) {
                 (Some(Slot::Messages(channel)), Write::Messages(ops)) => {
                     channel.assign_ids(ops, &prefix);
                     let e = channel.apply(ops).map_err(|e| e.channel(&spec.name))?;
                     if e.model_or_tool && run_before.is_terminal() && !cmd.system {
-                        return Err(Error::new(ErrorCode::RunEnded, format!("the run is {}; it takes no new assistant or tool messages", run_before.as_str())).channel(&spec.name));
+                        return Err(Error::new(
+                            ErrorCode::RunEnded,
+                            format!("the run is {}; it takes no new assistant or tool messages", run_before.as_str()),
+                        )
+                        .channel(&spec.name));
                     }
                     fx.ids.extend(e.ids);
                     fx.turns += e.turns;
@@ -529,7 +607,11 @@ impl Store {
                     for key in written.conflicting {
                         match written_by.get(&(i, key.clone())) {
                             Some((other, first)) if *other != ci => {
-                                let what = if key.is_empty() { format!("channel '{}'", spec.name) } else { format!("key '{key}' of channel '{}'", spec.name) };
+                                let what = if key.is_empty() {
+                                    format!("channel '{}'", spec.name)
+                                } else {
+                                    format!("key '{key}' of channel '{}'", spec.name)
+                                };
                                 let mut e = Error::new(
                                     ErrorCode::ConcurrentWrite,
                                     format!(
@@ -567,10 +649,15 @@ impl Store {
             let old = self.call_events.insert(call.clone(), event_id.clone());
             journal.call_events.push((call, old));
         }
-        let writes: Vec<(String, Write)> = cmd.writes.into_iter().map(|(i, w)| (self.specs.get(i).map(|s| s.name.clone()).unwrap_or_default(), w)).collect();
+        let writes: Vec<(String, Write)> = cmd
+            .writes
+            .into_iter()
+            .map(|(i, w)| (self.specs.get(i).map(|s| s.name.clone()).unwrap_or_default(), w))
+            .collect();
         let kind = EventType::of_writes(&writes);
         // The payload is written out when the event is sealed (or now, to compare on replay).
-        let (payload, pending) = if cmd.expect.is_some() { (payload_of(writes), None) } else { (Map::new(), Some(writes)) };
+        let (payload, pending) =
+            if cmd.expect.is_some() { (payload_of(writes), None) } else { (Map::new(), Some(writes)) };
         let mut event = Event {
             event_id,
             run_id: self.run_id.clone(),
@@ -594,7 +681,10 @@ impl Store {
                 true
             }
             Some(logged) => {
-                return Err(Error::new(ErrorCode::TamperedLog, format!("event {} does not reproduce: its payload was altered", logged.sequence)))
+                return Err(Error::new(
+                    ErrorCode::TamperedLog,
+                    format!("event {} does not reproduce: its payload was altered", logged.sequence),
+                ))
             }
             None => false,
         };

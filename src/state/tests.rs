@@ -31,7 +31,10 @@ fn snapshot(s: &mut Store) -> String {
 }
 
 fn ai_calls(id: &str, calls: &[&str]) -> Value {
-    let tc: Vec<Value> = calls.iter().map(|c| json!({"id": c, "type": "function", "function": {"name": "t", "arguments": "{}"}})).collect();
+    let tc: Vec<Value> = calls
+        .iter()
+        .map(|c| json!({"id": c, "type": "function", "function": {"name": "t", "arguments": "{}"}}))
+        .collect();
     json!({"id": id, "role": "assistant", "content": null, "tool_calls": tc})
 }
 
@@ -45,8 +48,14 @@ fn ids(s: &Store) -> Vec<String> {
 
 #[test]
 fn three_parallel_calls_merge_and_answer_in_one_superstep() {
-    let mut s = Store::new(StoreOptions { channels: vec![ChannelSpec::new("flags", Reducer::Merge)], ..Default::default() }).unwrap();
-    s.apply(&cmd("model", json!({"messages": [{"role": "user", "content": "go"}, ai_calls("a1", &["c1", "c2", "c3"])]})), 0).unwrap();
+    let mut s =
+        Store::new(StoreOptions { channels: vec![ChannelSpec::new("flags", Reducer::Merge)], ..Default::default() })
+            .unwrap();
+    s.apply(
+        &cmd("model", json!({"messages": [{"role": "user", "content": "go"}, ai_calls("a1", &["c1", "c2", "c3"])]})),
+        0,
+    )
+    .unwrap();
     let batch: Vec<Command> = [("c1", "a"), ("c2", "b"), ("c3", "c")]
         .iter()
         .map(|(c, k)| cmd(&format!("tool:{c}"), json!({"flags": {*k: true}, "messages": [result(c)]})))
@@ -62,7 +71,9 @@ fn three_parallel_calls_merge_and_answer_in_one_superstep() {
 
 #[test]
 fn two_writes_to_a_replace_channel_conflict_naming_both() {
-    let mut s = Store::new(StoreOptions { channels: vec![ChannelSpec::new("answer", Reducer::Replace)], ..Default::default() }).unwrap();
+    let mut s =
+        Store::new(StoreOptions { channels: vec![ChannelSpec::new("answer", Reducer::Replace)], ..Default::default() })
+            .unwrap();
     let before = snapshot(&mut s);
     let e = s.apply_batch(&[cmd("alice", json!({"answer": 1})), cmd("bob", json!({"answer": 2}))], 0).unwrap_err();
     assert_eq!(e.code, ErrorCode::ConcurrentWrite);
@@ -75,10 +86,25 @@ fn two_writes_to_a_replace_channel_conflict_naming_both() {
 #[test]
 fn files_at_different_paths_merge_same_path_conflicts() {
     let mut s = store();
-    s.apply_batch(&[cmd("w1", json!({"files": {"/a.txt": {"content": ["a"]}}})), cmd("w2", json!({"files": {"/b.txt": {"content": ["b"]}}}))], 0).unwrap();
+    s.apply_batch(
+        &[
+            cmd("w1", json!({"files": {"/a.txt": {"content": ["a"]}}})),
+            cmd("w2", json!({"files": {"/b.txt": {"content": ["b"]}}})),
+        ],
+        0,
+    )
+    .unwrap();
     assert_eq!(s.get("files").unwrap(), json!({"/a.txt": {"content": ["a"]}, "/b.txt": {"content": ["b"]}}));
     let before = snapshot(&mut s);
-    let e = s.apply_batch(&[cmd("w1", json!({"files": {"/a.txt": {"content": ["x"]}}})), cmd("w2", json!({"files": {"/a.txt": {"content": ["y"]}}}))], 0).unwrap_err();
+    let e = s
+        .apply_batch(
+            &[
+                cmd("w1", json!({"files": {"/a.txt": {"content": ["x"]}}})),
+                cmd("w2", json!({"files": {"/a.txt": {"content": ["y"]}}})),
+            ],
+            0,
+        )
+        .unwrap_err();
     assert_eq!((e.code, e.field.as_deref()), (ErrorCode::ConcurrentWrite, Some("/a.txt")));
     assert_eq!(snapshot(&mut s), before);
     // facts declare callOrder: the later call wins.
@@ -100,9 +126,13 @@ fn ids_are_assigned_at_intake_and_unknown_updates_are_refused() {
     }
     // Same id replaces in place; explicit replace works on an existing id.
     s.apply(&cmd("user", json!({"messages": [{"id": "r7:1:0", "role": "user", "content": "hello"}]})), 0).unwrap();
-    s.apply(&cmd("user", json!({"messages": [{"replace": {"id": "r7:1:0", "role": "user", "content": "hey"}}]})), 0).unwrap();
+    s.apply(&cmd("user", json!({"messages": [{"replace": {"id": "r7:1:0", "role": "user", "content": "hey"}}]})), 0)
+        .unwrap();
     let msgs = s.get("messages").unwrap();
-    assert_eq!((msgs.as_array().unwrap().len(), &msgs[0]["id"], &msgs[0]["content"]), (1, &json!("r7:1:0"), &json!("hey")));
+    assert_eq!(
+        (msgs.as_array().unwrap().len(), &msgs[0]["id"], &msgs[0]["content"]),
+        (1, &json!("r7:1:0"), &json!("hey"))
+    );
 }
 
 #[test]
@@ -119,7 +149,8 @@ fn add_messages_cases_from_langgraph() {
     assert_eq!(ids(&s), vec!["1", "3"]);
     assert_eq!(s.get("messages").unwrap()[0]["content"], "again!");
     // remove all: LangChain's sentinel and our op.
-    s.apply(&cmd("u", json!({"messages": [h("4", "x"), {"type": "remove", "id": "__remove_all__"}, h("5", "y")]})), 0).unwrap();
+    s.apply(&cmd("u", json!({"messages": [h("4", "x"), {"type": "remove", "id": "__remove_all__"}, h("5", "y")]})), 0)
+        .unwrap();
     assert_eq!(ids(&s), vec!["5"]);
     s.apply(&cmd("u", json!({"messages": [{"removeAll": true}]})), 0).unwrap();
     assert!(ids(&s).is_empty());
@@ -144,7 +175,10 @@ fn version_lock_lets_only_the_first_writer_in() {
 fn tool_result_invariants() {
     let mut s = store();
     s.apply(&cmd("m", json!({"messages": [ai_calls("a1", &["c1"])]})), 0).unwrap();
-    assert_eq!(s.apply(&cmd("t", json!({"messages": [result("zz")]})), 0).unwrap_err().code, ErrorCode::UnknownToolCall);
+    assert_eq!(
+        s.apply(&cmd("t", json!({"messages": [result("zz")]})), 0).unwrap_err().code,
+        ErrorCode::UnknownToolCall
+    );
     let r = s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap();
     let e = s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap_err();
     assert_eq!(e.code, ErrorCode::AlreadyAnswered);
@@ -159,19 +193,40 @@ fn tool_result_invariants() {
 #[test]
 fn run_machine_terminal_runs_and_approvals() {
     let mut s = store();
-    assert_eq!(s.apply(&cmd("app", json!({"run": {"status": "completed"}})), 0).unwrap_err().code, ErrorCode::InvalidTransition);
-    s.apply(&cmd("app", json!({"run": {"status": "running"}, "messages": [ai_calls("a1", &["c1", "c2"])]})), 0).unwrap();
+    assert_eq!(
+        s.apply(&cmd("app", json!({"run": {"status": "completed"}})), 0).unwrap_err().code,
+        ErrorCode::InvalidTransition
+    );
+    s.apply(&cmd("app", json!({"run": {"status": "running"}, "messages": [ai_calls("a1", &["c1", "c2"])]})), 0)
+        .unwrap();
     s.apply(&cmd("hitl", json!({"approvals": {"ap1": {"tool_call_id": "c1", "status": "pending"}}, "run": {"status": "waiting_approval"}})), 0).unwrap();
     assert_eq!(s.events().last().unwrap().kind, crate::log::EventType::ApprovalRequest);
     // A result for a call whose approval is pending is refused; so is leaving waiting_approval.
-    assert_eq!(s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap_err().code, ErrorCode::ApprovalPending);
+    assert_eq!(
+        s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap_err().code,
+        ErrorCode::ApprovalPending
+    );
     let e = s.apply(&cmd("app", json!({"run": {"status": "running"}})), 0).unwrap_err();
     assert_eq!((e.code, e.channel.as_deref()), (ErrorCode::InvalidTransition, Some("run")));
     // Decided in the same command → allowed.
-    s.apply(&cmd("hitl", json!({"approvals": {"ap1": {"status": "rejected"}}, "run": {"status": "running"}})), 0).unwrap();
-    assert_eq!(s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap_err().code, ErrorCode::ApprovalRejected);
-    s.apply(&cmd("t", json!({"messages": [{"type": "tool", "tool_call_id": "c1", "content": "rejected", "status": "error"}]})), 0).unwrap();
-    assert_eq!(s.apply(&cmd("hitl", json!({"approvals": {"ap1": {"status": "approved"}}})), 0).unwrap_err().code, ErrorCode::InvalidTransition);
+    s.apply(&cmd("hitl", json!({"approvals": {"ap1": {"status": "rejected"}}, "run": {"status": "running"}})), 0)
+        .unwrap();
+    assert_eq!(
+        s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap_err().code,
+        ErrorCode::ApprovalRejected
+    );
+    s.apply(
+        &cmd(
+            "t",
+            json!({"messages": [{"type": "tool", "tool_call_id": "c1", "content": "rejected", "status": "error"}]}),
+        ),
+        0,
+    )
+    .unwrap();
+    assert_eq!(
+        s.apply(&cmd("hitl", json!({"approvals": {"ap1": {"status": "approved"}}})), 0).unwrap_err().code,
+        ErrorCode::InvalidTransition
+    );
     s.apply(&cmd("app", json!({"run": {"status": "completed"}})), 0).unwrap();
     let before = snapshot(&mut s);
     let e = s.apply(&cmd("t", json!({"messages": [result("c2")]})), 0).unwrap_err();
@@ -184,7 +239,11 @@ fn run_machine_terminal_runs_and_approvals() {
 #[test]
 fn plan_dependencies_and_cycles() {
     let mut s = store();
-    s.apply(&cmd("planner", json!({"plan": {"s1": {"title": "read"}, "s2": {"title": "write", "depends_on": ["s1"]}}})), 0).unwrap();
+    s.apply(
+        &cmd("planner", json!({"plan": {"s1": {"title": "read"}, "s2": {"title": "write", "depends_on": ["s1"]}}})),
+        0,
+    )
+    .unwrap();
     assert_eq!(s.get("plan").unwrap()["s2"]["status"], "pending");
     let e = s.apply(&cmd("planner", json!({"plan": {"s3": {"title": "x", "depends_on": ["nope"]}}})), 0).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidPlan);
@@ -196,7 +255,10 @@ fn plan_dependencies_and_cycles() {
     s.apply(&cmd("planner", json!({"plan": {"s1": {"status": "running"}}})), 0).unwrap();
     s.apply(&cmd("planner", json!({"plan": {"s1": {"status": "succeeded"}}})), 0).unwrap();
     s.apply(&cmd("planner", json!({"plan": {"s2": {"status": "running"}}})), 0).unwrap();
-    assert_eq!(s.apply(&cmd("planner", json!({"plan": {"s1": {"status": "pending"}}})), 0).unwrap_err().code, ErrorCode::InvalidTransition);
+    assert_eq!(
+        s.apply(&cmd("planner", json!({"plan": {"s1": {"status": "pending"}}})), 0).unwrap_err().code,
+        ErrorCode::InvalidTransition
+    );
 }
 
 #[test]
@@ -211,9 +273,18 @@ fn budget_counts_turns_tool_calls_tokens_and_deadline() {
     assert_eq!(s.get("budget").unwrap()["used"], json!({"turns": 2, "tokens": 60, "tool_calls": 1}));
     let e = s.apply(&cmd("app", json!({"budget": {"used": {"tokens": 41}}})), 10).unwrap_err();
     assert_eq!((e.code, e.field.as_deref()), (ErrorCode::BudgetExceeded, Some("max_tokens")));
-    assert_eq!(s.apply(&cmd("m", json!({"messages": [{"type": "ai", "content": "x"}]})), 10).unwrap_err().code, ErrorCode::BudgetExceeded);
+    assert_eq!(
+        s.apply(&cmd("m", json!({"messages": [{"type": "ai", "content": "x"}]})), 10).unwrap_err().code,
+        ErrorCode::BudgetExceeded
+    );
     s.apply(&cmd("app", json!({"budget": {"limits": {"max_turns": null}}})), 10).unwrap();
-    assert_eq!(s.apply(&cmd("m", json!({"messages": [{"type": "ai", "content": "late"}]})), 2000).unwrap_err().field.as_deref(), Some("deadline_ms"));
+    assert_eq!(
+        s.apply(&cmd("m", json!({"messages": [{"type": "ai", "content": "late"}]})), 2000)
+            .unwrap_err()
+            .field
+            .as_deref(),
+        Some("deadline_ms")
+    );
     s.apply(&cmd("m", json!({"messages": [{"type": "ai", "content": "in time"}]})), 999).unwrap();
 }
 
@@ -253,7 +324,12 @@ fn writers_and_unknown_channels() {
     assert_eq!(s.apply(&cmd("intruder", json!({"notes": ["x"]})), 0).unwrap_err().code, ErrorCode::NotAuthorized);
     s.apply(&cmd("scribe", json!({"notes": ["x"]})), 0).unwrap();
     assert_eq!(s.apply(&cmd("scribe", json!({"nope": 1})), 0).unwrap_err().code, ErrorCode::UnknownChannel);
-    assert_eq!(Store::new(StoreOptions { channels: vec![ChannelSpec::new("todos", Reducer::Replace)], ..Default::default() }).unwrap_err().code, ErrorCode::ChannelExists);
+    assert_eq!(
+        Store::new(StoreOptions { channels: vec![ChannelSpec::new("todos", Reducer::Replace)], ..Default::default() })
+            .unwrap_err()
+            .code,
+        ErrorCode::ChannelExists
+    );
 }
 
 #[test]
@@ -281,7 +357,8 @@ fn a_failure_late_in_a_batch_restores_everything() {
 #[test]
 fn repair_places_synthetic_results_after_their_calls() {
     let mut s = store();
-    s.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "q"}, ai_calls("a1", &["c1", "c2"])]})), 0).unwrap();
+    s.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "q"}, ai_calls("a1", &["c1", "c2"])]})), 0)
+        .unwrap();
     s.apply(&cmd("t", json!({"messages": [{"role": "user", "content": "interrupt!"}]})), 0).unwrap();
     s.apply(&cmd("t", json!({"messages": [result("c2")]})), 0).unwrap();
     let mut opts = crate::repair::RepairOptions::default();
@@ -296,10 +373,14 @@ fn repair_places_synthetic_results_after_their_calls() {
         .iter()
         .map(|m| (m["role"].as_str().unwrap(), m.get("tool_call_id").or(m.get("id")).and_then(Value::as_str).unwrap()))
         .collect();
-    assert_eq!(roles, vec![("user", "run:1:0"), ("assistant", "a1"), ("tool", "c1"), ("tool", "c2"), ("user", "run:2:0")]);
+    assert_eq!(
+        roles,
+        vec![("user", "run:1:0"), ("assistant", "a1"), ("tool", "c1"), ("tool", "c2"), ("user", "run:2:0")]
+    );
     assert!(msgs[2]["content"].as_str().unwrap().contains("interrupted"));
     assert_eq!(msgs[2]["status"], "error");
-    assert!(crate::repair::validate(s.messages("messages").unwrap().messages(), crate::repair::Provider::Anthropic).is_empty());
+    assert!(crate::repair::validate(s.messages("messages").unwrap().messages(), crate::repair::Provider::Anthropic)
+        .is_empty());
     // Nothing left to repair: no command.
     assert_eq!(s.repair(&opts, "repair", 6).unwrap(), Repaired { version: 4, report: vec![], ids: vec![] });
     assert_eq!(s.events().len(), 4);
@@ -326,17 +407,30 @@ fn events_record_types_ids_and_correlation() {
 #[test]
 fn message_operations_cannot_break_call_result_pairs() {
     let mut s = store();
-    s.apply(&cmd("m", json!({"messages": [{"id": "u1", "role": "user", "content": "q"}, ai_calls("a1", &["c1"])]})), 0).unwrap();
+    s.apply(&cmd("m", json!({"messages": [{"id": "u1", "role": "user", "content": "q"}, ai_calls("a1", &["c1"])]})), 0)
+        .unwrap();
     let before = snapshot(&mut s);
     let e = s.apply(&cmd("m", json!({"messages": [ai_calls("a2", &["d", "d"])]})), 0).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidToolCall);
     let e = s.apply(&cmd("t", json!({"messages": [{"insertAfter": "u1", "message": {"id": "r1", "role": "tool", "tool_call_id": "c1", "content": "x"}}]})), 0).unwrap_err();
     assert_eq!(e.code, ErrorCode::UnknownToolCall);
     assert_eq!(snapshot(&mut s), before);
-    s.apply(&cmd("t", json!({"messages": [{"id": "r1", "role": "tool", "tool_call_id": "c1", "content": "x"}]})), 0).unwrap();
+    s.apply(&cmd("t", json!({"messages": [{"id": "r1", "role": "tool", "tool_call_id": "c1", "content": "x"}]})), 0)
+        .unwrap();
     let before = snapshot(&mut s);
-    assert_eq!(s.apply(&cmd("m", json!({"messages": [{"remove": "a1"}]})), 0).unwrap_err().code, ErrorCode::UnknownToolCall);
-    assert_eq!(s.apply(&cmd("m", json!({"messages": [{"replace": {"id": "a1", "role": "assistant", "content": "no calls"}}]})), 0).unwrap_err().code, ErrorCode::UnknownToolCall);
+    assert_eq!(
+        s.apply(&cmd("m", json!({"messages": [{"remove": "a1"}]})), 0).unwrap_err().code,
+        ErrorCode::UnknownToolCall
+    );
+    assert_eq!(
+        s.apply(
+            &cmd("m", json!({"messages": [{"replace": {"id": "a1", "role": "assistant", "content": "no calls"}}]})),
+            0
+        )
+        .unwrap_err()
+        .code,
+        ErrorCode::UnknownToolCall
+    );
     assert_eq!(snapshot(&mut s), before);
     // Removing the call with its result is fine.
     s.apply(&cmd("m", json!({"messages": [{"remove": "a1"}, {"remove": "r1"}]})), 0).unwrap();
@@ -424,7 +518,11 @@ fn every_change_goes_through_the_sink_and_replays() {
     for k in 0..9 {
         s.apply(&cmd("u", json!({"messages": [{"role": if k % 2 == 0 { "user" } else { "assistant" }, "content": format!("m{k}")}]})), 0).unwrap();
     }
-    s.apply_batch(&[cmd("a", json!({"todos": [{"content": "x", "status": "pending"}]})), cmd("b", json!({"facts": {"k": 1}}))], 0).unwrap();
+    s.apply_batch(
+        &[cmd("a", json!({"todos": [{"content": "x", "status": "pending"}]})), cmd("b", json!({"facts": {"k": 1}}))],
+        0,
+    )
+    .unwrap();
     s.apply(&cmd("m", json!({"messages": [ai_calls("a9", &["c1"])]})), 0).unwrap();
     s.repair(&Default::default(), "repair", 0).unwrap();
     let cut = s.compaction_plan(3).unwrap();
@@ -454,8 +552,10 @@ fn replacing_a_result_with_another_role_reopens_its_call() {
     // rollback (which rebuilds the index) made the store diverge from a twin.
     let mut s = store();
     s.apply(&cmd("m", json!({"messages": [ai_calls("a1", &["c1"])]})), 0).unwrap();
-    s.apply(&cmd("t", json!({"messages": [{"id": "r1", "role": "tool", "tool_call_id": "c1", "content": "x"}]})), 0).unwrap();
-    s.apply(&cmd("u", json!({"messages": [{"replace": {"id": "r1", "role": "user", "content": "edited"}}]})), 0).unwrap();
+    s.apply(&cmd("t", json!({"messages": [{"id": "r1", "role": "tool", "tool_call_id": "c1", "content": "x"}]})), 0)
+        .unwrap();
+    s.apply(&cmd("u", json!({"messages": [{"replace": {"id": "r1", "role": "user", "content": "edited"}}]})), 0)
+        .unwrap();
     assert_eq!(s.dangling_tool_calls().len(), 1);
     s.apply(&cmd("t", json!({"messages": [result("c1")]})), 0).unwrap();
     assert!(s.dangling_tool_calls().is_empty());

@@ -4,11 +4,11 @@
 use super::schema::Visibility;
 use super::store::{Slot, Store};
 use crate::error::{Error, ErrorCode, Result};
+use crate::message::{Message, Role};
 use crate::project::sections::{render, SectionInput};
 use crate::project::tokens::{Estimate, TokenCounter};
 use crate::project::{private_strings, project, Context, ProjectOptions, Projection};
 use crate::state::{Applied, Command};
-use crate::message::{Message, Role};
 use serde_json::{json, Map, Value};
 
 impl Store {
@@ -17,14 +17,25 @@ impl Store {
     /// units that fit `opts.budget`. Token counts are cached by message id for `counter_id`.
     ///
     /// Errors: `BUDGET_TOO_SMALL`, `PRIVATE_LEAK` (naming the channel), the counter's errors.
-    pub fn model_view(&mut self, opts: &ProjectOptions, counter: &mut dyn TokenCounter, counter_id: &str) -> Result<Projection> {
+    pub fn model_view(
+        &mut self,
+        opts: &ProjectOptions,
+        counter: &mut dyn TokenCounter,
+        counter_id: &str,
+    ) -> Result<Projection> {
         self.model_view_before(opts, counter, counter_id, None)
     }
 
     /// The model view of the messages before the message `before` (all of them when `None` or
     /// not found): what a forked subagent inherits at launch, without the assistant turn that
     /// launches it (deepagents pops the trailing tool-calling message).
-    pub fn model_view_before(&mut self, opts: &ProjectOptions, counter: &mut dyn TokenCounter, counter_id: &str, before: Option<&str>) -> Result<Projection> {
+    pub fn model_view_before(
+        &mut self,
+        opts: &ProjectOptions,
+        counter: &mut dyn TokenCounter,
+        counter_id: &str,
+        before: Option<&str>,
+    ) -> Result<Projection> {
         let i = self.index("messages")?;
         let mut ctx = Context::default();
         let mut public = Map::new();
@@ -42,12 +53,15 @@ impl Store {
             }
         }
         if opts.sections {
-            let (sections, redacted) = render(&SectionInput { channels: &public, secret_channels: &secret, redact_keys: &opts.redact });
+            let (sections, redacted) =
+                render(&SectionInput { channels: &public, secret_channels: &secret, redact_keys: &opts.redact });
             ctx.sections = sections;
             ctx.redacted = redacted;
         }
         if let Ok(c) = self.get("compaction") {
-            if let (Some(summary), Some(first)) = (c.get("summary").and_then(Value::as_str), c.get("first_kept_id").and_then(Value::as_str)) {
+            if let (Some(summary), Some(first)) =
+                (c.get("summary").and_then(Value::as_str), c.get("first_kept_id").and_then(Value::as_str))
+            {
                 let cut = c.get("cut").and_then(Value::as_u64).unwrap_or(0) as usize;
                 ctx.compaction = Some((summary.to_string(), first.to_string(), cut));
             }
@@ -144,21 +158,43 @@ impl Store {
     pub fn compact(&mut self, summary: &str, cut: usize, author: &str, now_ms: u64) -> Result<Applied> {
         let list = self.messages("messages")?.messages();
         let lead = usize::from(list.first().is_some_and(|m| m.role == Role::System));
-        let first = list
-            .get(cut)
-            .and_then(|m| m.id.clone())
-            .filter(|_| cut >= lead)
-            .ok_or_else(|| Error::new(ErrorCode::InvalidOption, format!("cut {cut} is not a message index after the leading system message")).field("cut"))?;
+        let first = list.get(cut).and_then(|m| m.id.clone()).filter(|_| cut >= lead).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidOption,
+                format!("cut {cut} is not a message index after the leading system message"),
+            )
+            .field("cut")
+        })?;
         if unit_boundary(list, cut) != cut {
-            return Err(Error::new(ErrorCode::InvalidOption, format!("cut {cut} falls inside a tool-call unit; use compactionPlan() for a safe cut")).field("cut"));
+            return Err(Error::new(
+                ErrorCode::InvalidOption,
+                format!("cut {cut} falls inside a tool-call unit; use compactionPlan() for a safe cut"),
+            )
+            .field("cut"));
         }
         let channel = self.messages("messages")?;
-        let waiting = channel.unanswered().into_iter().filter_map(|(_, _, a)| list.iter().position(|m| m.id.as_deref() == Some(a))).any(|at| at < cut);
+        let waiting = channel
+            .unanswered()
+            .into_iter()
+            .filter_map(|(_, _, a)| list.iter().position(|m| m.id.as_deref() == Some(a)))
+            .any(|at| at < cut);
         if waiting {
-            return Err(Error::new(ErrorCode::InvalidOption, format!("cut {cut} would hide a call still waiting for its result; use compactionPlan() for a safe cut")).field("cut"));
+            return Err(Error::new(
+                ErrorCode::InvalidOption,
+                format!(
+                    "cut {cut} would hide a call still waiting for its result; use compactionPlan() for a safe cut"
+                ),
+            )
+            .field("cut"));
         }
         let update = json!({"compaction": {"summary": summary, "first_kept_id": first, "cut": cut}});
-        let cmd = Command { author: author.to_string(), expected_version: None, update: update.as_object().cloned().unwrap_or_default(), correlation_id: None, causation_id: None };
+        let cmd = Command {
+            author: author.to_string(),
+            expected_version: None,
+            update: update.as_object().cloned().unwrap_or_default(),
+            correlation_id: None,
+            causation_id: None,
+        };
         self.apply(&cmd, now_ms)
     }
 }
@@ -171,7 +207,12 @@ fn unit_boundary(list: &[crate::message::Message], at: usize) -> usize {
         let mut moved = false;
         for m in list.get(cut..).unwrap_or_default() {
             let Some(call) = m.tool_call_id.as_deref() else { continue };
-            if let Some(owner) = list.get(..cut).unwrap_or_default().iter().rposition(|a| a.role == Role::Assistant && a.call_ids().any(|c| c == call)) {
+            if let Some(owner) = list
+                .get(..cut)
+                .unwrap_or_default()
+                .iter()
+                .rposition(|a| a.role == Role::Assistant && a.call_ids().any(|c| c == call))
+            {
                 cut = owner;
                 moved = true;
                 break;

@@ -75,8 +75,11 @@ impl Task {
     /// patch: merged field by field, so it never overwrites what it did not change.
     pub fn patch(&self, before: Option<&Task>) -> Map<String, Value> {
         let now = serde_json::to_value(self).ok().and_then(|v| v.as_object().cloned()).unwrap_or_default();
-        let Some(old) = before.and_then(|b| serde_json::to_value(b).ok()).and_then(|v| v.as_object().cloned()) else { return now };
-        let mut out: Map<String, Value> = now.iter().filter(|(k, v)| old.get(*k) != Some(v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let Some(old) = before.and_then(|b| serde_json::to_value(b).ok()).and_then(|v| v.as_object().cloned()) else {
+            return now;
+        };
+        let mut out: Map<String, Value> =
+            now.iter().filter(|(k, v)| old.get(*k) != Some(v)).map(|(k, v)| (k.clone(), v.clone())).collect();
         for k in old.keys().filter(|k| !now.contains_key(*k)) {
             out.insert(k.clone(), Value::Null);
         }
@@ -140,7 +143,10 @@ mod tests {
         assert_eq!(t.last_updated_at, "later2");
         t.observe(TaskStatus::Success, "r2", "later3");
         t.observe(TaskStatus::Running, "r3", "later4");
-        assert_eq!((t.status, t.run_id.as_str(), t.last_updated_at.as_str(), t.last_checked_at.as_str()), (TaskStatus::Success, "r2", "later3", "later4"));
+        assert_eq!(
+            (t.status, t.run_id.as_str(), t.last_updated_at.as_str(), t.last_checked_at.as_str()),
+            (TaskStatus::Success, "r2", "later3", "later4")
+        );
     }
 
     #[test]

@@ -15,16 +15,19 @@ mod poll;
 mod protocol;
 mod pyjson;
 mod spec;
-mod tools;
 #[cfg(test)]
 mod tests;
+mod tools;
 
 pub use ledger::{iso_time, tasks, Task};
 pub use notify::{deliver, queued, render, undelivered, Delivered, MAX_RESULT_CHARS};
 pub use ops::{call, not_a_task_tool, FORK_PREAMBLE, STATUS_FILTERS, TOOL_NAMES};
 pub use outcome::{Context, Outcome};
 pub use poll::{poll, refresh, PollError};
-pub use protocol::{final_answer, observe, Client, EffectRecord, Observation, ProtocolRequest, ProtocolResponse, Transport, GENERIC_ERROR};
+pub use protocol::{
+    final_answer, observe, Client, EffectRecord, Observation, ProtocolRequest, ProtocolResponse, Transport,
+    GENERIC_ERROR,
+};
 pub use spec::{Mode, Retry, SubagentSpec, TasksConfig, UpdateStrategy, AUTHOR};
 pub use tools::{definitions, ToolDefinition};
 
@@ -41,10 +44,22 @@ use serde_json::Value;
 pub fn preflight(store: &mut Store, call_id: Option<&str>, now_ms: u64) -> Result<()> {
     let mut update = serde_json::Map::new();
     if let Some(id) = call_id {
-        update.insert("messages".into(), serde_json::json!([{ "type": "tool", "content": "", "tool_call_id": id, "status": "success" }]));
+        update.insert(
+            "messages".into(),
+            serde_json::json!([{ "type": "tool", "content": "", "tool_call_id": id, "status": "success" }]),
+        );
     }
     update.insert("async_tasks".into(), serde_json::json!({}));
-    store.check(&crate::state::Command { author: AUTHOR.into(), expected_version: None, update, correlation_id: None, causation_id: None }, now_ms)
+    store.check(
+        &crate::state::Command {
+            author: AUTHOR.into(),
+            expected_version: None,
+            update,
+            correlation_id: None,
+            causation_id: None,
+        },
+        now_ms,
+    )
 }
 
 /// Snapshots what an operation reads: the ledger, the notification queue, the clock, the parent
@@ -56,7 +71,12 @@ pub fn context(store: &mut Store, config: &TasksConfig, call: Option<&ToolCall>,
     let mut launcher = None;
     if let Some(call) = call {
         let channel = store.messages("messages")?;
-        if let Some(m) = channel.messages().iter().rev().find(|m| m.role == Role::Assistant && m.tool_calls.iter().any(|c| c.id == call.id)) {
+        if let Some(m) = channel
+            .messages()
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant && m.tool_calls.iter().any(|c| c.id == call.id))
+        {
             // Calls of this turn answered with an error did nothing (e.g. a refused follow-up).
             let failed: Vec<&str> = channel
                 .messages()
@@ -69,7 +89,12 @@ pub fn context(store: &mut Store, config: &TasksConfig, call: Option<&ToolCall>,
         }
     }
     let forks = call.is_some_and(|c| {
-        c.name == "start_async_task" && c.args.get("subagent_type").and_then(Value::as_str).and_then(|t| config.agent(t)).is_some_and(|a| a.mode == Mode::Fork)
+        c.name == "start_async_task"
+            && c.args
+                .get("subagent_type")
+                .and_then(Value::as_str)
+                .and_then(|t| config.agent(t))
+                .is_some_and(|a| a.mode == Mode::Fork)
     });
     let (fork, fork_error) = match forks.then(|| store.fork_view(config.fork_budget, launcher.as_deref())) {
         Some(Ok(view)) => (encode_messages(&view, Format::Langchain), None),
@@ -97,7 +122,12 @@ pub fn context(store: &mut Store, config: &TasksConfig, call: Option<&ToolCall>,
 /// Gemini call without its id).
 pub fn tool_call_of(v: &Value) -> Result<ToolCall> {
     use crate::error::{Error, ErrorCode};
-    let invalid = |what: &str| Error::new(ErrorCode::InvalidToolCall, format!("a tool call needs {what}; give {{id, name, args}} or a provider's tool call"));
+    let invalid = |what: &str| {
+        Error::new(
+            ErrorCode::InvalidToolCall,
+            format!("a tool call needs {what}; give {{id, name, args}} or a provider's tool call"),
+        )
+    };
     let kind = v.get("type").and_then(Value::as_str);
     let message = if v.get("function").is_some() {
         serde_json::json!({ "role": "assistant", "content": null, "tool_calls": [v] })
@@ -111,15 +141,21 @@ pub fn tool_call_of(v: &Value) -> Result<ToolCall> {
     if v.get("functionCall").is_some_and(|f| f.get("id").is_none()) {
         // The store names Gemini calls without ids `gemini-<message>-<call>`: only the caller
         // knows which one this is.
-        return Err(invalid("its id: pass the id the stored message gives this Gemini call (`gemini-<message>-<call>`)").field("id"));
+        return Err(invalid(
+            "its id: pass the id the stored message gives this Gemini call (`gemini-<message>-<call>`)",
+        )
+        .field("id"));
     }
-    let decoded = crate::message::formats::decode_messages(&[message], None).map_err(|_| invalid("an id and a name"))?;
+    let decoded =
+        crate::message::formats::decode_messages(&[message], None).map_err(|_| invalid("an id and a name"))?;
     let m = decoded.messages.into_iter().next().ok_or_else(|| invalid("an id and a name"))?;
     // Arguments that are not a JSON object are the model's mistake: the call is answered with an
     // error result (its `args` are null), not refused.
     let call = match (m.tool_calls.into_iter().next(), m.invalid_tool_calls.into_iter().next()) {
         (Some(c), _) => c,
-        (None, Some(c)) => ToolCall { id: c.id, name: c.name, args: Value::Null, raw_args: None, extra: Default::default() },
+        (None, Some(c)) => {
+            ToolCall { id: c.id, name: c.name, args: Value::Null, raw_args: None, extra: Default::default() }
+        }
         (None, None) => return Err(invalid("an id and a name")),
     };
     if call.id.trim().is_empty() || call.name.is_empty() {

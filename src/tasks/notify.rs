@@ -50,8 +50,14 @@ pub fn render(n: &Value, superseded: bool) -> Value {
             let cut = if truncated { "\n... [cut off; use `check_async_task` for the full result]" } else { "" };
             text.push_str(&format!("<result>\n{}{cut}\n</result>\n", escape(&clipped)));
         }
-        "error" | "timeout" => text.push_str(&format!("<details>{}</details>\n", escape(&super::pyjson::dumps(&json!({ "error": s("error") }))))),
-        "waiting" => text.push_str(&format!("<details>{}</details>\n", escape(&super::pyjson::dumps(&json!({ "interrupts": n.get("interrupts").cloned().unwrap_or(json!([])) }))))),
+        "error" | "timeout" => text.push_str(&format!(
+            "<details>{}</details>\n",
+            escape(&super::pyjson::dumps(&json!({ "error": s("error") })))
+        )),
+        "waiting" => text.push_str(&format!(
+            "<details>{}</details>\n",
+            escape(&super::pyjson::dumps(&json!({ "interrupts": n.get("interrupts").cloned().unwrap_or(json!([])) })))
+        )),
         _ => {}
     }
     text.push_str("</task-notification>\n");
@@ -124,7 +130,10 @@ pub fn deliver(store: &mut Store, now_ms: u64) -> Result<Delivered> {
         let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
         let task = n.get("task_id").and_then(Value::as_str).and_then(|t| ledger.get(t));
         let run = s(n.get("run_id"));
-        let superseded = task.and_then(|t| t.get("superseded_run_ids")).and_then(Value::as_array).is_some_and(|runs| runs.iter().any(|r| r.as_str() == Some(&run)));
+        let superseded = task
+            .and_then(|t| t.get("superseded_run_ids"))
+            .and_then(Value::as_array)
+            .is_some_and(|runs| runs.iter().any(|r| r.as_str() == Some(&run)));
         let current = task.is_some_and(|t| s(t.get("status")) == s(n.get("status")) && s(t.get("run_id")) == run);
         if current || superseded {
             messages.push(render(n, superseded && !current));
@@ -140,7 +149,13 @@ pub fn deliver(store: &mut Store, now_ms: u64) -> Result<Delivered> {
         update.insert("messages".into(), Value::Array(messages));
     }
     update.insert("notifications".into(), Value::Object(marks));
-    let cmd = Command { author: AUTHOR.to_string(), expected_version: None, update, correlation_id: None, causation_id: None };
+    let cmd = Command {
+        author: AUTHOR.to_string(),
+        expected_version: None,
+        update,
+        correlation_id: None,
+        causation_id: None,
+    };
     let Applied { version, ids } = store.apply(&cmd, now_ms)?;
     out.version = version;
     out.ids = ids;

@@ -15,7 +15,8 @@ use crate::message::ToolCall;
 use serde_json::{json, Value};
 
 /// The tool names, in deepagents' order.
-pub const TOOL_NAMES: [&str; 5] = ["start_async_task", "check_async_task", "update_async_task", "cancel_async_task", "list_async_tasks"];
+pub const TOOL_NAMES: [&str; 5] =
+    ["start_async_task", "check_async_task", "update_async_task", "cancel_async_task", "list_async_tasks"];
 
 fn bad_args(tool: &str, what: &str) -> (String, Error) {
     let e = Error::new(ErrorCode::InvalidOption, format!("{tool}: {what}")).field("args");
@@ -28,7 +29,11 @@ fn str_arg<'a>(call: &'a ToolCall, key: &str) -> Option<&'a str> {
 
 /// `INVALID_OPTION` for a tool name that is not one of [`TOOL_NAMES`].
 pub fn not_a_task_tool(name: &str) -> Error {
-    Error::new(ErrorCode::InvalidOption, format!("'{name}' is not an async task tool; expected one of: {}", TOOL_NAMES.join(", "))).field("name")
+    Error::new(
+        ErrorCode::InvalidOption,
+        format!("'{name}' is not an async task tool; expected one of: {}", TOOL_NAMES.join(", ")),
+    )
+    .field("name")
 }
 
 /// Runs one task tool call. `Err` only when `call.name` is not one of [`TOOL_NAMES`]; every
@@ -58,7 +63,8 @@ async fn start<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolC
     };
     let Some(agent) = ctx.config.agent(kind) else {
         let names: Vec<String> = ctx.config.agents.iter().map(|a| format!("`{}`", a.name)).collect();
-        let e = Error::new(ErrorCode::InvalidOption, format!("unknown async subagent type '{kind}'")).field("subagent_type");
+        let e = Error::new(ErrorCode::InvalidOption, format!("unknown async subagent type '{kind}'"))
+            .field("subagent_type");
         return out.fail(format!("Unknown async subagent type `{kind}`. Available types: {}", names.join(", ")), e);
     };
     if let (Mode::Fork, Some(e)) = (agent.mode, &ctx.fork_error) {
@@ -73,7 +79,9 @@ async fn start<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolC
         Err(e) => return out.fail(format!("Not sent: {}", e.message), e),
     };
     let launch = async {
-        let thread_id = client.create_thread(agent, json!({ "parent_thread_id": ctx.parent_thread_id, "subagent_name": agent.name })).await?;
+        let thread_id = client
+            .create_thread(agent, json!({ "parent_thread_id": ctx.parent_thread_id, "subagent_name": agent.name }))
+            .await?;
         let run = client.create_run(agent, &thread_id, body).await?;
         Ok::<_, Error>((thread_id, run))
     };
@@ -104,7 +112,11 @@ async fn start<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolC
 }
 
 /// The task named by the call's `task_id` (trimmed), or the "not tracked" result.
-fn tracked(ctx: &Context, call: &ToolCall, out: Outcome) -> std::result::Result<(Task, SubagentSpec, Outcome), Outcome> {
+fn tracked(
+    ctx: &Context,
+    call: &ToolCall,
+    out: Outcome,
+) -> std::result::Result<(Task, SubagentSpec, Outcome), Outcome> {
     let Some(id) = str_arg(call, "task_id").map(str::trim) else {
         let (text, e) = bad_args(&call.name, "give `task_id` as a string");
         return Err(out.fail(text, e));
@@ -114,8 +126,15 @@ fn tracked(ctx: &Context, call: &ToolCall, out: Outcome) -> std::result::Result<
         return Err(out.fail(format!("No tracked task found for task_id: '{id}'"), e));
     };
     let Some(agent) = ctx.config.agent(&task.agent_name).cloned() else {
-        let e = Error::new(ErrorCode::InvalidOption, format!("task '{id}' ran on subagent '{}', which is no longer configured", task.agent_name)).field("agents");
-        return Err(out.fail(format!("Task {id} belongs to async subagent '{}', which is no longer configured.", task.agent_name), e));
+        let e = Error::new(
+            ErrorCode::InvalidOption,
+            format!("task '{id}' ran on subagent '{}', which is no longer configured", task.agent_name),
+        )
+        .field("agents");
+        return Err(out.fail(
+            format!("Task {id} belongs to async subagent '{}', which is no longer configured.", task.agent_name),
+            e,
+        ));
     };
     Ok((task, agent, out))
 }
@@ -133,7 +152,9 @@ async fn check<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolC
     let mut body = json!({ "status": task.status.as_str(), "thread_id": task.thread_id });
     match task.status {
         TaskStatus::Success => body["result"] = json!(seen.result.unwrap_or_default()),
-        TaskStatus::Error | TaskStatus::Timeout => body["error"] = json!(task.error.clone().unwrap_or_else(|| super::protocol::GENERIC_ERROR.into())),
+        TaskStatus::Error | TaskStatus::Timeout => {
+            body["error"] = json!(task.error.clone().unwrap_or_else(|| super::protocol::GENERIC_ERROR.into()))
+        }
         TaskStatus::Waiting => {
             body["interrupts"] = seen.interrupts.unwrap_or_else(|| json!([]));
             body["note"] = json!("The subagent is waiting for a human, who answers it on the subagent's own thread. You cannot answer or approve it; keep working.");
@@ -165,15 +186,24 @@ async fn update<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
     };
     let id = before.task_id.clone();
     if before.status.is_terminal() {
-        let e = Error::new(ErrorCode::InvalidTransition, format!("task '{id}' already finished ({})", before.status.as_str())).field("status");
+        let e = Error::new(
+            ErrorCode::InvalidTransition,
+            format!("task '{id}' already finished ({})", before.status.as_str()),
+        )
+        .field("status");
         return out.fail(format!("Not sent: task {id} already finished with status {}. Start a new task with `start_async_task` to continue.", before.status.as_str()), e);
     }
     if agent.update_strategy == UpdateStrategy::Enqueue {
         let earlier = ctx.turn.iter().take_while(|c| c.id != call.id).any(|c| {
-            c.name == "update_async_task" && c.args.get("task_id").and_then(Value::as_str).map(str::trim) == Some(id.as_str())
+            c.name == "update_async_task"
+                && c.args.get("task_id").and_then(Value::as_str).map(str::trim) == Some(id.as_str())
         });
         if earlier {
-            let e = Error::new(ErrorCode::ConcurrentWrite, format!("a second queued follow-up for task '{id}' in one turn")).field("task_id");
+            let e = Error::new(
+                ErrorCode::ConcurrentWrite,
+                format!("a second queued follow-up for task '{id}' in one turn"),
+            )
+            .field("task_id");
             return out.fail(format!("Not sent: an earlier `update_async_task` call in this turn already queues a follow-up for task {id}. Send this follow-up in a later turn, or combine the two into one message."), e);
         }
     }
@@ -186,7 +216,9 @@ async fn update<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
         Err(e) => return out.fail(format!("Failed to update async subagent: {}", e.message), e),
     };
     let mut task = before.clone();
-    let queued = agent.update_strategy == UpdateStrategy::Enqueue && matches!(before.status, TaskStatus::Running | TaskStatus::Pending) && before.retry_at_ms.is_none();
+    let queued = agent.update_strategy == UpdateStrategy::Enqueue
+        && matches!(before.status, TaskStatus::Running | TaskStatus::Pending)
+        && before.retry_at_ms.is_none();
     if queued {
         task.superseded_run_ids.push(before.run_id.clone());
     }
@@ -216,7 +248,8 @@ async fn cancel<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
     };
     let id = before.task_id.clone();
     if before.status.is_terminal() {
-        return out.text(format!("Task {id} already finished with status {}; nothing to cancel.", before.status.as_str()));
+        return out
+            .text(format!("Task {id} already finished with status {}; nothing to cancel.", before.status.as_str()));
     }
     let mut task = before.clone();
     // A task waiting for a human, or waiting for a scheduled retry, has no run to stop.
@@ -229,7 +262,10 @@ async fn cancel<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
         match refresh(ctx, client, &agent, &mut task, false).await {
             Ok(_) if task.status.is_terminal() && task.status != TaskStatus::Cancelled => {
                 let mut out = out;
-                out.content = format!("Task {id} had already finished with status {}; nothing was cancelled.", task.status.as_str());
+                out.content = format!(
+                    "Task {id} had already finished with status {}; nothing was cancelled.",
+                    task.status.as_str()
+                );
                 out.show(before, task);
                 return out;
             }
@@ -242,7 +278,14 @@ async fn cancel<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &Tool
 
 /// Cancels the queued runs a follow-up superseded (newest first; best effort) and marks the task
 /// cancelled.
-async fn cancel_rest<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent: &SubagentSpec, before: Task, mut task: Task, out: Outcome) -> Outcome {
+async fn cancel_rest<T: Transport>(
+    ctx: &Context,
+    client: &Client<'_, T>,
+    agent: &SubagentSpec,
+    before: Task,
+    mut task: Task,
+    out: Outcome,
+) -> Outcome {
     for run in task.superseded_run_ids.iter().rev() {
         let _ = client.cancel_run(agent, &task.thread_id, run).await;
     }
@@ -255,7 +298,8 @@ async fn cancel_rest<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent:
 }
 
 /// The `status_filter` values `list_async_tasks` accepts.
-pub const STATUS_FILTERS: [&str; 8] = ["running", "pending", "waiting", "success", "error", "cancelled", "timeout", "all"];
+pub const STATUS_FILTERS: [&str; 8] =
+    ["running", "pending", "waiting", "success", "error", "cancelled", "timeout", "all"];
 
 async fn list<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolCall, out: Outcome) -> Outcome {
     let filter = match call.args.get("status_filter") {
@@ -286,7 +330,12 @@ async fn list<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolCa
                 }
             }
         }
-        lines.push(format!("- task_id: {}  agent: {}  status: {}", task.task_id, task.agent_name, task.status.as_str()));
+        lines.push(format!(
+            "- task_id: {}  agent: {}  status: {}",
+            task.task_id,
+            task.agent_name,
+            task.status.as_str()
+        ));
         out.seen.push((task.task_id.clone(), task.status, task.run_id.clone()));
         if task != before {
             out.tasks.push((Some(before), task));

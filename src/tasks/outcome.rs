@@ -57,7 +57,6 @@ impl Context {
     }
 }
 
-
 /// What one task tool call did.
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -119,7 +118,10 @@ impl Outcome {
     /// snapshot the operation read (another call or poll got there first).
     fn stale(before: Option<&Task>, ledger: &Value) -> bool {
         let Some(before) = before else { return false };
-        ledger.get(&before.task_id).and_then(Task::read).is_some_and(|now| now.status != before.status || now.run_id != before.run_id)
+        ledger
+            .get(&before.task_id)
+            .and_then(Task::read)
+            .is_some_and(|now| now.status != before.status || now.run_id != before.run_id)
     }
 
     /// The ledger patch against `ledger` as it is now: each task's changed fields. An
@@ -150,7 +152,10 @@ impl Outcome {
         if !self.call_id.is_empty() {
             // A follow-up sent while the task finished: its run cannot be tracked on a finished
             // task, so the model is told instead of "Updated".
-            let lost = self.tasks.iter().find(|(b, a)| Self::stale(b.as_ref(), ledger) && b.as_ref().is_some_and(|b| b.run_id != a.run_id));
+            let lost = self
+                .tasks
+                .iter()
+                .find(|(b, a)| Self::stale(b.as_ref(), ledger) && b.as_ref().is_some_and(|b| b.run_id != a.run_id));
             let (content, status) = match lost.and_then(|(_, a)| ledger.get(&a.task_id).and_then(Task::read).map(|now| (a, now))) {
                 Some((a, now)) => (
                     format!(
@@ -173,12 +178,24 @@ impl Outcome {
         if !patch.is_empty() {
             update.insert("async_tasks".into(), Value::Object(patch));
         }
-        let stale: Vec<&str> = self.tasks.iter().filter(|(b, _)| Self::stale(b.as_ref(), ledger)).map(|(_, a)| a.task_id.as_str()).collect();
-        let mut notes: Map<String, Value> =
-            self.notifications.iter().filter(|(_, n)| !stale.contains(&n["task_id"].as_str().unwrap_or_default())).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let stale: Vec<&str> = self
+            .tasks
+            .iter()
+            .filter(|(b, _)| Self::stale(b.as_ref(), ledger))
+            .map(|(_, a)| a.task_id.as_str())
+            .collect();
+        let mut notes: Map<String, Value> = self
+            .notifications
+            .iter()
+            .filter(|(_, n)| !stale.contains(&n["task_id"].as_str().unwrap_or_default()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         let shown = |n: &Value| {
             self.seen.iter().any(|(task, status, run)| {
-                !stale.contains(&task.as_str()) && n["task_id"].as_str() == Some(task) && n["status"].as_str() == Some(status.as_str()) && n["run_id"].as_str() == Some(run)
+                !stale.contains(&task.as_str())
+                    && n["task_id"].as_str() == Some(task)
+                    && n["status"].as_str() == Some(status.as_str())
+                    && n["run_id"].as_str() == Some(run)
             })
         };
         for (key, _) in super::notify::queued(queue).into_iter().filter(|(_, n)| shown(n)) {
@@ -190,7 +207,13 @@ impl Outcome {
         if update.is_empty() {
             return None;
         }
-        Some(Command { author: AUTHOR.to_string(), expected_version: None, update, correlation_id: None, causation_id: None })
+        Some(Command {
+            author: AUTHOR.to_string(),
+            expected_version: None,
+            update,
+            correlation_id: None,
+            causation_id: None,
+        })
     }
 
     /// One outcome per task (with its notifications), so a poll whose combined Command the
@@ -199,9 +222,20 @@ impl Outcome {
         self.tasks
             .iter()
             .map(|(before, after)| {
-                let mut one = Outcome::new(&ToolCall { id: String::new(), name: self.tool.clone(), args: Value::Null, raw_args: None, extra: Map::new() });
+                let mut one = Outcome::new(&ToolCall {
+                    id: String::new(),
+                    name: self.tool.clone(),
+                    args: Value::Null,
+                    raw_args: None,
+                    extra: Map::new(),
+                });
                 one.tasks.push((before.clone(), after.clone()));
-                one.notifications = self.notifications.iter().filter(|(_, n)| n["task_id"].as_str() == Some(after.task_id.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+                one.notifications = self
+                    .notifications
+                    .iter()
+                    .filter(|(_, n)| n["task_id"].as_str() == Some(after.task_id.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
                 one
             })
             .collect()
@@ -209,7 +243,12 @@ impl Outcome {
 }
 
 /// The body of a run on `agent`'s graph with `messages` as input.
-pub(super) fn run_body(agent: &SubagentSpec, messages: Vec<Value>, strategy: Option<UpdateStrategy>, ctx: &Context) -> Value {
+pub(super) fn run_body(
+    agent: &SubagentSpec,
+    messages: Vec<Value>,
+    strategy: Option<UpdateStrategy>,
+    ctx: &Context,
+) -> Value {
     let mut body = json!({
         "assistant_id": agent.graph_id,
         "input": { "messages": messages },

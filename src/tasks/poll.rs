@@ -7,12 +7,12 @@ use super::outcome::{launched, run_body, user, Context, Outcome};
 use super::protocol::{observe, Client, Observation, Transport};
 use super::spec::SubagentSpec;
 use crate::error::{Error, ErrorCode, Result};
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Poll;
 use crate::lifecycle::TaskStatus;
 use crate::message::ToolCall;
 use serde_json::{json, Map, Value};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
 
 /// The largest integer JavaScript reads exactly: stored times never pass it.
 const MAX_SAFE_MS: u64 = (1 << 53) - 1;
@@ -28,18 +28,40 @@ fn later(now: u64, ms: u64) -> u64 {
 /// schedule, so concurrent tool calls never start it twice). A scheduled re-run not yet due, or
 /// not ours to start, needs no server call. A run or thread the server no longer has ends the
 /// task with an error.
-pub async fn refresh<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent: &SubagentSpec, task: &mut Task, rerun: bool) -> Result<Observation> {
+pub async fn refresh<T: Transport>(
+    ctx: &Context,
+    client: &Client<'_, T>,
+    agent: &SubagentSpec,
+    task: &mut Task,
+    rerun: bool,
+) -> Result<Observation> {
     let now = ctx.now();
     if let Some(due) = task.retry_at_ms.filter(|_| task.status == TaskStatus::Pending) {
         if due > ctx.now_ms || !rerun {
             task.last_checked_at = now;
-            return Ok(Observation { status: Some(task.status), run_id: task.run_id.clone(), error: task.error.clone(), ..Observation::default() });
+            return Ok(Observation {
+                status: Some(task.status),
+                run_id: task.run_id.clone(),
+                error: task.error.clone(),
+                ..Observation::default()
+            });
         }
         // A re-run an earlier poll started but could not record is adopted, not started twice.
-        let adopted = client.newest_run(agent, &task.thread_id).await?.filter(|r| r.run_id != task.run_id && matches!(r.status.as_str(), "pending" | "running"));
+        let adopted = client
+            .newest_run(agent, &task.thread_id)
+            .await?
+            .filter(|r| r.run_id != task.run_id && matches!(r.status.as_str(), "pending" | "running"));
         let run = match adopted {
             Some(run) => run,
-            None => client.create_run(agent, &task.thread_id, ctx.outgoing(run_body(agent, vec![user(&task.instruction)], None, ctx))?).await?,
+            None => {
+                client
+                    .create_run(
+                        agent,
+                        &task.thread_id,
+                        ctx.outgoing(run_body(agent, vec![user(&task.instruction)], None, ctx))?,
+                    )
+                    .await?
+            }
         };
         task.attempts += 1;
         task.retry_at_ms = None;
@@ -47,15 +69,22 @@ pub async fn refresh<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent:
         task.observe(launched(&run), &run.run_id, &now);
         return Ok(Observation { status: Some(task.status), run_id: run.run_id, ..Observation::default() });
     }
-    let mut seen = match observe(client, agent, &task.thread_id, &task.run_id, task.status == TaskStatus::Cancelled).await {
-        Err(e) if e.code == ErrorCode::ServerError && e.message.contains("HTTP 404") && e.field.as_deref() == Some("get_run") => Observation {
-            status: Some(TaskStatus::Error),
-            run_id: task.run_id.clone(),
-            error: Some("The subagent's run is no longer on its server (deleted or expired).".into()),
-            ..Observation::default()
-        },
-        other => other?,
-    };
+    let mut seen =
+        match observe(client, agent, &task.thread_id, &task.run_id, task.status == TaskStatus::Cancelled).await {
+            Err(e)
+                if e.code == ErrorCode::ServerError
+                    && e.message.contains("HTTP 404")
+                    && e.field.as_deref() == Some("get_run") =>
+            {
+                Observation {
+                    status: Some(TaskStatus::Error),
+                    run_id: task.run_id.clone(),
+                    error: Some("The subagent's run is no longer on its server (deleted or expired).".into()),
+                    ..Observation::default()
+                }
+            }
+            other => other?,
+        };
     seen.redact(&ctx.private);
     let mut status = seen.status.unwrap_or(task.status);
     let overdue = task.deadline_ms.is_some_and(|d| d <= ctx.now_ms);
@@ -73,7 +102,10 @@ pub async fn refresh<T: Transport>(ctx: &Context, client: &Client<'_, T>, agent:
         status = TaskStatus::Timeout;
     }
     if status == TaskStatus::Timeout {
-        task.error = Some(format!("The run passed the subagent's timeout ({} ms) and was cancelled.", agent.timeout_ms.unwrap_or_default()));
+        task.error = Some(format!(
+            "The run passed the subagent's timeout ({} ms) and was cancelled.",
+            agent.timeout_ms.unwrap_or_default()
+        ));
     }
     if status == TaskStatus::Error && !task.status.is_terminal() {
         task.error = seen.error.clone();
@@ -116,10 +148,19 @@ fn shallow(v: Value, depth: usize) -> Value {
 /// written.
 pub async fn poll<T: Transport>(ctx: &Context, transport: &T) -> (Outcome, Vec<PollError>) {
     let client = Client::new(&ctx.config, transport);
-    let mut out = Outcome::new(&ToolCall { id: String::new(), name: String::new(), args: Value::Null, raw_args: None, extra: Map::new() });
+    let mut out = Outcome::new(&ToolCall {
+        id: String::new(),
+        name: String::new(),
+        args: Value::Null,
+        raw_args: None,
+        extra: Map::new(),
+    });
     let mut errors = Vec::new();
-    let open: Vec<(Task, &SubagentSpec)> =
-        tasks(&ctx.ledger).into_iter().filter(|t| !t.status.is_terminal()).filter_map(|t| ctx.config.agent(&t.agent_name).map(|a| (t, a))).collect();
+    let open: Vec<(Task, &SubagentSpec)> = tasks(&ctx.ledger)
+        .into_iter()
+        .filter(|t| !t.status.is_terminal())
+        .filter_map(|t| ctx.config.agent(&t.agent_name).map(|a| (t, a)))
+        .collect();
     let refreshed = join_all(open.iter().map(|(before, agent)| {
         let client = &client;
         async move {
@@ -137,11 +178,15 @@ pub async fn poll<T: Transport>(ctx: &Context, transport: &T) -> (Outcome, Vec<P
                 continue;
             }
         };
-        let changed = task.status != before.status || task.run_id != before.run_id || task.retry_at_ms != before.retry_at_ms;
+        let changed =
+            task.status != before.status || task.run_id != before.run_id || task.retry_at_ms != before.retry_at_ms;
         if !changed {
             continue;
         }
-        if task.status.notifies() && (task.status != before.status || task.run_id != before.run_id) && agent.notify_parent {
+        if task.status.notifies()
+            && (task.status != before.status || task.run_id != before.run_id)
+            && agent.notify_parent
+        {
             let id = format!("{}:{}:{}", task.task_id, task.run_id, task.status.as_str());
             if ctx.notifications.get(&id).is_none() {
                 let mut n = json!({
@@ -157,7 +202,9 @@ pub async fn poll<T: Transport>(ctx: &Context, transport: &T) -> (Outcome, Vec<P
                         }
                         n["result"] = json!(clipped);
                     }
-                    TaskStatus::Error | TaskStatus::Timeout => n["error"] = json!(task.error.clone().unwrap_or_else(|| "The subagent failed.".into())),
+                    TaskStatus::Error | TaskStatus::Timeout => {
+                        n["error"] = json!(task.error.clone().unwrap_or_else(|| "The subagent failed.".into()))
+                    }
                     TaskStatus::Waiting => n["interrupts"] = shallow(seen.interrupts.unwrap_or_else(|| json!([])), 16),
                     _ => {}
                 }

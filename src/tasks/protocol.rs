@@ -95,7 +95,14 @@ impl<'a, T: Transport> Client<'a, T> {
 
     /// Sends `method path body` to `agent`'s server. A non-2xx answer is `SERVER_ERROR`
     /// (with `field` = the call), an unreachable server `NETWORK_ERROR`.
-    async fn send(&self, agent: &SubagentSpec, call: &'static str, method: &'static str, path: String, body: Option<Value>) -> Result<ProtocolResponse> {
+    async fn send(
+        &self,
+        agent: &SubagentSpec,
+        call: &'static str,
+        method: &'static str,
+        path: String,
+        body: Option<Value>,
+    ) -> Result<ProtocolResponse> {
         let (base, mut headers) = self.config.endpoint(agent);
         if body.is_some() {
             headers.insert("content-type".into(), json!("application/json"));
@@ -108,39 +115,50 @@ impl<'a, T: Transport> Client<'a, T> {
             url: request.url.clone(),
             status: answer.as_ref().ok().map(|r| r.status),
         });
-        let response = answer.map_err(|e| Error::new(ErrorCode::NetworkError, format!("{call} {method} {}: {e}", request.url)).field(call))?;
+        let response = answer.map_err(|e| {
+            Error::new(ErrorCode::NetworkError, format!("{call} {method} {}: {e}", request.url)).field(call)
+        })?;
         if !(200..300).contains(&response.status) {
             let detail = response.body.get("detail").or_else(|| response.body.get("message")).map(|d| match d {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             });
             let detail = detail.map(|d| format!(": {}", d.chars().take(300).collect::<String>())).unwrap_or_default();
-            return Err(Error::new(ErrorCode::ServerError, format!("{call} answered HTTP {}{detail}", response.status)).field(call));
+            return Err(Error::new(
+                ErrorCode::ServerError,
+                format!("{call} answered HTTP {}{detail}", response.status),
+            )
+            .field(call));
         }
         Ok(response)
     }
 
     /// `POST /threads {metadata}` → the new thread id.
     pub async fn create_thread(&self, agent: &SubagentSpec, metadata: Value) -> Result<String> {
-        let r = self.send(agent, "create_thread", "POST", "/threads".into(), Some(json!({ "metadata": metadata }))).await?;
+        let r =
+            self.send(agent, "create_thread", "POST", "/threads".into(), Some(json!({ "metadata": metadata }))).await?;
         id_field(&r.body, "thread_id", "create_thread")
     }
 
     /// `POST /threads/{tid}/runs` → the run (`run_id`, `status`).
     pub async fn create_run(&self, agent: &SubagentSpec, thread_id: &str, body: Value) -> Result<Run> {
-        let r = self.send(agent, "create_run", "POST", format!("/threads/{}/runs", segment(thread_id)), Some(body)).await?;
+        let r =
+            self.send(agent, "create_run", "POST", format!("/threads/{}/runs", segment(thread_id)), Some(body)).await?;
         Run::parse(&r.body, "create_run")
     }
 
     /// `GET /threads/{tid}/runs/{rid}`.
     pub async fn get_run(&self, agent: &SubagentSpec, thread_id: &str, run_id: &str) -> Result<Run> {
-        let r = self.send(agent, "get_run", "GET", format!("/threads/{}/runs/{}", segment(thread_id), segment(run_id)), None).await?;
+        let r = self
+            .send(agent, "get_run", "GET", format!("/threads/{}/runs/{}", segment(thread_id), segment(run_id)), None)
+            .await?;
         Run::parse(&r.body, "get_run")
     }
 
     /// `GET /threads/{tid}/runs?limit=1`: the newest run, if any.
     pub async fn newest_run(&self, agent: &SubagentSpec, thread_id: &str) -> Result<Option<Run>> {
-        let r = self.send(agent, "list_runs", "GET", format!("/threads/{}/runs?limit=1", segment(thread_id)), None).await?;
+        let r =
+            self.send(agent, "list_runs", "GET", format!("/threads/{}/runs?limit=1", segment(thread_id)), None).await?;
         match r.body.as_array().and_then(|a| a.first()) {
             Some(run) => Run::parse(run, "list_runs").map(Some),
             None => Ok(None),
@@ -154,7 +172,10 @@ impl<'a, T: Transport> Client<'a, T> {
 
     /// `GET /threads/{tid}/state`.
     pub async fn thread_state(&self, agent: &SubagentSpec, thread_id: &str) -> Result<Value> {
-        Ok(self.send(agent, "get_thread_state", "GET", format!("/threads/{}/state", segment(thread_id)), None).await?.body)
+        Ok(self
+            .send(agent, "get_thread_state", "GET", format!("/threads/{}/state", segment(thread_id)), None)
+            .await?
+            .body)
     }
 
     /// `POST /threads/{tid}/runs/{rid}/cancel`. `Ok(false)` when the server says the run is not
@@ -176,7 +197,13 @@ impl<'a, T: Transport> Client<'a, T> {
         loop {
             let body = json!({ "metadata": metadata, "limit": PAGE, "offset": out.len() });
             let r = self.send(agent, "search_threads", "POST", "/threads/search".into(), Some(body)).await?;
-            let page: Vec<String> = r.body.as_array().into_iter().flatten().filter_map(|t| t.get("thread_id").and_then(Value::as_str).map(str::to_string)).collect();
+            let page: Vec<String> = r
+                .body
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.get("thread_id").and_then(Value::as_str).map(str::to_string))
+                .collect();
             let last = page.len() < PAGE;
             out.extend(page);
             if last {
@@ -265,7 +292,13 @@ pub const GENERIC_ERROR: &str = "The async subagent encountered an error.";
 /// `UserInterrupt`), failed, is busy with a newer run (followed), or is done (the final answer is
 /// the last non-empty assistant text of the thread state). An interrupted run of a task that was
 /// not cancelled follows the thread's newest run (an `interrupt` follow-up replaced it).
-pub async fn observe<T: Transport>(client: &Client<'_, T>, agent: &SubagentSpec, thread_id: &str, run_id: &str, cancelled: bool) -> Result<Observation> {
+pub async fn observe<T: Transport>(
+    client: &Client<'_, T>,
+    agent: &SubagentSpec,
+    thread_id: &str,
+    run_id: &str,
+    cancelled: bool,
+) -> Result<Observation> {
     let mut run = client.get_run(agent, thread_id, run_id).await?;
     if run.status == "interrupted" && !cancelled {
         if let Some(newest) = client.newest_run(agent, thread_id).await? {
@@ -372,7 +405,10 @@ fn error_text(thread: &Value) -> String {
 pub fn final_answer(state: &Value) -> String {
     let messages = state.pointer("/values/messages").and_then(Value::as_array);
     for m in messages.into_iter().flatten().rev() {
-        let is_ai = matches!(m.get("type").or_else(|| m.get("role")).and_then(Value::as_str), Some("ai" | "assistant" | "AIMessage" | "AIMessageChunk"));
+        let is_ai = matches!(
+            m.get("type").or_else(|| m.get("role")).and_then(Value::as_str),
+            Some("ai" | "assistant" | "AIMessage" | "AIMessageChunk")
+        );
         if !is_ai {
             continue;
         }
@@ -380,7 +416,12 @@ pub fn final_answer(state: &Value) -> String {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Array(parts)) => parts
                 .iter()
-                .filter_map(|p| p.as_str().map(str::to_string).or_else(|| (p.get("type").and_then(Value::as_str) == Some("text")).then(|| p.get("text").and_then(Value::as_str).unwrap_or("").to_string())))
+                .filter_map(|p| {
+                    p.as_str().map(str::to_string).or_else(|| {
+                        (p.get("type").and_then(Value::as_str) == Some("text"))
+                            .then(|| p.get("text").and_then(Value::as_str).unwrap_or("").to_string())
+                    })
+                })
                 .collect(),
             _ => String::new(),
         };

@@ -201,28 +201,54 @@ impl TasksConfig {
                 dups.push(&a.name);
             }
             match a.url.as_deref().or(self.url.as_deref()) {
-                None => return Err(bad(format!("agent '{}' has no url and the ledger has no default url", a.name)).field("url")),
+                None => {
+                    return Err(
+                        bad(format!("agent '{}' has no url and the ledger has no default url", a.name)).field("url")
+                    )
+                }
                 Some(u) => check_url(u)?,
             }
             if a.retry.max_attempts == 0 {
-                return Err(bad(format!("agent '{}': retry.max_attempts counts the first run, so it is at least 1", a.name)).field("retry"));
+                return Err(bad(format!(
+                    "agent '{}': retry.max_attempts counts the first run, so it is at least 1",
+                    a.name
+                ))
+                .field("retry"));
             }
             let header_ok = |k: &String, v: &Value| {
-                !k.is_empty() && k.bytes().all(|b| b.is_ascii_graphic() && b != b':') && v.as_str().is_some_and(|v| v.bytes().all(|b| b == b' ' || b.is_ascii_graphic()))
+                !k.is_empty()
+                    && k.bytes().all(|b| b.is_ascii_graphic() && b != b':')
+                    && v.as_str().is_some_and(|v| v.bytes().all(|b| b == b' ' || b.is_ascii_graphic()))
             };
-            if let Some(k) = a.headers.iter().chain(self.headers.iter()).find(|(k, v)| !header_ok(k, v)).map(|(k, _)| k) {
+            if let Some(k) = a.headers.iter().chain(self.headers.iter()).find(|(k, v)| !header_ok(k, v)).map(|(k, _)| k)
+            {
                 let shown: String = k.chars().filter(|c| !c.is_control()).take(40).collect();
-                return Err(bad(format!("header '{shown}' needs a token name and a printable ASCII string value (no control characters)")).field("headers"));
+                return Err(bad(format!(
+                    "header '{shown}' needs a token name and a printable ASCII string value (no control characters)"
+                ))
+                .field("headers"));
             }
         }
         if self.fork_budget == 0 || !(1..=MAX_TIMER_MS).contains(&self.request_timeout_ms) {
-            return Err(bad(format!("forkBudget is at least 1 and requestTimeoutMs from 1 to {MAX_TIMER_MS} (what a JS timer takes)")));
+            return Err(bad(format!(
+                "forkBudget is at least 1 and requestTimeoutMs from 1 to {MAX_TIMER_MS} (what a JS timer takes)"
+            )));
         }
-        if let Some(a) = self.agents.iter().find(|a| a.timeout_ms.is_some_and(|t| t == 0 || t > MAX_POLICY_MS) || a.retry.backoff_ms > MAX_POLICY_MS) {
-            return Err(bad(format!("agent '{}': timeout_ms is from 1 to {MAX_POLICY_MS} and backoff_ms at most that", a.name)).field("agents"));
+        if let Some(a) = self
+            .agents
+            .iter()
+            .find(|a| a.timeout_ms.is_some_and(|t| t == 0 || t > MAX_POLICY_MS) || a.retry.backoff_ms > MAX_POLICY_MS)
+        {
+            return Err(bad(format!(
+                "agent '{}': timeout_ms is from 1 to {MAX_POLICY_MS} and backoff_ms at most that",
+                a.name
+            ))
+            .field("agents"));
         }
         if !dups.is_empty() {
-            return Err(bad(format!("async subagent names must be unique; duplicated: {}", dups.join(", "))).field("agents"));
+            return Err(
+                bad(format!("async subagent names must be unique; duplicated: {}", dups.join(", "))).field("agents")
+            );
         }
         Ok(())
     }

@@ -36,7 +36,11 @@ pub fn definitions(config: &TasksConfig) -> Vec<ToolDefinition> {
         .agents
         .iter()
         .map(|a| {
-            let fork = if a.mode == Mode::Fork { " (inherits your conversation at launch; uses its own system prompt and tools)" } else { "" };
+            let fork = if a.mode == Mode::Fork {
+                " (inherits your conversation at launch; uses its own system prompt and tools)"
+            } else {
+                ""
+            };
             format!("- {}: {}{fork}", a.name, a.description)
         })
         .collect();

@@ -39,9 +39,9 @@ pub(super) fn read(records: &[(usize, Value)]) -> Result<Vec<Message>> {
     // `message.id` of the last kept message when it is an assistant message.
     let mut open_assistant: Option<String> = None;
     for (line, rec) in records {
-        let obj = rec
-            .as_object()
-            .ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "a Claude Code record must be a JSON object").at(*line))?;
+        let obj = rec.as_object().ok_or_else(|| {
+            Error::new(ErrorCode::InvalidMessage, "a Claude Code record must be a JSON object").at(*line)
+        })?;
         let Some(Value::Object(msg)) = obj.get("message") else { continue };
         if obj.get("type").and_then(Value::as_str).is_some_and(|t| t != "user" && t != "assistant") {
             continue;

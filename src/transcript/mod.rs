@@ -143,14 +143,17 @@ fn parse(text: &str) -> Result<Input> {
         Ok(v) => return Ok(Input::Json(v)),
         Err(e) => e,
     };
-    let first_line_parses = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok());
+    let first_line_parses =
+        text.lines().find(|l| !l.trim().is_empty()).is_some_and(|l| serde_json::from_str::<Value>(l).is_ok());
     if !first_line_parses {
         return Err(Error::new(
             ErrorCode::InvalidJson,
-            format!("the transcript is not valid JSON or JSONL: {} (line {}, column {})", category(&whole_err), whole_err.line(), whole_err.column()),
+            format!(
+                "the transcript is not valid JSON or JSONL: {} (line {}, column {})",
+                category(&whole_err),
+                whole_err.line(),
+                whole_err.column()
+            ),
         ));
     }
     let mut lines = Vec::new();
@@ -159,7 +162,11 @@ fn parse(text: &str) -> Result<Input> {
             continue;
         }
         let v = serde_json::from_str::<Value>(line).map_err(|e| {
-            Error::new(ErrorCode::InvalidJson, format!("JSONL line {} is not valid JSON: {} (column {})", i + 1, category(&e), e.column())).at(i)
+            Error::new(
+                ErrorCode::InvalidJson,
+                format!("JSONL line {} is not valid JSON: {} (column {})", i + 1, category(&e), e.column()),
+            )
+            .at(i)
         })?;
         lines.push((i, v));
     }
@@ -240,7 +247,10 @@ fn read_chat(input: Input) -> Result<Vec<Message>> {
         Input::Json(Value::Array(items)) => items.into_iter().enumerate().collect(),
         Input::Lines(lines) => lines,
         Input::Json(_) => {
-            return Err(Error::new(ErrorCode::UnknownTranscriptFormat, "a message-list transcript is a JSON array of messages or JSONL with one message a line"))
+            return Err(Error::new(
+                ErrorCode::UnknownTranscriptFormat,
+                "a message-list transcript is a JSON array of messages or JSONL with one message a line",
+            ))
         }
     };
     let (positions, values): (Vec<usize>, Vec<Value>) = recs.into_iter().unzip();
@@ -248,14 +258,16 @@ fn read_chat(input: Input) -> Result<Vec<Message>> {
 }
 
 fn read_tau(doc: &Value) -> Result<Vec<Vec<Message>>> {
-    let runs = doc
-        .as_array()
-        .ok_or_else(|| Error::new(ErrorCode::UnknownTranscriptFormat, "a tau-bench results file is a JSON array of runs"))?;
+    let runs = doc.as_array().ok_or_else(|| {
+        Error::new(ErrorCode::UnknownTranscriptFormat, "a tau-bench results file is a JSON array of runs")
+    })?;
     runs.iter()
         .enumerate()
         .map(|(r, run)| {
             let traj = run.get("traj").and_then(Value::as_array).ok_or_else(|| {
-                Error::new(ErrorCode::UnknownTranscriptFormat, format!("tau-bench run {r} has no `traj` list")).field("traj").at(r)
+                Error::new(ErrorCode::UnknownTranscriptFormat, format!("tau-bench run {r} has no `traj` list"))
+                    .field("traj")
+                    .at(r)
             })?;
             decode_messages(traj, Some(Format::Openai)).map(|d| d.messages).map_err(|mut e| {
                 e.message = format!("tau-bench run {r}: {}", e.message);

@@ -35,23 +35,25 @@ use std::collections::HashSet;
 /// `observation`, and no `role`.
 pub(super) fn is_event(v: &Value) -> bool {
     v.as_object().is_some_and(|o| {
-        o.contains_key("source") && (o.contains_key("action") || o.contains_key("observation")) && !o.contains_key("role")
+        o.contains_key("source")
+            && (o.contains_key("action") || o.contains_key("observation"))
+            && !o.contains_key("role")
     })
 }
 
 /// Reads an event array into one run.
 pub(super) fn read(doc: &Value) -> Result<Vec<Message>> {
-    let events = doc
-        .as_array()
-        .ok_or_else(|| Error::new(ErrorCode::UnknownTranscriptFormat, "an OpenHands trajectory is a JSON array of events"))?;
+    let events = doc.as_array().ok_or_else(|| {
+        Error::new(ErrorCode::UnknownTranscriptFormat, "an OpenHands trajectory is a JSON array of events")
+    })?;
     let mut values: Vec<Value> = Vec::new();
     let mut positions: Vec<usize> = Vec::new();
     let mut statuses: Vec<Option<ToolStatus>> = Vec::new();
     let mut seen_responses: HashSet<String> = HashSet::new();
     for (i, ev) in events.iter().enumerate() {
-        let e = ev
-            .as_object()
-            .ok_or_else(|| Error::new(ErrorCode::UnknownTranscriptFormat, "an OpenHands event must be a JSON object").at(i))?;
+        let e = ev.as_object().ok_or_else(|| {
+            Error::new(ErrorCode::UnknownTranscriptFormat, "an OpenHands event must be a JSON object").at(i)
+        })?;
         let meta = e.get("tool_call_metadata").and_then(Value::as_object);
         let produced = if let Some(action) = e.get("action").and_then(Value::as_str) {
             match meta {

@@ -25,7 +25,8 @@ use serde_json::{Map, Value};
 /// Reads a `.traj` document into one run.
 pub(super) fn read(doc: &Value) -> Result<Vec<Message>> {
     let history = doc.get("history").and_then(Value::as_array).ok_or_else(|| {
-        Error::new(ErrorCode::UnknownTranscriptFormat, "a SWE-agent trajectory is a JSON object with a `history` list").field("history")
+        Error::new(ErrorCode::UnknownTranscriptFormat, "a SWE-agent trajectory is a JSON object with a `history` list")
+            .field("history")
     })?;
     let mut values: Vec<Value> = Vec::with_capacity(history.len());
     let mut positions: Vec<usize> = Vec::with_capacity(history.len());

@@ -92,7 +92,11 @@ fn claude_code_session() {
     assert_eq!(errors[0].role, Role::Tool);
     assert_eq!(errors[0].tool_call_id.as_deref(), Some("toolu_01LZHfE3DNUh3HBws9z8uhN2"));
     // Hook-injected (isMeta) records stay user messages.
-    assert!(ms.iter().filter(|m| m.role == Role::User).skip(1).all(|m| m.content.text().starts_with("Stop hook feedback")));
+    assert!(ms
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .skip(1)
+        .all(|m| m.content.text().starts_with("Stop hook feedback")));
     assert_eq!(ms.first().unwrap().role, Role::User);
     assert_eq!(ms.last().unwrap().role, Role::Assistant);
     all_results_match_calls(&ms);
@@ -185,12 +189,14 @@ fn plain_message_lists() {
     let t = read_transcript(r#"[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]"#).unwrap();
     assert_eq!(t.kind, TranscriptKind::OpenaiChat);
     assert_eq!(one_run(t).len(), 2);
-    let t = read_transcript("{\"role\":\"user\",\"content\":\"hi\"}\n\n{\"role\":\"assistant\",\"content\":\"yo\"}\n").unwrap();
+    let t = read_transcript("{\"role\":\"user\",\"content\":\"hi\"}\n\n{\"role\":\"assistant\",\"content\":\"yo\"}\n")
+        .unwrap();
     assert_eq!(t.kind, TranscriptKind::OpenaiChat);
     assert_eq!(one_run(t).len(), 2);
     assert_eq!(one_run(read_transcript("[]").unwrap()).len(), 0);
     // Decoding errors point at the JSONL line.
-    let err = read_transcript("{\"role\":\"user\",\"content\":\"hi\"}\n\n{\"role\":\"critic\",\"content\":\"x\"}").unwrap_err();
+    let err = read_transcript("{\"role\":\"user\",\"content\":\"hi\"}\n\n{\"role\":\"critic\",\"content\":\"x\"}")
+        .unwrap_err();
     assert_eq!(err.code, ErrorCode::UnknownRole);
     assert_eq!(err.index, Some(2));
 }
@@ -246,7 +252,13 @@ fn never_panics_on_truncations() {
 
 #[test]
 fn kind_names() {
-    for kind in [TranscriptKind::OpenaiChat, TranscriptKind::SweAgent, TranscriptKind::TauBench, TranscriptKind::ClaudeCode, TranscriptKind::OpenHands] {
+    for kind in [
+        TranscriptKind::OpenaiChat,
+        TranscriptKind::SweAgent,
+        TranscriptKind::TauBench,
+        TranscriptKind::ClaudeCode,
+        TranscriptKind::OpenHands,
+    ] {
         assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(kind.as_str()));
     }
 }

@@ -20,7 +20,13 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
         "user" => Role::User,
         "assistant" => Role::Assistant,
         "tool" => Role::Tool,
-        other => return Err(Error::new(ErrorCode::UnknownRole, format!("unknown AI SDK role {other:?}; expected system, user, assistant or tool")).field("role")),
+        other => {
+            return Err(Error::new(
+                ErrorCode::UnknownRole,
+                format!("unknown AI SDK role {other:?}; expected system, user, assistant or tool"),
+            )
+            .field("role"))
+        }
     };
     let extra = extra_of(obj, &["role", "content"]);
     let id = opt_id(obj, "id")?;
@@ -32,7 +38,13 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             return Ok(vec![m]);
         }
         Some(Value::Array(parts)) => parts,
-        Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string or a list of parts, got {}", kind(v))).field("content")),
+        Some(v) => {
+            return Err(Error::new(
+                ErrorCode::InvalidMessage,
+                format!("`content` must be a string or a list of parts, got {}", kind(v)),
+            )
+            .field("content"))
+        }
         None => return Err(Error::new(ErrorCode::InvalidMessage, "an AI SDK message needs `content`").field("content")),
     };
     let mut out = Vec::new();
@@ -66,9 +78,17 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     for p in parts {
         let part = as_obj(p, "a content part")?;
         if part.get("type").and_then(Value::as_str) == Some("tool-call") {
-            let id = opt_str(part, "toolCallId")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool-call part needs a `toolCallId`").field("content"))?;
+            let id = opt_str(part, "toolCallId")?.ok_or_else(|| {
+                Error::new(ErrorCode::InvalidToolCall, "a tool-call part needs a `toolCallId`").field("content")
+            })?;
             let args = part.get("input").or_else(|| part.get("args")).cloned().unwrap_or_else(|| json!({}));
-            m.tool_calls.push(ToolCall { id, name: opt_str(part, "toolName")?.unwrap_or_default(), args, raw_args: None, extra: extra_of(part, &["type", "toolCallId", "toolName", "input", "args"]) });
+            m.tool_calls.push(ToolCall {
+                id,
+                name: opt_str(part, "toolName")?.unwrap_or_default(),
+                args,
+                raw_args: None,
+                extra: extra_of(part, &["type", "toolCallId", "toolName", "input", "args"]),
+            });
         } else {
             content.push(decode_part(p)?);
         }
@@ -81,7 +101,8 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
 }
 
 fn decode_output(part: &Map<String, Value>) -> Result<(Content, Option<ToolStatus>)> {
-    let legacy_error = part.get("isError").and_then(Value::as_bool).map(|e| if e { ToolStatus::Error } else { ToolStatus::Success });
+    let legacy_error =
+        part.get("isError").and_then(Value::as_bool).map(|e| if e { ToolStatus::Error } else { ToolStatus::Success });
     let Some(output) = part.get("output") else {
         // v4: `result` is any JSON value.
         return Ok(match part.get("result") {
@@ -103,7 +124,11 @@ fn decode_output(part: &Map<String, Value>) -> Result<(Content, Option<ToolStatu
         Some("json") => (Content::Text(value.map(Value::to_string).unwrap_or_default()), Some(ToolStatus::Success)),
         Some("error-json") => (Content::Text(value.map(Value::to_string).unwrap_or_default()), Some(ToolStatus::Error)),
         Some("content") => {
-            let parts = value.and_then(Value::as_array).map(|a| a.iter().map(decode_part).collect::<Result<Vec<_>>>()).transpose()?.unwrap_or_default();
+            let parts = value
+                .and_then(Value::as_array)
+                .map(|a| a.iter().map(decode_part).collect::<Result<Vec<_>>>())
+                .transpose()?
+                .unwrap_or_default();
             (Content::Parts(parts), Some(ToolStatus::Success))
         }
         _ => (Content::Parts(vec![ContentPart::Other { raw: output.clone() }]), None),
@@ -113,13 +138,28 @@ fn decode_output(part: &Map<String, Value>) -> Result<(Content, Option<ToolStatu
 fn decode_part(v: &Value) -> Result<ContentPart> {
     let p = as_obj(v, "a content part")?;
     Ok(match p.get("type").and_then(Value::as_str) {
-        Some("text") => ContentPart::Text { text: opt_str(p, "text")?.unwrap_or_default(), extra: extra_of(p, &["type", "text"]) },
-        Some("reasoning") => ContentPart::Reasoning { text: opt_str(p, "text")?.unwrap_or_default(), extra: extra_of(p, &["type", "text"]) },
+        Some("text") => {
+            ContentPart::Text { text: opt_str(p, "text")?.unwrap_or_default(), extra: extra_of(p, &["type", "text"]) }
+        }
+        Some("reasoning") => ContentPart::Reasoning {
+            text: opt_str(p, "text")?.unwrap_or_default(),
+            extra: extra_of(p, &["type", "text"]),
+        },
         Some("image") => match p.get("image") {
             Some(Value::String(s)) if s.starts_with("http:") || s.starts_with("https:") || s.starts_with("data:") => {
-                ContentPart::Image { url: Some(s.clone()), data: None, media_type: opt_str(p, "mediaType")?, extra: extra_of(p, &["type", "image", "mediaType"]) }
+                ContentPart::Image {
+                    url: Some(s.clone()),
+                    data: None,
+                    media_type: opt_str(p, "mediaType")?,
+                    extra: extra_of(p, &["type", "image", "mediaType"]),
+                }
             }
-            Some(Value::String(s)) => ContentPart::Image { url: None, data: Some(s.clone()), media_type: opt_str(p, "mediaType")?, extra: extra_of(p, &["type", "image", "mediaType"]) },
+            Some(Value::String(s)) => ContentPart::Image {
+                url: None,
+                data: Some(s.clone()),
+                media_type: opt_str(p, "mediaType")?,
+                extra: extra_of(p, &["type", "image", "mediaType"]),
+            },
             _ => ContentPart::Other { raw: v.clone() },
         },
         _ => ContentPart::Other { raw: v.clone() },
@@ -175,8 +215,13 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     // A part kept whole (tool-approval-response, a future kind): it names its
                     // call itself. An unknown `output` kept raw is not a part and does not.
                     if let [ContentPart::Other { raw }] = p.as_slice() {
-                        let names_call = raw.get("toolCallId").or_else(|| raw.get("approvalId")).and_then(Value::as_str) == t.tool_call_id.as_deref();
-                        if raw.get("type").and_then(Value::as_str) != Some("tool-result") && t.status.is_none() && names_call {
+                        let names_call =
+                            raw.get("toolCallId").or_else(|| raw.get("approvalId")).and_then(Value::as_str)
+                                == t.tool_call_id.as_deref();
+                        if raw.get("type").and_then(Value::as_str) != Some("tool-result")
+                            && t.status.is_none()
+                            && names_call
+                        {
                             return raw.clone();
                         }
                     }

@@ -21,7 +21,13 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
         "user" => Role::User,
         "assistant" => Role::Assistant,
         "system" => Role::System,
-        other => return Err(Error::new(ErrorCode::UnknownRole, format!("unknown Anthropic role {other:?}; expected user or assistant")).field("role")),
+        other => {
+            return Err(Error::new(
+                ErrorCode::UnknownRole,
+                format!("unknown Anthropic role {other:?}; expected user or assistant"),
+            )
+            .field("role"))
+        }
     };
     let extra = extra_of(obj, &["role", "content"]);
     let id = opt_id(obj, "id")?;
@@ -33,8 +39,16 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             return Ok(vec![m]);
         }
         Some(Value::Array(blocks)) => blocks,
-        None | Some(Value::Null) => return Err(Error::new(ErrorCode::InvalidMessage, "an Anthropic message needs `content`").field("content")),
-        Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string or a list of blocks, got {}", kind(v))).field("content")),
+        None | Some(Value::Null) => {
+            return Err(Error::new(ErrorCode::InvalidMessage, "an Anthropic message needs `content`").field("content"))
+        }
+        Some(v) => {
+            return Err(Error::new(
+                ErrorCode::InvalidMessage,
+                format!("`content` must be a string or a list of blocks, got {}", kind(v)),
+            )
+            .field("content"))
+        }
     };
     let mut out: Vec<Message> = Vec::new();
     if role == Role::Assistant {
@@ -43,7 +57,9 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
         for b in blocks {
             let block = as_obj(b, "a content block")?;
             if block.get("type").and_then(Value::as_str) == Some("tool_use") {
-                let id = opt_str(block, "id")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool_use block needs an `id`").field("content"))?;
+                let id = opt_str(block, "id")?.ok_or_else(|| {
+                    Error::new(ErrorCode::InvalidToolCall, "a tool_use block needs an `id`").field("content")
+                })?;
                 m.tool_calls.push(ToolCall {
                     id,
                     name: opt_str(block, "name")?.unwrap_or_default(),
@@ -74,7 +90,13 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
                 Some(Value::Null) => Content::Null,
                 Some(Value::String(s)) => Content::Text(s.clone()),
                 Some(Value::Array(inner)) => Content::Parts(inner.iter().map(decode_block).collect::<Result<_>>()?),
-                Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("tool_result `content` must be a string or blocks, got {}", kind(v))).field("content")),
+                Some(v) => {
+                    return Err(Error::new(
+                        ErrorCode::InvalidMessage,
+                        format!("tool_result `content` must be a string or blocks, got {}", kind(v)),
+                    )
+                    .field("content"))
+                }
             };
             let is_error = block.get("is_error").and_then(Value::as_bool);
             let mut t = Message::new(Role::Tool, "");
@@ -111,8 +133,13 @@ fn user_with(role: Role, parts: Vec<ContentPart>) -> Message {
 pub(super) fn decode_block(v: &Value) -> Result<ContentPart> {
     let b = as_obj(v, "a content block")?;
     Ok(match b.get("type").and_then(Value::as_str) {
-        Some("text") => ContentPart::Text { text: opt_str(b, "text")?.unwrap_or_default(), extra: extra_of(b, &["type", "text"]) },
-        Some("thinking") => ContentPart::Reasoning { text: opt_str(b, "thinking")?.unwrap_or_default(), extra: extra_of(b, &["type", "thinking"]) },
+        Some("text") => {
+            ContentPart::Text { text: opt_str(b, "text")?.unwrap_or_default(), extra: extra_of(b, &["type", "text"]) }
+        }
+        Some("thinking") => ContentPart::Reasoning {
+            text: opt_str(b, "thinking")?.unwrap_or_default(),
+            extra: extra_of(b, &["type", "thinking"]),
+        },
         Some("image") => match b.get("source").and_then(Value::as_object) {
             Some(src) if src.get("type").and_then(Value::as_str) == Some("base64") => ContentPart::Image {
                 url: None,
@@ -120,9 +147,12 @@ pub(super) fn decode_block(v: &Value) -> Result<ContentPart> {
                 media_type: opt_str(src, "media_type")?,
                 extra: extra_of(b, &["type", "source"]),
             },
-            Some(src) if src.get("type").and_then(Value::as_str) == Some("url") => {
-                ContentPart::Image { url: opt_str(src, "url")?, data: None, media_type: None, extra: extra_of(b, &["type", "source"]) }
-            }
+            Some(src) if src.get("type").and_then(Value::as_str) == Some("url") => ContentPart::Image {
+                url: opt_str(src, "url")?,
+                data: None,
+                media_type: None,
+                extra: extra_of(b, &["type", "source"]),
+            },
             _ => ContentPart::Other { raw: v.clone() },
         },
         _ => ContentPart::Other { raw: v.clone() },
@@ -150,7 +180,9 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
         ContentPart::Image { url, data, media_type, extra } => {
             o.insert("type".into(), json!("image"));
             let source = match (url, data) {
-                (_, Some(d)) => json!({"type": "base64", "media_type": media_type.as_deref().unwrap_or("image/png"), "data": d}),
+                (_, Some(d)) => {
+                    json!({"type": "base64", "media_type": media_type.as_deref().unwrap_or("image/png"), "data": d})
+                }
                 (Some(u), None) => json!({"type": "url", "url": u}),
                 (None, None) => return None,
             };

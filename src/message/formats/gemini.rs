@@ -21,7 +21,13 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
         "user" | "function" | "tool" => Role::User,
         "model" | "assistant" => Role::Assistant,
         "system" => Role::System,
-        other => return Err(Error::new(ErrorCode::UnknownRole, format!("unknown Gemini role {other:?}; expected user or model")).field("role")),
+        other => {
+            return Err(Error::new(
+                ErrorCode::UnknownRole,
+                format!("unknown Gemini role {other:?}; expected user or model"),
+            )
+            .field("role"))
+        }
     };
     let parts = super::util::opt_array(obj, "parts")?;
     let mut out: Vec<Message> = Vec::new();
@@ -49,7 +55,9 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             t.tool_call_id = Some(opt_id(resp, "id")?.unwrap_or_default());
             t.name = opt_str(resp, "name")?;
             t.content = match resp.get("response") {
-                Some(Value::Object(r)) if r.len() == 1 && r.get("result").is_some_and(Value::is_string) => Content::Text(r.get("result").and_then(Value::as_str).unwrap_or_default().to_string()),
+                Some(Value::Object(r)) if r.len() == 1 && r.get("result").is_some_and(Value::is_string) => {
+                    Content::Text(r.get("result").and_then(Value::as_str).unwrap_or_default().to_string())
+                }
                 Some(Value::Object(r)) if r.len() == 1 && r.contains_key("error") => {
                     t.status = Some(ToolStatus::Error);
                     Content::Text(match r.get("error") {
@@ -110,13 +118,23 @@ fn decode_part(v: &Value) -> Result<ContentPart> {
     if let Some(inline) = p.get("inlineData").and_then(Value::as_object) {
         let mt = opt_str(inline, "mimeType")?;
         if mt.as_deref().is_some_and(|m| m.starts_with("image/")) {
-            return Ok(ContentPart::Image { url: None, data: opt_str(inline, "data")?, media_type: mt, extra: extra_of(p, &["inlineData"]) });
+            return Ok(ContentPart::Image {
+                url: None,
+                data: opt_str(inline, "data")?,
+                media_type: mt,
+                extra: extra_of(p, &["inlineData"]),
+            });
         }
     }
     if let Some(file) = p.get("fileData").and_then(Value::as_object) {
         let mt = opt_str(file, "mimeType")?;
         if mt.as_deref().is_some_and(|m| m.starts_with("image/")) {
-            return Ok(ContentPart::Image { url: opt_str(file, "fileUri")?, data: None, media_type: mt, extra: extra_of(p, &["fileData"]) });
+            return Ok(ContentPart::Image {
+                url: opt_str(file, "fileUri")?,
+                data: None,
+                media_type: mt,
+                extra: extra_of(p, &["fileData"]),
+            });
         }
     }
     Ok(ContentPart::Other { raw: v.clone() })
@@ -182,7 +200,10 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 _ => json!({"result": text}),
             };
             let mut p = Map::new();
-            p.insert("functionResponse".into(), json!({"id": t.tool_call_id, "name": t.name.as_deref().unwrap_or_default(), "response": response}));
+            p.insert(
+                "functionResponse".into(),
+                json!({"id": t.tool_call_id, "name": t.name.as_deref().unwrap_or_default(), "response": response}),
+            );
             if t.origin == Some(Format::Gemini) {
                 p.extend(t.extra.clone());
             }

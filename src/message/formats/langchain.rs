@@ -35,8 +35,20 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         "ai" | "assistant" | "AIMessageChunk" => Role::Assistant,
         "system" | "developer" => Role::System,
         "tool" | "ToolMessageChunk" => Role::Tool,
-        "remove" => return Err(Error::new(ErrorCode::UnknownRole, "a RemoveMessage is a reducer instruction, not a message; pass it to the store as an update").field("type")),
-        other => return Err(Error::new(ErrorCode::UnknownRole, format!("unknown LangChain message type {other:?}; expected human, ai, system or tool")).field("type")),
+        "remove" => {
+            return Err(Error::new(
+                ErrorCode::UnknownRole,
+                "a RemoveMessage is a reducer instruction, not a message; pass it to the store as an update",
+            )
+            .field("type"))
+        }
+        other => {
+            return Err(Error::new(
+                ErrorCode::UnknownRole,
+                format!("unknown LangChain message type {other:?}; expected human, ai, system or tool"),
+            )
+            .field("type"))
+        }
     };
     let mut m = Message::new(role, "");
     m.content = match obj.get("content") {
@@ -46,7 +58,13 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         Some(Value::Array(blocks)) => Content::Parts(blocks.iter().map(decode_block).collect::<Result<_>>()?),
         // LangChain JS lets a ToolMessage carry any JSON; it is kept whole.
         Some(v @ Value::Object(_)) => Content::Parts(vec![ContentPart::Other { raw: v.clone() }]),
-        Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string or a list of blocks, got {}", kind(v))).field("content")),
+        Some(v) => {
+            return Err(Error::new(
+                ErrorCode::InvalidMessage,
+                format!("`content` must be a string or a list of blocks, got {}", kind(v)),
+            )
+            .field("content"))
+        }
     };
     m.id = opt_id(obj, "id")?;
     m.name = opt_str(obj, "name")?;
@@ -55,18 +73,27 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         None => None,
         Some("success") => Some(ToolStatus::Success),
         Some("error") => Some(ToolStatus::Error),
-        Some(other) => return Err(Error::new(ErrorCode::InvalidMessage, format!("tool status {other:?} is neither success nor error")).field("status")),
+        Some(other) => {
+            return Err(Error::new(
+                ErrorCode::InvalidMessage,
+                format!("tool status {other:?} is neither success nor error"),
+            )
+            .field("status"))
+        }
     };
     for call in opt_array(obj, "tool_calls")? {
         let call = as_obj(call, "a tool call")?;
-        let id = opt_id(call, "id")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
+        let id = opt_id(call, "id")?
+            .ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
         let name = opt_str(call, "name")?.unwrap_or_default();
         let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
         m.tool_calls.push(ToolCall { id, name, args, raw_args: None, extra: extra_of(call, &["id", "name", "args"]) });
     }
     for call in opt_array(obj, "invalid_tool_calls")? {
         let call = as_obj(call, "an invalid tool call")?;
-        let id = opt_id(call, "id")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "an invalid tool call needs an `id`").field("invalid_tool_calls"))?;
+        let id = opt_id(call, "id")?.ok_or_else(|| {
+            Error::new(ErrorCode::InvalidToolCall, "an invalid tool call needs an `id`").field("invalid_tool_calls")
+        })?;
         let args = match call.get("args") {
             Some(Value::String(s)) => s.clone(),
             None | Some(Value::Null) => String::new(),
@@ -105,18 +132,22 @@ fn decode_block(v: &Value) -> Result<ContentPart> {
         });
     };
     Ok(match b.get("type").and_then(Value::as_str) {
-        Some("text") => ContentPart::Text { text: opt_str(b, "text")?.unwrap_or_default(), extra: extra_of(b, &["type", "text"]) },
+        Some("text") => {
+            ContentPart::Text { text: opt_str(b, "text")?.unwrap_or_default(), extra: extra_of(b, &["type", "text"]) }
+        }
         Some("reasoning") if b.get("reasoning").is_some_and(Value::is_string) => ContentPart::Reasoning {
             text: opt_str(b, "reasoning")?.unwrap_or_default(),
             extra: extra_of(b, &["type", "reasoning"]),
         },
         Some("image_url") => super::openai::decode_part(v)?,
-        Some("image") if b.contains_key("url") || b.contains_key("base64") || b.contains_key("data") => ContentPart::Image {
-            url: opt_str(b, "url")?,
-            data: opt_str(b, "base64")?.or(opt_str(b, "data")?),
-            media_type: opt_str(b, "mime_type")?,
-            extra: extra_of(b, &["type", "url", "base64", "data", "mime_type"]),
-        },
+        Some("image") if b.contains_key("url") || b.contains_key("base64") || b.contains_key("data") => {
+            ContentPart::Image {
+                url: opt_str(b, "url")?,
+                data: opt_str(b, "base64")?.or(opt_str(b, "data")?),
+                media_type: opt_str(b, "mime_type")?,
+                extra: extra_of(b, &["type", "url", "base64", "data", "mime_type"]),
+            }
+        }
         _ => ContentPart::Other { raw: v.clone() },
     })
 }

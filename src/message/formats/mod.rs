@@ -94,7 +94,10 @@ pub enum Detected {
 /// each): `INVALID_MESSAGE` naming both.
 fn parts_format(obj: &Map<String, Value>) -> Result<Option<Format>> {
     let Some(Value::Array(parts)) = obj.get("content") else { return Ok(None) };
-    let mut kinds = parts.iter().filter_map(|p| p.get("type").and_then(Value::as_str)).filter_map(|t| part_format(t).map(|f| (t, f)));
+    let mut kinds = parts
+        .iter()
+        .filter_map(|p| p.get("type").and_then(Value::as_str))
+        .filter_map(|t| part_format(t).map(|f| (t, f)));
     let Some((first_kind, first)) = kinds.next() else { return Ok(None) };
     if let Some((kind, other)) = kinds.find(|(_, f)| *f != first) {
         return Err(Error::new(
@@ -107,12 +110,14 @@ fn parts_format(obj: &Map<String, Value>) -> Result<Option<Format>> {
 }
 
 /// The keys of a canonical [`Message`] (its serde field names).
-const CANONICAL_KEYS: [&str; 10] = ["id", "role", "content", "name", "tool_calls", "invalid_tool_calls", "tool_call_id", "status", "origin", "extra"];
+const CANONICAL_KEYS: [&str; 10] =
+    ["id", "role", "content", "name", "tool_calls", "invalid_tool_calls", "tool_call_id", "status", "origin", "extra"];
 
 /// Whether `obj` is a canonical message: canonical keys only, and the `origin` or `extra` that no
 /// provider format has at the top level.
 fn is_canonical(obj: &Map<String, Value>) -> bool {
-    let marked = obj.get("origin").and_then(Value::as_str).is_some_and(|o| Format::parse(o).is_ok()) || obj.get("extra").is_some_and(Value::is_object);
+    let marked = obj.get("origin").and_then(Value::as_str).is_some_and(|o| Format::parse(o).is_ok())
+        || obj.get("extra").is_some_and(Value::is_object);
     marked && obj.keys().all(|k| CANONICAL_KEYS.contains(&k.as_str()))
 }
 
@@ -121,9 +126,9 @@ fn is_canonical(obj: &Map<String, Value>) -> bool {
 /// Errors: `INVALID_MESSAGE` when `value` is not an object or has neither `role`, `type`, `lc`
 /// nor `parts`.
 pub fn detect(value: &Value) -> Result<Detected> {
-    let obj = value
-        .as_object()
-        .ok_or_else(|| Error::new(ErrorCode::InvalidMessage, format!("a message must be an object, got {}", util::kind(value))))?;
+    let obj = value.as_object().ok_or_else(|| {
+        Error::new(ErrorCode::InvalidMessage, format!("a message must be an object, got {}", util::kind(value)))
+    })?;
     if is_canonical(obj) {
         return Ok(Detected::Canonical);
     }
@@ -189,7 +194,12 @@ pub fn detect(value: &Value) -> Result<Detected> {
 /// The format a content-part `type` belongs to, when only one format uses it.
 fn part_format(kind: &str) -> Option<Format> {
     match kind {
-        "tool_use" | "tool_result" | "thinking" | "redacted_thinking" | "document" | "server_tool_use"
+        "tool_use"
+        | "tool_result"
+        | "thinking"
+        | "redacted_thinking"
+        | "document"
+        | "server_tool_use"
         | "web_search_tool_result" => Some(Format::Anthropic),
         "tool-call" | "tool-result" | "reasoning" | "file" | "tool-approval-request" | "tool-approval-response" => {
             Some(Format::AiSdk)
@@ -240,24 +250,31 @@ pub fn values_from_json_text(text: &str) -> Result<Vec<Value>> {
 /// Errors carry the index of the offending input message: `INVALID_MESSAGE`, `UNKNOWN_ROLE`,
 /// `MISSING_TOOL_CALL_ID`, `INVALID_TOOL_CALL`.
 pub fn decode_messages<V: std::borrow::Borrow<Value>>(values: &[V], hint: Option<Format>) -> Result<Decoded> {
-    let detected = values
-        .iter()
-        .enumerate()
-        .map(|(i, v)| detect(v.borrow()).map_err(|e| e.at(i)))
-        .collect::<Result<Vec<_>>>()?;
-    let dominant = match hint.or_else(|| detected.iter().find_map(|d| if let Detected::Sure(f) = d { Some(*f) } else { None })) {
-        Some(f @ (Format::Anthropic | Format::AiSdk)) => f,
-        _ => Format::Openai,
+    let detected =
+        values.iter().enumerate().map(|(i, v)| detect(v.borrow()).map_err(|e| e.at(i))).collect::<Result<Vec<_>>>()?;
+    let dominant =
+        match hint.or_else(|| detected.iter().find_map(|d| if let Detected::Sure(f) = d { Some(*f) } else { None })) {
+            Some(f @ (Format::Anthropic | Format::AiSdk)) => f,
+            _ => Format::Openai,
+        };
+    let mut out = Decoded {
+        messages: Vec::with_capacity(values.len()),
+        source: Vec::with_capacity(values.len()),
+        formats: Vec::with_capacity(values.len()),
     };
-    let mut out = Decoded { messages: Vec::with_capacity(values.len()), source: Vec::with_capacity(values.len()), formats: Vec::with_capacity(values.len()) };
     let mut gemini_pending: Vec<(String, String)> = Vec::new();
     for (i, (value, det)) in values.iter().zip(&detected).enumerate() {
         let (format, decoded) = match det {
             Detected::Sure(f) => (*f, decode_one(value.borrow(), *f).map_err(|e| e.at(i))?),
             Detected::Plain => (dominant, decode_one(value.borrow(), dominant).map_err(|e| e.at(i))?),
             Detected::Canonical => {
-                let m: Message = serde_json::from_value(value.borrow().clone())
-                    .map_err(|e| Error::new(ErrorCode::InvalidMessage, format!("a canonical message (it has `origin` or `extra`) that does not read as one: {e}")).at(i))?;
+                let m: Message = serde_json::from_value(value.borrow().clone()).map_err(|e| {
+                    Error::new(
+                        ErrorCode::InvalidMessage,
+                        format!("a canonical message (it has `origin` or `extra`) that does not read as one: {e}"),
+                    )
+                    .at(i)
+                })?;
                 (m.origin.unwrap_or(Format::Openai), vec![m])
             }
         };
@@ -267,9 +284,12 @@ pub fn decode_messages<V: std::borrow::Borrow<Value>>(values: &[V], hint: Option
             }
             check_calls(&m).map_err(|e| e.at(i))?;
             if m.role == Role::Tool && m.tool_call_id.as_deref().is_none_or(str::is_empty) {
-                return Err(Error::new(ErrorCode::MissingToolCallId, "a tool result needs the id of the call it answers (`tool_call_id`)")
-                    .field("tool_call_id")
-                    .at(i));
+                return Err(Error::new(
+                    ErrorCode::MissingToolCallId,
+                    "a tool result needs the id of the call it answers (`tool_call_id`)",
+                )
+                .field("tool_call_id")
+                .at(i));
             }
             out.messages.push(m);
             out.source.push(i);
@@ -290,28 +310,45 @@ pub const MAX_ID_CHARS: usize = 1024;
 
 fn check_calls(m: &Message) -> Result<()> {
     let long = |s: &str| s.len() > MAX_ID_CHARS && s.chars().count() > MAX_ID_CHARS;
-    let names = m.tool_calls.iter().map(|c| c.name.as_str()).chain(m.invalid_tool_calls.iter().map(|c| c.name.as_str()));
+    let names =
+        m.tool_calls.iter().map(|c| c.name.as_str()).chain(m.invalid_tool_calls.iter().map(|c| c.name.as_str()));
     if m.id.as_deref().into_iter().chain(m.tool_call_id.as_deref()).chain(m.call_ids()).chain(names).any(long) {
-        return Err(Error::new(ErrorCode::InvalidMessage, format!("an id or tool name is longer than {MAX_ID_CHARS} characters")).field("id"));
+        return Err(Error::new(
+            ErrorCode::InvalidMessage,
+            format!("an id or tool name is longer than {MAX_ID_CHARS} characters"),
+        )
+        .field("id"));
     }
     if m.role != Role::Assistant && (!m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty()) {
-        return Err(Error::new(ErrorCode::InvalidToolCall, "only an assistant message makes tool calls; this one is not from the assistant").field("tool_calls"));
+        return Err(Error::new(
+            ErrorCode::InvalidToolCall,
+            "only an assistant message makes tool calls; this one is not from the assistant",
+        )
+        .field("tool_calls"));
     }
     if let Some(c) = m.tool_calls.iter().find(|c| c.name.is_empty()) {
-        return Err(Error::new(ErrorCode::InvalidToolCall, format!("tool call '{}' has no name; every provider needs the tool's name", c.id)).field("tool_calls"));
+        return Err(Error::new(
+            ErrorCode::InvalidToolCall,
+            format!("tool call '{}' has no name; every provider needs the tool's name", c.id),
+        )
+        .field("tool_calls"));
     }
     let mut seen = std::collections::HashSet::new();
     if let Some(dup) = m.call_ids().find(|c| !seen.insert(*c)) {
-        return Err(Error::new(ErrorCode::InvalidToolCall, format!("call id '{dup}' appears twice in one message; every call needs its own id")).field("tool_calls"));
+        return Err(Error::new(
+            ErrorCode::InvalidToolCall,
+            format!("call id '{dup}' appears twice in one message; every call needs its own id"),
+        )
+        .field("tool_calls"));
     }
     Ok(())
 }
 
 /// Decodes one message known to be in `format`.
 pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
-    let obj = value
-        .as_object()
-        .ok_or_else(|| Error::new(ErrorCode::InvalidMessage, format!("a message must be an object, got {}", util::kind(value))))?;
+    let obj = value.as_object().ok_or_else(|| {
+        Error::new(ErrorCode::InvalidMessage, format!("a message must be an object, got {}", util::kind(value)))
+    })?;
     let mut messages = match format {
         Format::Langchain => vec![langchain::decode(obj)?],
         Format::Openai => vec![openai::decode(obj)?],
@@ -335,10 +372,8 @@ pub fn groups(messages: &[Message], format: Format) -> Vec<Range<usize>> {
 pub fn group_roles(roles: &[Role], format: Format) -> Vec<Range<usize>> {
     let mut out: Vec<Range<usize>> = Vec::with_capacity(roles.len());
     for (i, role) in roles.iter().enumerate() {
-        let joins = format.merges_tool_results()
-            && *role == Role::Tool
-            && i > 0
-            && roles.get(i - 1) == Some(&Role::Tool);
+        let joins =
+            format.merges_tool_results() && *role == Role::Tool && i > 0 && roles.get(i - 1) == Some(&Role::Tool);
         match out.last_mut() {
             Some(last) if joins => last.end = i + 1,
             _ => out.push(i..i + 1),
@@ -365,29 +400,26 @@ pub fn encode_group(group: &[Message], format: Format) -> Value {
 pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
     // Gemini names a result by its function (`functionResponse.name` is required): give nameless
     // results the name of the call they answer.
-    let named: Option<Vec<Message>> = (format == Format::Gemini && messages.iter().any(|m| m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty()))
-        .then(|| {
-            let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
-            messages
-                .iter()
-                .map(|m| {
-                    for c in &m.tool_calls {
-                        names.insert(c.id.as_str(), c.name.as_str());
-                    }
-                    let mut m = m.clone();
-                    if m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty() {
-                        m.name = m.tool_call_id.as_deref().and_then(|id| names.get(id)).map(|n| n.to_string());
-                    }
-                    m
-                })
-                .collect()
-        });
+    let named: Option<Vec<Message>> = (format == Format::Gemini
+        && messages.iter().any(|m| m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty()))
+    .then(|| {
+        let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+        messages
+            .iter()
+            .map(|m| {
+                for c in &m.tool_calls {
+                    names.insert(c.id.as_str(), c.name.as_str());
+                }
+                let mut m = m.clone();
+                if m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty() {
+                    m.name = m.tool_call_id.as_deref().and_then(|id| names.get(id)).map(|n| n.to_string());
+                }
+                m
+            })
+            .collect()
+    });
     let messages = named.as_deref().unwrap_or(messages);
-    groups(messages, format)
-        .into_iter()
-        .filter_map(|r| messages.get(r))
-        .map(|g| encode_group(g, format))
-        .collect()
+    groups(messages, format).into_iter().filter_map(|r| messages.get(r)).map(|g| encode_group(g, format)).collect()
 }
 
 /// Writes `extra` fields into `obj` when the message came from `format`, without overwriting the

@@ -8,7 +8,9 @@
 //! A call `{id, name, args}` (no `function`) is a LangChain tool call in a role-keyed
 //! message-like dict and is read as LangChain reads it.
 
-use super::util::{args_text, as_obj, call_from_json_text, content_as_string, extra_of, opt_array, opt_id, opt_str, put_opt};
+use super::util::{
+    args_text, as_obj, call_from_json_text, content_as_string, extra_of, opt_array, opt_id, opt_str, put_opt,
+};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall};
@@ -23,7 +25,11 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         "assistant" => Role::Assistant,
         "tool" => Role::Tool,
         other => {
-            return Err(Error::new(ErrorCode::UnknownRole, format!("unknown OpenAI role {other:?}; expected system, developer, user, assistant or tool")).field("role"))
+            return Err(Error::new(
+                ErrorCode::UnknownRole,
+                format!("unknown OpenAI role {other:?}; expected system, developer, user, assistant or tool"),
+            )
+            .field("role"))
         }
     };
     let mut m = Message::new(role, "");
@@ -33,13 +39,24 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
     m.tool_call_id = opt_id(obj, "tool_call_id")?;
     for call in opt_array(obj, "tool_calls")? {
         let call = as_obj(call, "a tool call")?;
-        let id = opt_id(call, "id")?.ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
+        let id = opt_id(call, "id")?
+            .ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
         let function = call.get("function").and_then(Value::as_object);
         // `{id, name, args}` without `function` is a LangChain tool call in a role-keyed
         // message-like dict, which LangChain's `convert_to_messages` / `coerceMessageLikeToMessage`
         // take as it is: read it as they do (also how canonical calls read back).
-        if let (None, Some(name), Some(args)) = (function, call.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()), call.get("args").filter(|a| a.is_object())) {
-            m.tool_calls.push(ToolCall { id, name: name.to_string(), args: args.clone(), raw_args: None, extra: extra_of(call, &["id", "name", "args", "type"]) });
+        if let (None, Some(name), Some(args)) = (
+            function,
+            call.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()),
+            call.get("args").filter(|a| a.is_object()),
+        ) {
+            m.tool_calls.push(ToolCall {
+                id,
+                name: name.to_string(),
+                args: args.clone(),
+                raw_args: None,
+                extra: extra_of(call, &["id", "name", "args", "type"]),
+            });
             continue;
         }
         let name = function.and_then(|f| f.get("name")).and_then(Value::as_str).filter(|n| !n.is_empty()).map(str::to_string).ok_or_else(|| {
@@ -67,14 +84,25 @@ fn decode_content(v: Option<&Value>) -> Result<Content> {
         Some(Value::String(s)) => Content::Text(s.clone()),
         Some(Value::Array(parts)) => Content::Parts(parts.iter().map(decode_part).collect::<Result<_>>()?),
         Some(v @ Value::Object(_)) => Content::Parts(vec![ContentPart::Other { raw: v.clone() }]),
-        Some(v) => return Err(Error::new(ErrorCode::InvalidMessage, format!("`content` must be a string, null, a list of parts or one part object, got {}", super::util::kind(v))).field("content")),
+        Some(v) => {
+            return Err(Error::new(
+                ErrorCode::InvalidMessage,
+                format!(
+                    "`content` must be a string, null, a list of parts or one part object, got {}",
+                    super::util::kind(v)
+                ),
+            )
+            .field("content"))
+        }
     })
 }
 
 pub(super) fn decode_part(v: &Value) -> Result<ContentPart> {
     let p = as_obj(v, "a content part")?;
     Ok(match p.get("type").and_then(Value::as_str) {
-        Some("text") => ContentPart::Text { text: opt_str(p, "text")?.unwrap_or_default(), extra: extra_of(p, &["type", "text"]) },
+        Some("text") => {
+            ContentPart::Text { text: opt_str(p, "text")?.unwrap_or_default(), extra: extra_of(p, &["type", "text"]) }
+        }
         Some("image_url") => {
             let image = p.get("image_url");
             let url = match image {
@@ -128,7 +156,9 @@ pub(super) fn encode(m: &Message) -> Value {
         Role::Tool => "tool",
     };
     o.insert("role".into(), json!(role));
-    let keep_parts = own && !(m.role == Role::Tool && matches!(&m.content, Content::Parts(p) if p.iter().any(|p| !matches!(p, ContentPart::Text { .. }))));
+    let keep_parts = own
+        && !(m.role == Role::Tool
+            && matches!(&m.content, Content::Parts(p) if p.iter().any(|p| !matches!(p, ContentPart::Text { .. }))));
     match &m.content {
         Content::Absent => {
             if m.role != Role::Assistant || (m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty()) {
@@ -142,7 +172,12 @@ pub(super) fn encode(m: &Message) -> Value {
             o.insert("content".into(), json!(t));
         }
         // An Anthropic or AI SDK turn that held only tool calls: OpenAI wants `content: null`.
-        Content::Parts(p) if p.is_empty() && !own && m.role == Role::Assistant && !(m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty()) => {
+        Content::Parts(p)
+            if p.is_empty()
+                && !own
+                && m.role == Role::Assistant
+                && !(m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty()) =>
+        {
             o.insert("content".into(), Value::Null);
         }
         Content::Parts(_) if m.role == Role::Tool && !keep_parts => {

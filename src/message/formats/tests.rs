@@ -16,10 +16,16 @@ fn roundtrip(v: Value, f: Format) {
 fn detects_each_format() {
     let cases = [
         (json!({"type": "human", "content": "hi"}), Format::Langchain),
-        (json!({"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessage"], "kwargs": {"content": "x"}}), Format::Langchain),
+        (
+            json!({"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessage"], "kwargs": {"content": "x"}}),
+            Format::Langchain,
+        ),
         (json!({"role": "assistant", "content": null, "tool_calls": []}), Format::Openai),
         (json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t"}]}), Format::Anthropic),
-        (json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "t", "toolName": "x", "output": {"type": "text", "value": "v"}}]}), Format::AiSdk),
+        (
+            json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "t", "toolName": "x", "output": {"type": "text", "value": "v"}}]}),
+            Format::AiSdk,
+        ),
         (json!({"role": "model", "parts": [{"text": "hi"}]}), Format::Gemini),
     ];
     for (v, f) in cases {
@@ -42,7 +48,10 @@ fn plain_messages_beside_langchain_or_gemini_decode_as_openai() {
     assert_eq!(d.formats, vec![Format::Langchain, Format::Openai, Format::Gemini, Format::Openai]);
     assert_eq!(d.messages.iter().map(|m| m.content.text()).collect::<Vec<_>>(), vec!["a", "b", "c", "d"]);
     // Beside an Anthropic message, plain ones still take the Anthropic format.
-    let values = vec![json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}), json!({"role": "user", "content": "hi"})];
+    let values = vec![
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]}),
+        json!({"role": "user", "content": "hi"}),
+    ];
     assert_eq!(decode_messages(&values, None).unwrap().formats, vec![Format::Anthropic, Format::Anthropic]);
 }
 
@@ -61,19 +70,49 @@ fn langchain_envelopes_decode_alike() {
 
 #[test]
 fn unmodelled_fields_round_trip_in_every_format() {
-    roundtrip(json!({"content": "res", "additional_kwargs": {"k": [1, 2]}, "response_metadata": {}, "type": "tool", "name": "t", "id": "t1", "tool_call_id": "c1", "artifact": {"a": 1}, "status": "error"}), Format::Langchain);
-    roundtrip(json!({"content": "ok", "additional_kwargs": {}, "response_metadata": {"model_provider": "openai"}, "type": "ai", "name": null, "id": "a1",
+    roundtrip(
+        json!({"content": "res", "additional_kwargs": {"k": [1, 2]}, "response_metadata": {}, "type": "tool", "name": "t", "id": "t1", "tool_call_id": "c1", "artifact": {"a": 1}, "status": "error"}),
+        Format::Langchain,
+    );
+    roundtrip(
+        json!({"content": "ok", "additional_kwargs": {}, "response_metadata": {"model_provider": "openai"}, "type": "ai", "name": null, "id": "a1",
         "tool_calls": [{"name": "t", "args": {"x": 1}, "id": "c1", "type": "tool_call"}],
         "invalid_tool_calls": [{"type": "invalid_tool_call", "id": "c2", "name": "u", "args": "{bad", "error": "parse"}],
-        "usage_metadata": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}}), Format::Langchain);
-    roundtrip(json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\": 1}"}, "index": 0}], "agent": "main", "thought": "t"}), Format::Openai);
-    roundtrip(json!({"role": "tool", "tool_call_id": "c1", "name": "f", "content": "r", "message_type": "observation"}), Format::Openai);
-    roundtrip(json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "sig"}, {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"q": 1}}], "id": "msg_1"}), Format::Anthropic);
-    roundtrip(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a", "is_error": true}, {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "b"}]}]}), Format::Anthropic);
-    roundtrip(json!({"role": "assistant", "content": [{"type": "text", "text": "x"}, {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {"a": 1}, "providerOptions": {"p": {"k": 1}}}]}), Format::AiSdk);
-    roundtrip(json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "f", "output": {"type": "text", "value": "r"}}, {"type": "tool-result", "toolCallId": "c2", "toolName": "f", "output": {"type": "error-text", "value": "bad"}}]}), Format::AiSdk);
-    roundtrip(json!({"role": "model", "parts": [{"text": "x"}, {"functionCall": {"id": "g1", "name": "f", "args": {"a": 1}}, "thoughtSignature": "s"}]}), Format::Gemini);
-    roundtrip(json!({"role": "user", "parts": [{"functionResponse": {"id": "g1", "name": "f", "response": {"result": "r"}}}, {"functionResponse": {"id": "g2", "name": "f", "response": {"rows": [1]}}}]}), Format::Gemini);
+        "usage_metadata": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}}),
+        Format::Langchain,
+    );
+    roundtrip(
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{\"a\": 1}"}, "index": 0}], "agent": "main", "thought": "t"}),
+        Format::Openai,
+    );
+    roundtrip(
+        json!({"role": "tool", "tool_call_id": "c1", "name": "f", "content": "r", "message_type": "observation"}),
+        Format::Openai,
+    );
+    roundtrip(
+        json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "sig"}, {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"q": 1}}], "id": "msg_1"}),
+        Format::Anthropic,
+    );
+    roundtrip(
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a", "is_error": true}, {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "b"}]}]}),
+        Format::Anthropic,
+    );
+    roundtrip(
+        json!({"role": "assistant", "content": [{"type": "text", "text": "x"}, {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {"a": 1}, "providerOptions": {"p": {"k": 1}}}]}),
+        Format::AiSdk,
+    );
+    roundtrip(
+        json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "f", "output": {"type": "text", "value": "r"}}, {"type": "tool-result", "toolCallId": "c2", "toolName": "f", "output": {"type": "error-text", "value": "bad"}}]}),
+        Format::AiSdk,
+    );
+    roundtrip(
+        json!({"role": "model", "parts": [{"text": "x"}, {"functionCall": {"id": "g1", "name": "f", "args": {"a": 1}}, "thoughtSignature": "s"}]}),
+        Format::Gemini,
+    );
+    roundtrip(
+        json!({"role": "user", "parts": [{"functionResponse": {"id": "g1", "name": "f", "response": {"result": "r"}}}, {"functionResponse": {"id": "g2", "name": "f", "response": {"rows": [1]}}}]}),
+        Format::Gemini,
+    );
 }
 
 #[test]
@@ -109,16 +148,24 @@ fn converts_a_tool_exchange_between_all_formats() {
             assert_eq!(a.role, b.role, "{f:?}");
             assert_eq!(a.content.text(), b.content.text(), "{f:?}");
             assert_eq!(a.tool_call_id, b.tool_call_id, "{f:?}");
-            let ids = |m: &Message| m.tool_calls.iter().map(|c| (c.id.clone(), c.name.clone(), c.args.clone())).collect::<Vec<_>>();
+            let ids = |m: &Message| {
+                m.tool_calls.iter().map(|c| (c.id.clone(), c.name.clone(), c.args.clone())).collect::<Vec<_>>()
+            };
             assert_eq!(ids(a), ids(b), "{f:?}");
         }
     }
     let anthropic = encode_messages(&canon, Format::Anthropic);
-    assert_eq!(anthropic[2], json!({"role": "user", "content": [
+    assert_eq!(
+        anthropic[2],
+        json!({"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "c1", "content": "sunny"},
-        {"type": "tool_result", "tool_use_id": "c2", "content": "noon"}]}));
+        {"type": "tool_result", "tool_use_id": "c2", "content": "noon"}]})
+    );
     let gemini = encode_messages(&canon, Format::Gemini);
-    assert_eq!(gemini[1]["parts"][0], json!({"functionCall": {"id": "c1", "name": "weather", "args": {"city": "Paris"}}}));
+    assert_eq!(
+        gemini[1]["parts"][0],
+        json!({"functionCall": {"id": "c1", "name": "weather", "args": {"city": "Paris"}}})
+    );
 }
 
 #[test]
@@ -162,7 +209,9 @@ fn bad_input_gives_typed_errors_with_index() {
 
 #[test]
 fn content_part_kinds_move_between_formats() {
-    let ms = dec(json!({"role": "user", "content": [{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}));
+    let ms = dec(
+        json!({"role": "user", "content": [{"type": "text", "text": "see"}, {"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}),
+    );
     let Content::Parts(parts) = &ms[0].content else { panic!("parts expected") };
     assert!(matches!(&parts[1], ContentPart::Image { url: Some(u), .. } if u == "https://x/y.png"));
     let anth = encode_messages(&ms, Format::Anthropic);
@@ -205,12 +254,15 @@ fn canonical_messages_decode_to_themselves() {
 
 #[test]
 fn a_role_keyed_message_with_langchain_calls_reads_as_langchain_reads_it() {
-    let m = dec(json!({"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "weather", "args": {"city": "Paris"}}]}));
+    let m = dec(
+        json!({"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "weather", "args": {"city": "Paris"}}]}),
+    );
     assert_eq!((m[0].tool_calls[0].name.as_str(), &m[0].tool_calls[0].args), ("weather", &json!({"city": "Paris"})));
     let openai = encode_messages(&m, Format::Openai);
     assert_eq!(openai[0]["tool_calls"][0]["function"], json!({"name": "weather", "arguments": "{\"city\":\"Paris\"}"}));
     // No args and no function: still refused, with the hint.
-    let err = decode_messages(&[json!({"role": "assistant", "tool_calls": [{"id": "c1", "name": "t"}]})], None).unwrap_err();
+    let err =
+        decode_messages(&[json!({"role": "assistant", "tool_calls": [{"id": "c1", "name": "t"}]})], None).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidToolCall);
 }
 
@@ -232,8 +284,14 @@ fn numbers_in_json_text_arguments_read_as_javascript_reads_them() {
     // back from JS as 10, so events()/onEvents no longer verified.
     use super::util::js_numbers;
     let read = |t: &str| js_numbers(serde_json::from_str(t).unwrap());
-    assert_eq!(read("[10.0, 1e2, -0, -0.0, 1e-400, 0.1, 5e-324, 1e21, 1.5]").to_string(), "[10,100,0,0,0,0.1,5e-324,1e+21,1.5]");
-    assert_eq!(read("[9007199254740993, 12345678901234567890, -9007199254740993, 9007199254740991]").to_string(), "[9007199254740992,12345678901234567000,-9007199254740992,9007199254740991]");
+    assert_eq!(
+        read("[10.0, 1e2, -0, -0.0, 1e-400, 0.1, 5e-324, 1e21, 1.5]").to_string(),
+        "[10,100,0,0,0,0.1,5e-324,1e+21,1.5]"
+    );
+    assert_eq!(
+        read("[9007199254740993, 12345678901234567890, -9007199254740993, 9007199254740991]").to_string(),
+        "[9007199254740992,12345678901234567000,-9007199254740992,9007199254740991]"
+    );
     let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "pay", "arguments": "{\"amount\":10.0}"}}]});
     let m = dec(call.clone());
     assert_eq!(m[0].tool_calls[0].args, json!({"amount": 10}));

@@ -31,7 +31,9 @@ pub(crate) fn opt_str(obj: &Map<String, Value>, key: &str) -> Result<Option<Stri
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(v) => Err(Error::new(ErrorCode::InvalidMessage, format!("`{key}` must be a string, got {}", kind(v))).field(key)),
+        Some(v) => {
+            Err(Error::new(ErrorCode::InvalidMessage, format!("`{key}` must be a string, got {}", kind(v))).field(key))
+        }
     }
 }
 
@@ -48,13 +50,16 @@ pub(crate) fn opt_array<'a>(obj: &'a Map<String, Value>, key: &str) -> Result<&'
     match obj.get(key) {
         None | Some(Value::Null) => Ok(&[]),
         Some(Value::Array(a)) => Ok(a.as_slice()),
-        Some(v) => Err(Error::new(ErrorCode::InvalidMessage, format!("`{key}` must be an array, got {}", kind(v))).field(key)),
+        Some(v) => {
+            Err(Error::new(ErrorCode::InvalidMessage, format!("`{key}` must be an array, got {}", kind(v))).field(key))
+        }
     }
 }
 
 /// An element that must be an object.
 pub(crate) fn as_obj<'a>(v: &'a Value, what: &str) -> Result<&'a Map<String, Value>> {
-    v.as_object().ok_or_else(|| Error::new(ErrorCode::InvalidMessage, format!("{what} must be an object, got {}", kind(v))))
+    v.as_object()
+        .ok_or_else(|| Error::new(ErrorCode::InvalidMessage, format!("{what} must be an object, got {}", kind(v))))
 }
 
 /// Parses tool-call arguments sent as JSON text (OpenAI `function.arguments`).
@@ -62,11 +67,26 @@ pub(crate) fn as_obj<'a>(v: &'a Value, what: &str) -> Result<&'a Map<String, Val
 /// Text that does not parse yields an [`InvalidToolCall`] instead of an error.
 /// Numbers are read as JavaScript reads them ([`js_numbers`]), so the arguments the store keeps
 /// survive a trip through JS (`events()`, `onEvents`) unchanged and their events still verify.
-pub(crate) fn call_from_json_text(id: String, name: String, text: String, extra: Map<String, Value>) -> std::result::Result<ToolCall, InvalidToolCall> {
-    let parsed = if text.trim().is_empty() { Ok(Value::Object(Map::new())) } else { serde_json::from_str::<Value>(&text).map(js_numbers) };
+pub(crate) fn call_from_json_text(
+    id: String,
+    name: String,
+    text: String,
+    extra: Map<String, Value>,
+) -> std::result::Result<ToolCall, InvalidToolCall> {
+    let parsed = if text.trim().is_empty() {
+        Ok(Value::Object(Map::new()))
+    } else {
+        serde_json::from_str::<Value>(&text).map(js_numbers)
+    };
     match parsed {
         Ok(args) => Ok(ToolCall { id, name, args, raw_args: Some(text), extra }),
-        Err(e) => Err(InvalidToolCall { id, name, args: text, error: Some(format!("arguments are not valid JSON: {e}")), extra }),
+        Err(e) => Err(InvalidToolCall {
+            id,
+            name,
+            args: text,
+            error: Some(format!("arguments are not valid JSON: {e}")),
+            extra,
+        }),
     }
 }
 
@@ -95,10 +115,13 @@ pub(crate) fn content_as_string(content: &Content) -> String {
         Content::Parts(parts) if parts.is_empty() => "[]".to_string(),
         // A whole JSON object given as content (not a typed block): its JSON text.
         Content::Parts(parts) if matches!(parts.as_slice(), [ContentPart::Other { raw }] if raw.get("type").is_none()) => {
-            parts.first().map(|p| match p {
-                ContentPart::Other { raw } => raw.to_string(),
-                _ => String::new(),
-            }).unwrap_or_default()
+            parts
+                .first()
+                .map(|p| match p {
+                    ContentPart::Other { raw } => raw.to_string(),
+                    _ => String::new(),
+                })
+                .unwrap_or_default()
         }
         Content::Parts(parts) if parts.iter().all(|p| matches!(p, ContentPart::Text { .. })) => content.text(),
         Content::Parts(parts) => serde_json::to_string(parts).unwrap_or_default(),
@@ -122,7 +145,9 @@ pub(crate) fn mend_lone_surrogates(text: &str) -> Option<String> {
         u16::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
     };
     // The unit of a `\uXXXX` escape starting at `at`, if there is one.
-    let escape = |at: usize| -> Option<u16> { (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u')).then(|| hex(at + 2)).flatten() };
+    let escape = |at: usize| -> Option<u16> {
+        (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u')).then(|| hex(at + 2)).flatten()
+    };
     let mut out = String::with_capacity(text.len());
     let (mut from, mut i, mut mended) = (0, 0, false);
     while i < bytes.len() {

@@ -97,16 +97,32 @@ impl Fake {
             }
             ("POST", ["threads", "search"]) => {
                 let want = &r.body.as_ref().unwrap()["metadata"];
-                ok(Value::Array(self.threads.borrow().values().filter(|t| want.as_object().unwrap().iter().all(|(k, v)| &t["metadata"][k] == v)).cloned().collect()))
+                ok(Value::Array(
+                    self.threads
+                        .borrow()
+                        .values()
+                        .filter(|t| want.as_object().unwrap().iter().all(|(k, v)| &t["metadata"][k] == v))
+                        .cloned()
+                        .collect(),
+                ))
             }
             ("POST", ["threads", t, "runs"]) => {
                 if !self.threads.borrow().contains_key(*t) {
                     return missing;
                 }
-                let strategy = r.body.as_ref().unwrap().get("multitask_strategy").and_then(Value::as_str).unwrap_or("reject");
-                let busy = self.runs.borrow().iter().any(|x| x["thread_id"] == *t && matches!(x["status"].as_str(), Some("pending" | "running")));
+                let strategy =
+                    r.body.as_ref().unwrap().get("multitask_strategy").and_then(Value::as_str).unwrap_or("reject");
+                let busy = self
+                    .runs
+                    .borrow()
+                    .iter()
+                    .any(|x| x["thread_id"] == *t && matches!(x["status"].as_str(), Some("pending" | "running")));
                 if strategy == "interrupt" {
-                    for x in self.runs.borrow_mut().iter_mut().filter(|x| x["thread_id"] == *t && matches!(x["status"].as_str(), Some("pending" | "running"))) {
+                    for x in
+                        self.runs.borrow_mut().iter_mut().filter(|x| {
+                            x["thread_id"] == *t && matches!(x["status"].as_str(), Some("pending" | "running"))
+                        })
+                    {
                         x["status"] = json!("interrupted");
                     }
                 }
@@ -119,10 +135,18 @@ impl Fake {
                 });
                 ok(run)
             }
-            ("GET", ["threads", t, "runs", "limit=1"]) => ok(Value::Array(self.runs.borrow().iter().rev().filter(|x| x["thread_id"] == *t).take(1).cloned().collect())),
-            ("GET", ["threads", _, "runs", id]) => self.runs.borrow().iter().find(|x| x["run_id"] == *id).cloned().map(ok).unwrap_or(missing),
+            ("GET", ["threads", t, "runs", "limit=1"]) => ok(Value::Array(
+                self.runs.borrow().iter().rev().filter(|x| x["thread_id"] == *t).take(1).cloned().collect(),
+            )),
+            ("GET", ["threads", _, "runs", id]) => {
+                self.runs.borrow().iter().find(|x| x["run_id"] == *id).cloned().map(ok).unwrap_or(missing)
+            }
             ("POST", ["threads", t, "runs", id, "cancel"]) => {
-                let live = self.runs.borrow().iter().any(|x| x["run_id"] == *id && matches!(x["status"].as_str(), Some("pending" | "running")));
+                let live = self
+                    .runs
+                    .borrow()
+                    .iter()
+                    .any(|x| x["run_id"] == *id && matches!(x["status"].as_str(), Some("pending" | "running")));
                 if !live {
                     return if self.lenient_cancel.get() { ok(json!({})) } else { missing };
                 }
@@ -134,7 +158,9 @@ impl Fake {
                 });
                 ok(json!({}))
             }
-            ("GET", ["threads", t, "state"]) => self.threads.borrow().get(*t).map(|th| ok(json!({"values": th["values"]}))).unwrap_or(missing),
+            ("GET", ["threads", t, "state"]) => {
+                self.threads.borrow().get(*t).map(|th| ok(json!({"values": th["values"]}))).unwrap_or(missing)
+            }
             ("GET", ["threads", t]) => self.threads.borrow().get(*t).cloned().map(ok).unwrap_or(missing),
             _ => ProtocolResponse { status: 422, body: json!({"detail": format!("no route {} {path}", r.method)}) },
         }
@@ -174,11 +200,23 @@ pub(super) struct World {
 
 impl World {
     pub(super) fn new(agents: Vec<SubagentSpec>) -> World {
-        World { store: Store::new(StoreOptions::default()).unwrap(), fake: Fake::default(), config: config(agents), now: 1_000_000, turns: 0 }
+        World {
+            store: Store::new(StoreOptions::default()).unwrap(),
+            fake: Fake::default(),
+            config: config(agents),
+            now: 1_000_000,
+            turns: 0,
+        }
     }
 
     pub(super) fn apply(&mut self, update: Value) {
-        let cmd = Command { author: "model".into(), expected_version: None, update: update.as_object().cloned().unwrap(), correlation_id: None, causation_id: None };
+        let cmd = Command {
+            author: "model".into(),
+            expected_version: None,
+            update: update.as_object().cloned().unwrap(),
+            correlation_id: None,
+            causation_id: None,
+        };
         self.store.apply(&cmd, self.now).unwrap();
     }
 
@@ -188,7 +226,13 @@ impl World {
         let calls: Vec<ToolCall> = calls
             .iter()
             .enumerate()
-            .map(|(k, (name, args))| ToolCall { id: format!("c{}_{k}", self.turns), name: name.to_string(), args: args.clone(), raw_args: None, extra: Map::new() })
+            .map(|(k, (name, args))| ToolCall {
+                id: format!("c{}_{k}", self.turns),
+                name: name.to_string(),
+                args: args.clone(),
+                raw_args: None,
+                extra: Map::new(),
+            })
             .collect();
         let tc: Vec<Value> = calls.iter().map(|c| json!({"id": c.id, "name": c.name, "args": c.args})).collect();
         self.apply(json!({"messages": [{"type": "ai", "content": "", "tool_calls": tc}]}));
@@ -197,7 +241,9 @@ impl World {
             .map(|c| {
                 let ctx = context(&mut self.store, &self.config, Some(c), self.now).unwrap();
                 let out = block_on(call(&ctx, &self.fake, c)).unwrap();
-                let cmd = out.command(&self.store.get("async_tasks").unwrap(), &self.store.get("notifications").unwrap()).unwrap();
+                let cmd = out
+                    .command(&self.store.get("async_tasks").unwrap(), &self.store.get("notifications").unwrap())
+                    .unwrap();
                 self.store.apply(&cmd, self.now).unwrap();
                 out
             })
@@ -211,7 +257,9 @@ impl World {
     pub(super) fn poll(&mut self) -> (Outcome, Vec<PollError>) {
         let ctx = context(&mut self.store, &self.config, None, self.now).unwrap();
         let (out, errors) = block_on(poll(&ctx, &self.fake));
-        if let Some(cmd) = out.command(&self.store.get("async_tasks").unwrap(), &self.store.get("notifications").unwrap()) {
+        if let Some(cmd) =
+            out.command(&self.store.get("async_tasks").unwrap(), &self.store.get("notifications").unwrap())
+        {
             self.store.apply(&cmd, self.now).unwrap();
         }
         (out, errors)
@@ -223,7 +271,10 @@ impl World {
 
     pub(super) fn start(&mut self, agent: &str, description: &str) -> String {
         let out = self.one("start_async_task", json!({"description": description, "subagent_type": agent}));
-        out.content.strip_prefix("Launched async subagent. task_id: ").unwrap_or_else(|| panic!("{}", out.content)).to_string()
+        out.content
+            .strip_prefix("Launched async subagent. task_id: ")
+            .unwrap_or_else(|| panic!("{}", out.content))
+            .to_string()
     }
 
     /// The last tool result in the store: (content, status).

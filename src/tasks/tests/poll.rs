@@ -19,7 +19,9 @@ fn poll_notifies_each_status_change_once_and_delivery_is_exactly_once_at_a_safe_
     assert_eq!(undelivered(&w.store).len(), 1);
 
     // An assistant turn waiting for its tool result: delivery waits.
-    w.apply(json!({"messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "x1", "name": "t", "args": {}}]}]}));
+    w.apply(
+        json!({"messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "x1", "name": "t", "args": {}}]}]}),
+    );
     let d = deliver(&mut w.store, w.now).unwrap();
     assert_eq!((d.delivered.len(), d.deferred), (0, 1));
     w.apply(json!({"messages": [{"type": "tool", "tool_call_id": "x1", "content": "ok"}]}));
@@ -31,7 +33,10 @@ fn poll_notifies_each_status_change_once_and_delivery_is_exactly_once_at_a_safe_
     assert!(text.contains(&format!("<task-id>{a}</task-id>")) && text.contains("<status>success</status>"), "{text}");
     assert!(text.contains("echo: &lt;hi&gt; &amp; bye"), "subagent text is escaped: {text}");
     let encoded = crate::message::formats::encode_messages(&[m], crate::message::formats::Format::Langchain);
-    assert_eq!(encoded[0]["additional_kwargs"]["deepagents_notification"], json!({"task_id": a, "agent_name": "echo", "status": "success", "run_id": "run-2"}));
+    assert_eq!(
+        encoded[0]["additional_kwargs"]["deepagents_notification"],
+        json!({"task_id": a, "agent_name": "echo", "status": "success", "run_id": "run-2"})
+    );
     let d = deliver(&mut w.store, w.now).unwrap();
     assert!(d.delivered.is_empty(), "delivered once only");
     assert!(undelivered(&w.store).is_empty());
@@ -44,7 +49,10 @@ fn a_failed_task_with_attempts_left_is_re_run_after_the_backoff_then_errors() {
     w.fake.fail("run-2");
     let (out, _) = w.poll();
     let t = w.task(&a);
-    assert_eq!((t.status, t.retry_at_ms, t.error.as_deref()), (TaskStatus::Pending, Some(w.now + 1000), Some("RuntimeError: fail graph: boom")));
+    assert_eq!(
+        (t.status, t.retry_at_ms, t.error.as_deref()),
+        (TaskStatus::Pending, Some(w.now + 1000), Some("RuntimeError: fail graph: boom"))
+    );
     assert!(out.notifications.is_empty(), "a scheduled retry is not a notification");
     w.now += 500;
     w.poll();
@@ -80,12 +88,22 @@ fn a_resumed_waiting_task_succeeds_and_notifies() {
     let a = w.start("ask", "deploy");
     w.fake.ask("run-2");
     let (out, _) = w.poll();
-    assert_eq!(out.notifications[&format!("{a}:run-2:waiting")]["interrupts"], json!([{"id": "i1", "value": {"question": "Approve?"}}]));
+    assert_eq!(
+        out.notifications[&format!("{a}:run-2:waiting")]["interrupts"],
+        json!([{"id": "i1", "value": {"question": "Approve?"}}])
+    );
     let check = w.one("check_async_task", json!({"task_id": a}));
     let body: Value = serde_json::from_str(&check.content).unwrap();
     assert_eq!((body["status"].as_str(), body["interrupts"][0]["id"].as_str()), (Some("waiting"), Some("i1")));
     // The human answers on the child thread (a resume run the parent never made).
-    let resume = block_on(w.fake.send(&ProtocolRequest { call: "create_run", method: "POST", url: format!("http://server/threads/{a}/runs"), headers: Map::new(), body: Some(json!({"command": {"resume": "yes"}})) })).unwrap();
+    let resume = block_on(w.fake.send(&ProtocolRequest {
+        call: "create_run",
+        method: "POST",
+        url: format!("http://server/threads/{a}/runs"),
+        headers: Map::new(),
+        body: Some(json!({"command": {"resume": "yes"}})),
+    }))
+    .unwrap();
     let (out, _) = w.poll();
     assert_eq!(w.task(&a).status, TaskStatus::Running, "the thread is busy with the resume run");
     assert!(out.notifications.is_empty());
@@ -134,7 +152,14 @@ fn notifications_the_model_saw_or_that_went_stale_are_dropped_not_delivered() {
     w.fake.ask(&w.task(&c).run_id.clone());
     w.poll();
     assert_eq!(undelivered(&w.store)[0]["status"], "waiting");
-    block_on(w.fake.send(&ProtocolRequest { call: "create_run", method: "POST", url: format!("http://server/threads/{c}/runs"), headers: Map::new(), body: Some(json!({"command": {"resume": "yes"}})) })).unwrap();
+    block_on(w.fake.send(&ProtocolRequest {
+        call: "create_run",
+        method: "POST",
+        url: format!("http://server/threads/{c}/runs"),
+        headers: Map::new(),
+        body: Some(json!({"command": {"resume": "yes"}})),
+    }))
+    .unwrap();
     w.poll();
     assert_eq!(w.task(&c).status, TaskStatus::Running);
     let d = deliver(&mut w.store, w.now).unwrap();
@@ -185,7 +210,13 @@ fn a_check_that_saw_an_older_status_keeps_the_newer_notification() {
     let mut w = World::new(vec![agent("echo", json!({}))]);
     let a = w.start("echo", "hi");
     w.apply(json!({"messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "k", "name": "check_async_task", "args": {"task_id": a}}]}]}));
-    let c = ToolCall { id: "k".into(), name: "check_async_task".into(), args: json!({"task_id": a}), raw_args: None, extra: Map::new() };
+    let c = ToolCall {
+        id: "k".into(),
+        name: "check_async_task".into(),
+        args: json!({"task_id": a}),
+        raw_args: None,
+        extra: Map::new(),
+    };
     let ctx = context(&mut w.store, &w.config, Some(&c), w.now).unwrap();
     let checked = block_on(call(&ctx, &w.fake, &c)).unwrap(); // saw "running"
     w.fake.succeed("run-2", "done");
@@ -201,7 +232,13 @@ fn a_follow_up_sent_while_the_task_finished_tells_the_model_it_is_not_tracked() 
     let mut w = World::new(vec![agent("slow", json!({}))]);
     let a = w.start("slow", "sleep=5");
     w.apply(json!({"messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "u", "name": "update_async_task", "args": {"task_id": a, "message": "more"}}]}]}));
-    let c = ToolCall { id: "u".into(), name: "update_async_task".into(), args: json!({"task_id": a, "message": "more"}), raw_args: None, extra: Map::new() };
+    let c = ToolCall {
+        id: "u".into(),
+        name: "update_async_task".into(),
+        args: json!({"task_id": a, "message": "more"}),
+        raw_args: None,
+        extra: Map::new(),
+    };
     let ctx = context(&mut w.store, &w.config, Some(&c), w.now).unwrap();
     let updated = block_on(call(&ctx, &w.fake, &c)).unwrap();
     assert!(updated.content.starts_with("Updated"));
@@ -211,7 +248,10 @@ fn a_follow_up_sent_while_the_task_finished_tells_the_model_it_is_not_tracked() 
     let cmd = updated.command(&stored, &Value::Null).unwrap();
     let msg = &cmd.update["messages"][0];
     assert_eq!(msg["status"], "error");
-    assert!(msg["content"].as_str().unwrap().starts_with(&format!("Not tracked: task {a} finished with status success")), "{msg}");
+    assert!(
+        msg["content"].as_str().unwrap().starts_with(&format!("Not tracked: task {a} finished with status success")),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -241,7 +281,10 @@ fn a_time_out_whose_record_was_lost_is_still_a_time_out_and_a_vanished_run_an_er
     w.fake.runs.borrow_mut().retain(|r| r["thread_id"] != json!(b));
     w.poll();
     let t = w.task(&b);
-    assert_eq!((t.status, t.error.as_deref()), (TaskStatus::Error, Some("The subagent's run is no longer on its server (deleted or expired).")));
+    assert_eq!(
+        (t.status, t.error.as_deref()),
+        (TaskStatus::Error, Some("The subagent's run is no longer on its server (deleted or expired)."))
+    );
 }
 
 #[test]
@@ -251,21 +294,40 @@ fn a_new_question_on_a_new_run_is_a_new_notification() {
     w.fake.ask("run-2");
     w.poll();
     // The human answers on the subagent's thread; the subagent asks again on the new run.
-    let resume = block_on(w.fake.send(&ProtocolRequest { call: "create_run", method: "POST", url: format!("http://server/threads/{a}/runs"), headers: Map::new(), body: Some(json!({"command": {"resume": "yes"}})) })).unwrap();
+    let resume = block_on(w.fake.send(&ProtocolRequest {
+        call: "create_run",
+        method: "POST",
+        url: format!("http://server/threads/{a}/runs"),
+        headers: Map::new(),
+        body: Some(json!({"command": {"resume": "yes"}})),
+    }))
+    .unwrap();
     let second = resume.body["run_id"].as_str().unwrap().to_string();
     w.fake.ask(&second);
     let (out, _) = w.poll();
     assert_eq!(w.task(&a).run_id, second);
-    assert!(out.notifications.contains_key(&format!("{a}:{second}:waiting")), "{:?}", out.notifications.keys().collect::<Vec<_>>());
+    assert!(
+        out.notifications.contains_key(&format!("{a}:{second}:waiting")),
+        "{:?}",
+        out.notifications.keys().collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn a_subagent_answer_carrying_a_private_value_is_redacted_on_the_way_in() {
     // Issue 14: the answer landed unscanned in the ledger, the notifications and the model view.
     let mut w = World::new(vec![agent("echo", json!({}))]);
-    let spec: crate::state::ChannelSpec = serde_json::from_value(json!({"name": "vault", "reducer": "replace", "visibility": "private", "owner": "mem"})).unwrap();
+    let spec: crate::state::ChannelSpec =
+        serde_json::from_value(json!({"name": "vault", "reducer": "replace", "visibility": "private", "owner": "mem"}))
+            .unwrap();
     w.store.register_channel(spec, None, || "key".into()).unwrap();
-    let cmd = crate::state::Command { author: "mem".into(), expected_version: None, update: json!({"vault": "CANARY-priv-31337x"}).as_object().cloned().unwrap(), correlation_id: None, causation_id: None };
+    let cmd = crate::state::Command {
+        author: "mem".into(),
+        expected_version: None,
+        update: json!({"vault": "CANARY-priv-31337x"}).as_object().cloned().unwrap(),
+        correlation_id: None,
+        causation_id: None,
+    };
     w.store.apply(&cmd, w.now).unwrap();
     let a = w.start("echo", "hi");
     w.fake.succeed(&w.task(&a).run_id.clone(), "the secret is CANARY-priv-31337x, as asked");

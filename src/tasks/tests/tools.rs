@@ -8,8 +8,14 @@ fn start_records_a_running_task_and_returns_its_id_at_once() {
     let mut w = World::new(vec![agent("echo", json!({}))]);
     let id = w.start("echo", "say hi");
     let t = w.task(&id);
-    assert_eq!((t.task_id.as_str(), t.thread_id.as_str(), t.run_id.as_str(), t.status), ("th-1", "th-1", "run-2", TaskStatus::Running));
-    assert_eq!((t.created_at.as_str(), t.last_updated_at.as_str(), t.attempts), ("1970-01-01T00:16:40.000Z", "1970-01-01T00:16:40.000Z", 1));
+    assert_eq!(
+        (t.task_id.as_str(), t.thread_id.as_str(), t.run_id.as_str(), t.status),
+        ("th-1", "th-1", "run-2", TaskStatus::Running)
+    );
+    assert_eq!(
+        (t.created_at.as_str(), t.last_updated_at.as_str(), t.attempts),
+        ("1970-01-01T00:16:40.000Z", "1970-01-01T00:16:40.000Z", 1)
+    );
     let create = &w.fake.calls("create_thread")[0];
     assert_eq!(create.body.as_ref().unwrap()["metadata"], json!({"parent_thread_id": "run", "subagent_name": "echo"}));
     let run = &w.fake.calls("create_run")[0];
@@ -32,15 +38,24 @@ fn check_reports_live_status_and_moves_last_updated_at_only_on_change() {
     let out = w.one("check_async_task", json!({"task_id": format!("  {id} ")}));
     assert_eq!(serde_json::from_str::<Value>(&out.content).unwrap(), json!({"status": "running", "thread_id": id}));
     let t = w.task(&id);
-    assert_eq!((t.last_checked_at.as_str(), t.last_updated_at.as_str()), ("1970-01-01T00:16:45.000Z", "1970-01-01T00:16:40.000Z"));
+    assert_eq!(
+        (t.last_checked_at.as_str(), t.last_updated_at.as_str()),
+        ("1970-01-01T00:16:45.000Z", "1970-01-01T00:16:40.000Z")
+    );
     w.fake.succeed("run-2", "echo: hi");
     w.now += 5_000;
     let out = w.one("check_async_task", json!({"task_id": id}));
-    assert_eq!(serde_json::from_str::<Value>(&out.content).unwrap(), json!({"status": "success", "thread_id": id, "result": "echo: hi"}));
+    assert_eq!(
+        serde_json::from_str::<Value>(&out.content).unwrap(),
+        json!({"status": "success", "thread_id": id, "result": "echo: hi"})
+    );
     let t = w.task(&id);
     assert_eq!((t.status, t.last_updated_at.as_str()), (TaskStatus::Success, "1970-01-01T00:16:50.000Z"));
     let out = w.one("check_async_task", json!({"task_id": "th-404"}));
-    assert_eq!((out.content.as_str(), out.error.unwrap().code), ("No tracked task found for task_id: 'th-404'", ErrorCode::UnknownTask));
+    assert_eq!(
+        (out.content.as_str(), out.error.unwrap().code),
+        ("No tracked task found for task_id: 'th-404'", ErrorCode::UnknownTask)
+    );
 }
 
 #[test]
@@ -50,19 +65,37 @@ fn update_interrupts_or_queues_and_refuses_a_second_queued_follow_up_in_one_turn
     let out = w.one("update_async_task", json!({"task_id": a, "message": "faster"}));
     assert_eq!(out.content, format!("Updated async subagent. task_id: {a}"));
     let t = w.task(&a);
-    assert_eq!((t.task_id.as_str(), t.run_id.as_str(), t.status, t.instruction.as_str()), (a.as_str(), "run-3", TaskStatus::Running, "faster"));
+    assert_eq!(
+        (t.task_id.as_str(), t.run_id.as_str(), t.status, t.instruction.as_str()),
+        (a.as_str(), "run-3", TaskStatus::Running, "faster")
+    );
     assert_eq!(w.fake.calls("create_run")[1].body.as_ref().unwrap()["multitask_strategy"], "interrupt");
     assert_eq!(w.fake.run("run-2")["status"], "interrupted");
 
     let b = w.start("queue", "sleep=30");
     let before = w.store.get("async_tasks").unwrap();
-    let outs = w.turn(&[("update_async_task", json!({"task_id": b, "message": "then A"})), ("update_async_task", json!({"task_id": b, "message": "then B"}))]);
-    assert_eq!(outs[0].content, format!("Queued follow-up to async subagent without interrupting its current run. task_id: {b}"));
-    assert!(outs[1].content.starts_with("Not sent: an earlier `update_async_task` call in this turn already queues a follow-up for task"), "{}", outs[1].content);
+    let outs = w.turn(&[
+        ("update_async_task", json!({"task_id": b, "message": "then A"})),
+        ("update_async_task", json!({"task_id": b, "message": "then B"})),
+    ]);
+    assert_eq!(
+        outs[0].content,
+        format!("Queued follow-up to async subagent without interrupting its current run. task_id: {b}")
+    );
+    assert!(
+        outs[1].content.starts_with(
+            "Not sent: an earlier `update_async_task` call in this turn already queues a follow-up for task"
+        ),
+        "{}",
+        outs[1].content
+    );
     assert_eq!(outs[1].status, crate::message::ToolStatus::Error);
     assert!(outs[1].effects.is_empty(), "the refused follow-up reaches no server");
     let t = w.task(&b);
-    assert_eq!((t.status, t.superseded_run_ids.clone(), t.instruction.as_str()), (TaskStatus::Pending, vec!["run-5".to_string()], "then A"));
+    assert_eq!(
+        (t.status, t.superseded_run_ids.clone(), t.instruction.as_str()),
+        (TaskStatus::Pending, vec!["run-5".to_string()], "then A")
+    );
     // Only the first follow-up changed the ledger: the second one's Command writes no task.
     assert!(outs[1].command(&before, &Value::Null).unwrap().update.get("async_tasks").is_none());
     // A later turn may queue again.
@@ -76,7 +109,10 @@ fn cancel_stops_the_run_needs_no_call_when_waiting_and_reports_a_finished_task()
     let a = w.start("slow", "sleep=30");
     let out = w.one("cancel_async_task", json!({"task_id": a}));
     assert_eq!(out.content, format!("Cancelled async subagent task: {a}"));
-    assert_eq!((w.task(&a).status, w.fake.run("run-2")["status"].as_str()), (TaskStatus::Cancelled, Some("interrupted")));
+    assert_eq!(
+        (w.task(&a).status, w.fake.run("run-2")["status"].as_str()),
+        (TaskStatus::Cancelled, Some("interrupted"))
+    );
     let out = w.one("cancel_async_task", json!({"task_id": a}));
     assert_eq!(out.content, format!("Task {a} already finished with status cancelled; nothing to cancel."));
 
@@ -86,7 +122,11 @@ fn cancel_stops_the_run_needs_no_call_when_waiting_and_reports_a_finished_task()
     assert_eq!(w.task(&q).status, TaskStatus::Waiting);
     let n = w.fake.requests.borrow().len();
     w.one("cancel_async_task", json!({"task_id": q}));
-    assert_eq!((w.task(&q).status, w.fake.requests.borrow().len()), (TaskStatus::Cancelled, n), "no server call for a waiting task");
+    assert_eq!(
+        (w.task(&q).status, w.fake.requests.borrow().len()),
+        (TaskStatus::Cancelled, n),
+        "no server call for a waiting task"
+    );
 
     let s = w.start("slow", "sleep=1");
     w.fake.succeed(&w.task(&s).run_id.clone(), "slow done");
@@ -110,8 +150,14 @@ fn list_serves_terminal_tasks_from_the_ledger_and_refreshes_the_rest() {
     assert_eq!(urls, vec![format!("http://server/threads/{b}/runs/run-4")], "only the unfinished task is asked about");
     let out = w.one("list_async_tasks", json!({"status_filter": "success"}));
     assert_eq!(out.content, format!("1 tracked task(s):\n- task_id: {a}  agent: echo  status: success"));
-    assert_eq!(w.one("list_async_tasks", json!({"status_filter": "timeout"})).content, "No async subagent tasks with status timeout.");
-    assert!(w.one("list_async_tasks", json!({"status_filter": "done"})).content.contains("`status_filter` is one of running, pending"));
+    assert_eq!(
+        w.one("list_async_tasks", json!({"status_filter": "timeout"})).content,
+        "No async subagent tasks with status timeout."
+    );
+    assert!(w
+        .one("list_async_tasks", json!({"status_filter": "done"}))
+        .content
+        .contains("`status_filter` is one of running, pending"));
 }
 
 #[test]
@@ -122,7 +168,13 @@ fn server_failures_become_error_results_and_leave_the_ledger_unchanged() {
     w.fake.down.set(true);
     let out = w.one("check_async_task", json!({"task_id": a}));
     assert_eq!(out.error.as_ref().unwrap().code, ErrorCode::NetworkError);
-    assert!(out.content.starts_with("Failed to get run status: get_run GET http://server/threads/th-1/runs/run-2: connection refused"), "{}", out.content);
+    assert!(
+        out.content.starts_with(
+            "Failed to get run status: get_run GET http://server/threads/th-1/runs/run-2: connection refused"
+        ),
+        "{}",
+        out.content
+    );
     assert_eq!(w.store.get("async_tasks").unwrap(), before);
     let out = w.one("start_async_task", json!({"description": "x", "subagent_type": "echo"}));
     assert!(out.content.starts_with("Failed to launch async subagent 'echo':"), "{}", out.content);
@@ -151,7 +203,13 @@ fn two_task_updates_in_one_superstep_both_survive() {
     let cmds: Vec<Command> = ["k1", "k2"]
         .iter()
         .map(|id| {
-            let c = ToolCall { id: id.to_string(), name: "check_async_task".into(), args: json!({"task_id": if *id == "k1" { &a } else { &b }}), raw_args: None, extra: Map::new() };
+            let c = ToolCall {
+                id: id.to_string(),
+                name: "check_async_task".into(),
+                args: json!({"task_id": if *id == "k1" { &a } else { &b }}),
+                raw_args: None,
+                extra: Map::new(),
+            };
             let ctx = context(&mut w.store, &w.config, Some(&c), w.now).unwrap();
             block_on(call(&ctx, &w.fake, &c)).unwrap().command(&ledger, &Value::Null).unwrap()
         })
@@ -165,7 +223,13 @@ fn the_ledger_refuses_reopening_a_finished_task_and_a_slow_call_does_not_reopen_
     let mut w = World::new(vec![agent("echo", json!({}))]);
     let a = w.start("echo", "hi");
     // A check begins while the task runs …
-    let c = ToolCall { id: "k".into(), name: "check_async_task".into(), args: json!({"task_id": a}), raw_args: None, extra: Map::new() };
+    let c = ToolCall {
+        id: "k".into(),
+        name: "check_async_task".into(),
+        args: json!({"task_id": a}),
+        raw_args: None,
+        extra: Map::new(),
+    };
     w.apply(json!({"messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "k", "name": "check_async_task", "args": {"task_id": a}}]}]}));
     let ctx = context(&mut w.store, &w.config, Some(&c), w.now).unwrap();
     let out = block_on(call(&ctx, &w.fake, &c)).unwrap();
@@ -175,7 +239,13 @@ fn the_ledger_refuses_reopening_a_finished_task_and_a_slow_call_does_not_reopen_
     w.store.apply(&cmd, w.now).unwrap();
     assert_eq!(w.task(&a).status, TaskStatus::Cancelled);
     // Written directly, a terminal status cannot change and a task cannot be deleted.
-    let reopen = Command { author: "app".into(), expected_version: None, update: json!({"async_tasks": {a.clone(): {"status": "running"}}}).as_object().cloned().unwrap(), correlation_id: None, causation_id: None };
+    let reopen = Command {
+        author: "app".into(),
+        expected_version: None,
+        update: json!({"async_tasks": {a.clone(): {"status": "running"}}}).as_object().cloned().unwrap(),
+        correlation_id: None,
+        causation_id: None,
+    };
     assert_eq!(w.store.apply(&reopen, w.now).unwrap_err().code, ErrorCode::InvalidTransition);
     let delete = Command { update: json!({"async_tasks": {a.clone(): null}}).as_object().cloned().unwrap(), ..reopen };
     assert_eq!(w.store.apply(&delete, w.now).unwrap_err().code, ErrorCode::InvalidUpdate);
@@ -190,7 +260,9 @@ fn a_task_started_150_turns_ago_survives_compaction() {
         w.apply(json!({"messages": [{"role": "user", "content": format!("question {k}")}, {"role": "assistant", "content": format!("answer {k}")}]}));
     }
     let cut = w.store.compaction_plan(4).unwrap();
-    w.store.compact("The user asked 150 questions; a research task runs in the background.", cut, "summarizer", w.now).unwrap();
+    w.store
+        .compact("The user asked 150 questions; a research task runs in the background.", cut, "summarizer", w.now)
+        .unwrap();
     let mut counter = crate::project::tokens::Estimate;
     let view = w.store.model_view(&crate::project::ProjectOptions::default(), &mut counter, "estimate").unwrap();
     let text = serde_json::to_string(&view.encoded).unwrap();
@@ -220,11 +292,19 @@ fn a_fork_start_sends_the_parents_view_without_the_launching_turn() {
 
 #[test]
 fn config_validation_names_the_problem() {
-    let bad = |v: Value| serde_json::from_value::<TasksConfig>(v).map_err(|e| e.to_string()).and_then(|c| c.validate().map_err(|e| e.message));
+    let bad = |v: Value| {
+        serde_json::from_value::<TasksConfig>(v)
+            .map_err(|e| e.to_string())
+            .and_then(|c| c.validate().map_err(|e| e.message))
+    };
     assert!(bad(json!({"agents": [], "url": "http://x"})).unwrap_err().contains("at least one"));
-    let dup = bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g"}, {"name": "a", "description": "", "graph_id": "g"}], "url": "http://x"}));
+    let dup = bad(
+        json!({"agents": [{"name": "a", "description": "", "graph_id": "g"}, {"name": "a", "description": "", "graph_id": "g"}], "url": "http://x"}),
+    );
     assert!(dup.unwrap_err().contains("duplicated: a"));
-    assert!(bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g"}]})).unwrap_err().contains("has no url"));
+    assert!(bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g"}]}))
+        .unwrap_err()
+        .contains("has no url"));
     for url in ["http://", "ftp://x", "http://admin:s3cr3t@host", "http://x/?token=1", "http://x/#f", "http://x y"] {
         let e = bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g"}], "url": url})).unwrap_err();
         assert!(e.contains("without credentials") && !e.contains("s3cr3t"), "{url}: {e}");
@@ -232,7 +312,11 @@ fn config_validation_names_the_problem() {
     let e = bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g", "headers": {"x": "a\r\nInjected: 1"}}], "url": "http://x"})).unwrap_err();
     assert!(e.contains("no control characters"), "{e}");
     assert!(bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g", "retry": {"max_attempts": 0}}], "url": "http://x"})).unwrap_err().contains("at least 1"));
-    assert!(bad(json!({"agents": [{"name": "a", "description": "", "graph_id": "g", "colour": 1}], "url": "http://x"})).unwrap_err().contains("unknown field"));
+    assert!(bad(
+        json!({"agents": [{"name": "a", "description": "", "graph_id": "g", "colour": 1}], "url": "http://x"})
+    )
+    .unwrap_err()
+    .contains("unknown field"));
     let defs = definitions(&config(vec![agent("echo", json!({}))]));
     assert_eq!(defs.iter().map(|d| d.name).collect::<Vec<_>>(), TOOL_NAMES);
     assert!(defs[1].description.contains("always stale") && defs[4].description.contains("full task_id"));
@@ -243,10 +327,31 @@ fn config_validation_names_the_problem() {
 fn a_private_value_never_leaves_for_a_server() {
     let mut w = World::new(vec![agent("echo", json!({})), agent("fork", json!({"mode": "fork"}))]);
     w.store
-        .register_channel(crate::state::ChannelSpec::new("memory", crate::state::Reducer::Replace).with(|c| { c.visibility = crate::state::Visibility::Private; c.owner = Some("memory".into()); }), None, || "k".into())
+        .register_channel(
+            crate::state::ChannelSpec::new("memory", crate::state::Reducer::Replace).with(|c| {
+                c.visibility = crate::state::Visibility::Private;
+                c.owner = Some("memory".into());
+            }),
+            None,
+            || "k".into(),
+        )
         .unwrap();
-    w.store.apply(&Command { author: "memory".into(), expected_version: None, update: json!({"memory": "DB_PASSWORD=hunter2-prod"}).as_object().cloned().unwrap(), correlation_id: None, causation_id: None }, w.now).unwrap();
-    let out = w.one("start_async_task", json!({"description": "log in with DB_PASSWORD=hunter2-prod", "subagent_type": "echo"}));
+    w.store
+        .apply(
+            &Command {
+                author: "memory".into(),
+                expected_version: None,
+                update: json!({"memory": "DB_PASSWORD=hunter2-prod"}).as_object().cloned().unwrap(),
+                correlation_id: None,
+                causation_id: None,
+            },
+            w.now,
+        )
+        .unwrap();
+    let out = w.one(
+        "start_async_task",
+        json!({"description": "log in with DB_PASSWORD=hunter2-prod", "subagent_type": "echo"}),
+    );
     assert_eq!(out.error.as_ref().unwrap().code, ErrorCode::PrivateLeak);
     assert!(out.content.contains("'memory'") && !out.content.contains("hunter2"), "{}", out.content);
     assert!(w.fake.requests.borrow().is_empty(), "nothing was sent");
@@ -257,7 +362,13 @@ fn a_private_value_never_leaves_for_a_server() {
 
 #[test]
 fn tool_calls_are_read_in_every_provider_shape() {
-    let want = ToolCall { id: "c1".into(), name: "check_async_task".into(), args: json!({"task_id": "t"}), raw_args: None, extra: Map::new() };
+    let want = ToolCall {
+        id: "c1".into(),
+        name: "check_async_task".into(),
+        args: json!({"task_id": "t"}),
+        raw_args: None,
+        extra: Map::new(),
+    };
     for v in [
         json!({"id": "c1", "name": "check_async_task", "args": {"task_id": "t"}}),
         json!({"id": "c1", "type": "function", "function": {"name": "check_async_task", "arguments": "{\"task_id\": \"t\"}"}}),
@@ -268,11 +379,16 @@ fn tool_calls_are_read_in_every_provider_shape() {
         let c = tool_call_of(&v).unwrap_or_else(|e| panic!("{v}: {e}"));
         assert_eq!((c.id, c.name, c.args), (want.id.clone(), want.name.clone(), want.args.clone()), "{v}");
     }
-    for v in [json!({"id": "", "name": "x", "args": {}}), json!(null), json!({"functionCall": {"name": "x", "args": {}}})] {
+    for v in
+        [json!({"id": "", "name": "x", "args": {}}), json!(null), json!({"functionCall": {"name": "x", "args": {}}})]
+    {
         assert_eq!(tool_call_of(&v).unwrap_err().code, ErrorCode::InvalidToolCall, "{v}");
     }
     // Arguments that are not an object are the model's mistake: answered, not refused.
-    for v in [json!({"id": "c", "name": "x", "args": [1]}), json!({"id": "c", "type": "function", "function": {"name": "x", "arguments": "{oops"}})] {
+    for v in [
+        json!({"id": "c", "name": "x", "args": [1]}),
+        json!({"id": "c", "type": "function", "function": {"name": "x", "arguments": "{oops"}}),
+    ] {
         assert_eq!(tool_call_of(&v).unwrap().args, Value::Null, "{v}");
     }
 }
@@ -280,9 +396,24 @@ fn tool_calls_are_read_in_every_provider_shape() {
 #[test]
 fn the_ledger_and_the_queue_refuse_forged_records() {
     let mut w = World::new(vec![agent("echo", json!({}))]);
-    let ghost = Command { author: "someone".into(), expected_version: None, update: json!({"async_tasks": {"ghost": {"agent_name": "echo", "status": "running"}}}).as_object().cloned().unwrap(), correlation_id: None, causation_id: None };
+    let ghost = Command {
+        author: "someone".into(),
+        expected_version: None,
+        update: json!({"async_tasks": {"ghost": {"agent_name": "echo", "status": "running"}}})
+            .as_object()
+            .cloned()
+            .unwrap(),
+        correlation_id: None,
+        causation_id: None,
+    };
     assert_eq!(w.store.apply(&ghost, w.now).unwrap_err().code, ErrorCode::InvalidUpdate);
-    let forged = Command { update: json!({"notifications": {"n": {"id": "n", "task_id": "x", "status": "success"}}}).as_object().cloned().unwrap(), ..ghost };
+    let forged = Command {
+        update: json!({"notifications": {"n": {"id": "n", "task_id": "x", "status": "success"}}})
+            .as_object()
+            .cloned()
+            .unwrap(),
+        ..ghost
+    };
     assert_eq!(w.store.apply(&forged, w.now).unwrap_err().code, ErrorCode::NotAuthorized);
 }
 
