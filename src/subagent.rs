@@ -11,7 +11,7 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::{encode_messages, Format};
 use crate::message::Role;
-use crate::project::check_leaks;
+use crate::state::privacy::check_leaks;
 use crate::state::{default_schema, ChannelSpec, Command, Reducer, Store, StoreOptions, ValueType, Visibility};
 use crate::tasks::Mode;
 use serde::{Deserialize, Serialize};
@@ -196,7 +196,9 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
     });
     let mut messages = match opts.mode {
         Mode::Isolated => Vec::new(),
-        Mode::Fork => encode_messages(&parent.fork_view(opts.budget, launcher.as_deref())?, Format::Langchain),
+        Mode::Fork => {
+            encode_messages(&crate::project::fork_view(parent, opts.budget, launcher.as_deref())?, Format::Langchain)
+        }
     };
     let task = match opts.mode {
         Mode::Isolated => opts.description.clone(),

@@ -152,6 +152,12 @@ export interface Api {
   convertMessages(messages: MessagesInput, opts: { to: Format }): unknown[];
   /** Decodes messages into canonical {@link Message}s. */
   decodeMessages(messages: MessagesInput): Message[];
+  /**
+   * The provider whose rules a format's output must pass: `"anthropic"` and `"gemini"` have
+   * their own, every other format is held to OpenAI's. Throws `INVALID_OPTION` for an unknown format.
+   * @example providerOf("ai-sdk") // "openai"
+   */
+  providerOf(format: Format): Provider;
   /** Reads a recorded transcript file's text; runs are encoded in `format` (default `"openai"`). */
   readTranscript(text: string, opts?: { format?: Format }): Transcript;
   /**
@@ -385,6 +391,7 @@ export function makeApi(wasm: typeof Wasm): Api {
       check(messages);
       return wasm.decodeMessages(messages);
     }),
+    providerOf: guarded("providerOf", (format) => wasm.providerOf(format) as Provider),
     readTranscript: guarded("readTranscript", (text, opts = {}) => wasm.readTranscript(text, opts.format)),
     StateStore: classes.StateStore,
     verifyLog: guarded("verifyLog", (events, opts) => wasm.verifyLog(events as StoreEvent[] | string, opts)),

@@ -18,6 +18,8 @@ export const repairMessages = api.repairMessages;
 export const convertMessages = api.convertMessages;
 /** See {@link Api.decodeMessages}. */
 export const decodeMessages = api.decodeMessages;
+/** See {@link Api.providerOf}. */
+export const providerOf = api.providerOf;
 /** See {@link Api.readTranscript}. */
 export const readTranscript = api.readTranscript;
 /** See {@link Api.StateStore}. */

@@ -259,7 +259,7 @@ pub enum Op {
     Repair(RepairOptions),
     /// `store.register_channel(spec, key of its owner, new key)`.
     Register(ChannelSpec),
-    /// `store.model_view(opts, Estimate)` then `record_artifacts`.
+    /// `Projector::model_view(store, opts, Estimate)` then `record_artifacts`.
     View(ProjectOptions),
     /// `store.compaction_plan(keep)` then `store.compact(summary, cut, "fuzz", now)`.
     Compact {
@@ -358,14 +358,14 @@ pub fn run_steps(text: &str) -> (Store, Vec<ChannelSpec>, Vec<(String, String)>)
                 if !wasm_usize(opts.budget) || !opts.max_tool_result_tokens.is_none_or(wasm_usize) {
                     continue;
                 }
-                if let Ok(p) = store.model_view(&opts, &mut Estimate, "estimate") {
+                if let Ok(p) = stategate::project::Projector::default().model_view(&store, &opts, &mut Estimate, "estimate") {
                     assert!(
                         p.report.used <= opts.budget,
                         "model view: used {} passes the budget {}",
                         p.report.used,
                         opts.budget
                     );
-                    let _ = store.record_artifacts(&p, now);
+                    let _ = stategate::project::record_artifacts(&mut store, &p, now);
                 }
             }
             Step::Op(Op::Compact { summary, keep }) => {

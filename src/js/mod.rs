@@ -129,6 +129,15 @@ pub fn project_messages(
     to_js(&view::ModelView { messages: &encoded, report: &report })
 }
 
+/// The provider whose rules `format`'s output must pass (`"anthropic"` and `"gemini"` have
+/// their own; every other format is held to OpenAI's). Throws `INVALID_OPTION` for an unknown
+/// format.
+#[wasm_bindgen(js_name = providerOf, unchecked_return_type = "Provider")]
+pub fn provider_of(#[wasm_bindgen(unchecked_param_type = "Format")] format: JsValue) -> JsResult<JsValue> {
+    let format: Format = from_js(format)?;
+    to_js(&crate::project::provider_of(format))
+}
+
 /// Every error code a stategate error can carry (`ErrorCode`), in declaration order.
 #[wasm_bindgen(js_name = errorCodes, unchecked_return_type = "ErrorCode[]")]
 pub fn error_codes() -> Vec<String> {

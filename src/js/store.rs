@@ -5,6 +5,7 @@ use super::interop::{describe, from_js, from_js_json, opt_string_arg, string_arg
 use crate::error::{Error, ErrorCode};
 use crate::log::{parse_jsonl, verify_log, Event, GENESIS_HASH};
 use crate::message::formats::{encode_messages, Format};
+use crate::project::Projector;
 use crate::repair::RepairOptions;
 use crate::state::{ChannelSpec, Command, EventFilter, Store, StoreOptions};
 use serde::Deserialize;
@@ -124,6 +125,8 @@ pub struct JsStateStore {
 pub(super) struct Shared {
     pub(super) inner: Store,
     hooks: Hooks,
+    /// The model view's projector, with its token cache.
+    pub(super) projector: Projector,
     /// The last tokenizer function seen by `modelView`, and its cache generation.
     pub(super) tokenizer: Option<(js_sys::Function, u32)>,
 }
@@ -133,7 +136,9 @@ impl JsStateStore {
     /// it: every change of every method reaches it).
     pub(super) fn wrap(mut inner: Store, hooks: Hooks) -> JsStateStore {
         inner.set_sink(hooks.on_event.clone().map(|f| Rc::new(JsSink(f)) as Rc<dyn crate::state::EventSink>));
-        JsStateStore { shared: Rc::new(RefCell::new(Shared { inner, hooks, tokenizer: None })) }
+        JsStateStore {
+            shared: Rc::new(RefCell::new(Shared { inner, hooks, projector: Projector::default(), tokenizer: None })),
+        }
     }
 
     /// The store, or an error when it is busy (called from inside one of its own callbacks).

@@ -1,10 +1,12 @@
 //! The model view methods of the `StateStore` JS class and the JS tokenizer (DESIGN §6).
 
-use super::interop::{describe, from_js, to_js, to_js_error};
+use super::interop::{describe, from_js, from_js_json, to_js, to_js_error};
 use super::store::{JsStateStore, Shared};
 use crate::error::{Error, ErrorCode};
 use crate::project::tokens::{Estimate, TokenCounter};
-use crate::project::ProjectOptions;
+use crate::project::{record_artifacts, ProjectOptions};
+use crate::state::channel;
+use crate::state::privacy::leaking_channels;
 use wasm_bindgen::prelude::*;
 
 type JsResult<T> = Result<T, JsValue>;
@@ -71,13 +73,28 @@ impl JsStateStore {
         let (opts, tokenizer) = view_options(&opts)?;
         let mut s = self.lock()?;
         let counter_id = s.counter_id(tokenizer.as_ref());
+        let Shared { inner, projector, .. } = &mut *s;
         let projection = match &tokenizer {
-            Some(f) => s.inner.model_view(&opts, &mut JsCounter(f), &counter_id),
-            None => s.inner.model_view(&opts, &mut Estimate, &counter_id),
+            Some(f) => projector.model_view(inner, &opts, &mut JsCounter(f), &counter_id),
+            None => projector.model_view(inner, &opts, &mut Estimate, &counter_id),
         }
         .map_err(to_js_error)?;
-        s.change("projector", vec!["artifacts".into()], |s, now| s.record_artifacts(&projection, now))?;
+        s.change("projector", vec![channel::ARTIFACTS.into()], |s, now| record_artifacts(s, &projection, now))?;
         to_js(&ModelView { messages: &projection.encoded, report: &projection.report })
+    }
+
+    /// The private channels one of whose values appears in `values` (any JSON values, e.g. the
+    /// text a page shows), by the model view's own leak scan: private strings of at least 8
+    /// characters (object keys too), found in any string or key, in JSON held in strings, and in
+    /// `text` fields joined in order. Returns channel names, never the values; `[]` when clean.
+    /// Throws `INVALID_OPTION` when `values` is not an array of JSON values.
+    #[wasm_bindgen(js_name = privateLeaks)]
+    pub fn private_leaks(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "unknown[]")] values: JsValue,
+    ) -> JsResult<Vec<String>> {
+        let values: Vec<serde_json::Value> = from_js_json(&values, ErrorCode::InvalidOption, "privateLeaks(values)")?;
+        Ok(leaking_channels(&values, &self.lock()?.inner.private_values()))
     }
 
     /// A safe cut for compaction keeping about the last `keep` messages: the index of the first

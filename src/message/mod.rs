@@ -8,6 +8,7 @@
 //! Provider formats (LangChain, OpenAI Chat, Anthropic, AI SDK, Gemini) live in [`formats`].
 
 pub mod formats;
+pub mod units;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

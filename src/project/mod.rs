@@ -12,17 +12,21 @@
 
 pub mod agents;
 pub mod sections;
+mod store_view;
 #[cfg(test)]
 mod tests;
 pub mod tokens;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::{encode_messages, Format};
+use crate::message::units::unit_start;
 use crate::message::{Content, Message, Role};
 use crate::repair::{self, Fix, Provider, RepairOptions};
+use crate::state::privacy::check_leaks;
 use sections::Section;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+pub use store_view::{fork_view, record_artifacts, Projector};
 use tokens::{TokenCache, TokenCounter};
 
 #[cfg(target_arch = "wasm32")]
@@ -80,9 +84,8 @@ impl Default for ProjectOptions {
 pub struct Context {
     /// Rendered state sections, in order.
     pub sections: Vec<Section>,
-    /// The compaction summary, the id of the first message after the cut, and the cut's index
-    /// when it was made (used if that message was removed since).
-    pub compaction: Option<(String, String, usize)>,
+    /// The compaction in effect, if any.
+    pub compaction: Option<crate::state::Compaction>,
     /// Private string values (channel, value) that must not appear in the output.
     pub private: Vec<(String, String)>,
     /// Paths redacted while rendering the sections.
@@ -112,6 +115,9 @@ pub struct MessageReport {
     pub role: Role,
     /// Its tokens as sent.
     pub tokens: usize,
+    /// The index in the encoded output of the message that carries it (formats that put a
+    /// turn's tool results in one message give several entries the same index).
+    pub output: usize,
 }
 
 /// A message left out, with why: `"budget"`, `"compacted"`, `"start_on_user"`.
@@ -189,33 +195,6 @@ pub fn provider_of(format: Format) -> Provider {
         Format::Gemini => Provider::Gemini,
         _ => Provider::Openai,
     }
-}
-
-/// Start index of the unit that ends at `end` (inclusive). A message that is not a tool result
-/// is its own unit. A run of tool results belongs with the assistant message(s) that made their
-/// calls, found by call id, so a unit is kept or dropped whole even when the results arrived
-/// after other messages; results whose call is nowhere before them stand alone (repair drops them).
-fn unit_start(body: &[Message], end: usize) -> usize {
-    if body.get(end).is_none_or(|m| m.role != Role::Tool) {
-        return end;
-    }
-    let mut first = end;
-    while first > 0 && body.get(first - 1).is_some_and(|m| m.role == Role::Tool) {
-        first -= 1;
-    }
-    let mut start = first;
-    for m in body.get(first..=end).unwrap_or_default() {
-        let Some(call) = m.tool_call_id.as_deref() else { continue };
-        if let Some(owner) = body
-            .get(..first)
-            .unwrap_or_default()
-            .iter()
-            .rposition(|a| a.role == Role::Assistant && a.call_ids().any(|c| c == call))
-        {
-            start = start.min(owner);
-        }
-    }
-    start
 }
 
 /// The text of the state message carrying `sections`.
@@ -309,7 +288,7 @@ pub fn project(
     // The compaction summary is part of the fixed prefix: the view is [summary, after the cut].
     let mut body_start = lead;
     let mut summary: Option<Message> = None;
-    if let Some((text, first_kept, cut)) = &ctx.compaction {
+    if let Some(crate::state::Compaction { summary: text, first_kept_id: first_kept, cut }) = &ctx.compaction {
         // The first kept message, or (if it was removed since) the recorded cut position.
         let at = history
             .iter()
@@ -447,9 +426,14 @@ pub fn project(
     out.extend(summary);
     let body_at = out.len();
     out.extend(window);
-    for m in out.iter().skip(body_at) {
+    let mut output_of = vec![0; out.len()];
+    for (g, range) in crate::message::formats::groups(&out, opts.format).into_iter().enumerate() {
+        output_of.get_mut(range).unwrap_or_default().fill(g);
+    }
+    for (i, m) in out.iter().enumerate().skip(body_at) {
         let tokens = tok(m, cache)?;
-        report.messages.push(MessageReport { id: m.id.clone().unwrap_or_default(), role: m.role, tokens });
+        let output = output_of.get(i).copied().unwrap_or_default();
+        report.messages.push(MessageReport { id: m.id.clone().unwrap_or_default(), role: m.role, tokens, output });
     }
     report.used = out.iter().map(|m| tok(m, cache)).sum::<Result<usize>>()?;
     let encoded = encode_messages(&out, opts.format);
@@ -497,92 +481,4 @@ pub fn project_tail(
         }
     }
     Ok((encode_messages(&out, opts.format), report))
-}
-
-/// The shortest private value the leak scan looks for (shorter strings match by chance).
-pub const MIN_PRIVATE_LEN: usize = 8;
-
-/// `PRIVATE_LEAK` naming the channel (never the value) if any private string of at least
-/// [`MIN_PRIVATE_LEN`] characters appears in the encoded output: in any string, key or JSON held
-/// in a string, and in each message's text parts (`text` fields, the name every format gives
-/// them) joined in order with no separator — what the model reads when a provider renders text
-/// parts one after another ("CANARY-priv" + "-31337x").
-pub fn check_leaks(encoded: &[Value], private: &[(String, String)]) -> Result<()> {
-    if private.is_empty() {
-        return Ok(());
-    }
-    let mut leaves: Vec<String> = Vec::new();
-    for v in encoded {
-        let mut joined = String::new();
-        string_leaves(v, &mut leaves, &mut joined, 0);
-        leaves.push(joined);
-    }
-    for (channel, value) in private {
-        // Also as it reads inside JSON text (quotes, backslashes, newlines escaped).
-        let quoted = serde_json::to_string(value).unwrap_or_default();
-        let escaped = quoted.get(1..quoted.len().saturating_sub(1)).unwrap_or_default();
-        let found = |l: &String| l.contains(value.as_str()) || (escaped != value && l.contains(escaped));
-        if value.chars().count() >= MIN_PRIVATE_LEN && leaves.iter().any(found) {
-            return Err(Error::new(
-                ErrorCode::PrivateLeak,
-                format!("the model view would contain a value of private channel '{channel}'; redact it from the messages before projecting"),
-            )
-            .channel(channel));
-        }
-    }
-    Ok(())
-}
-
-/// Every string (object keys too) in `v`, with JSON held inside strings (OpenAI tool arguments)
-/// decoded and searched as well, so escapes cannot hide a value; `joined` collects the `text`
-/// fields in order.
-fn string_leaves(v: &Value, out: &mut Vec<String>, joined: &mut String, depth: usize) {
-    match v {
-        Value::String(s) => {
-            let t = s.trim_start();
-            if depth < 4 && (t.starts_with('{') || t.starts_with('[') || t.starts_with('"')) {
-                if let Ok(inner) = serde_json::from_str::<Value>(t) {
-                    string_leaves(&inner, out, &mut String::new(), depth + 1);
-                }
-            }
-            out.push(s.clone());
-        }
-        Value::Array(items) => {
-            for i in items {
-                // A bare string in a content list is a text part (LangChain).
-                if let Value::String(text) = i {
-                    joined.push_str(text);
-                }
-                string_leaves(i, out, joined, depth);
-            }
-        }
-        Value::Object(o) => {
-            for (k, v) in o {
-                out.push(k.clone());
-                if let (Value::String(text), "text") = (v, k.as_str()) {
-                    joined.push_str(text);
-                }
-                string_leaves(v, out, joined, depth);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Every string of at least [`MIN_PRIVATE_LEN`] characters in a private channel's value
-/// (object keys too), with the channel's name.
-pub fn private_strings(channel: &str, v: &Value, out: &mut Vec<(String, String)>) {
-    match v {
-        Value::String(s) if s.chars().count() >= MIN_PRIVATE_LEN => out.push((channel.to_string(), s.clone())),
-        Value::Array(items) => items.iter().for_each(|i| private_strings(channel, i, out)),
-        Value::Object(o) => {
-            for (k, v) in o {
-                if k.chars().count() >= MIN_PRIVATE_LEN {
-                    out.push((channel.to_string(), k.clone()));
-                }
-                private_strings(channel, v, out);
-            }
-        }
-        _ => {}
-    }
 }

@@ -2,6 +2,9 @@
 //! questions and active async tasks, rendered from system state — never from private channels,
 //! and task statuses from the ledger, never from message text.
 
+use crate::lifecycle::TaskStatus;
+use crate::state::privacy::REDACTED;
+use crate::state::SectionKind;
 use serde_json::{Map, Value};
 
 /// One rendered section.
@@ -13,27 +16,28 @@ pub struct Section {
     pub text: String,
 }
 
+/// One channel the schema declares as a section ([`crate::state::ChannelSpec::section`]), with
+/// its value as the store holds it.
+pub struct SectionSource<'a> {
+    /// Which section it feeds.
+    pub kind: SectionKind,
+    /// The channel's name (paths of redacted values start with it).
+    pub channel: &'a str,
+    /// The channel's value.
+    pub value: Value,
+    /// A secret channel: its section shows a placeholder.
+    pub secret: bool,
+}
+
 /// What the renderer may read and must hide.
 pub struct SectionInput<'a> {
-    /// Channel values by name (private channels are never passed in).
-    pub channels: &'a Map<String, Value>,
-    /// Channels whose values are secret: their section shows a placeholder.
-    pub secret_channels: &'a [String],
+    /// The declared section channels (private channels are never passed in).
+    pub sources: &'a [SectionSource<'a>],
     /// Field names whose values are replaced by a placeholder wherever they appear.
     pub redact_keys: &'a [String],
 }
 
-/// The placeholder for a redacted value.
-pub const REDACTED: &str = "[redacted]";
-
-/// Async task statuses that are over (the ledger's terminal statuses).
-const TERMINAL_TASK: [&str; 4] = ["success", "error", "cancelled", "timeout"];
-
 impl SectionInput<'_> {
-    fn secret(&self, channel: &str) -> bool {
-        self.secret_channels.iter().any(|c| c == channel)
-    }
-
     /// A value as one line of text, with redacted keys hidden.
     fn show(&self, key: &str, v: &Value, redacted: &mut Vec<String>, path: &str) -> String {
         if self.redact_keys.iter().any(|k| k.eq_ignore_ascii_case(key)) {
@@ -62,35 +66,45 @@ impl SectionInput<'_> {
     }
 }
 
-/// Renders the sections present in state, in the fixed order task, plan, facts, unresolved
-/// questions, active async tasks. Returns the sections and the paths it redacted.
+/// Renders the sections present in state, in the order of [`SectionKind`] (task, plan, facts,
+/// unresolved questions, active async tasks). Returns the sections and the paths it redacted.
 pub fn render(input: &SectionInput) -> (Vec<Section>, Vec<String>) {
+    let mut sources: Vec<&SectionSource> = input.sources.iter().collect();
+    sources.sort_by_key(|s| s.kind);
     let mut out = Vec::new();
     let mut redacted = Vec::new();
-    let get = |name: &str| input.channels.get(name);
-    let mut push = |name: &'static str, channel: &str, body: Option<String>, redacted: &mut Vec<String>| {
-        let Some(body) = body.filter(|b| !b.is_empty()) else { return };
-        let title = match name {
-            "task" => "Task",
-            "plan" => "Plan",
-            "facts" => "Known facts",
-            "unresolved_questions" => "Unresolved questions",
-            _ => "Active async tasks",
+    for source in sources {
+        let (name, title) = match source.kind {
+            SectionKind::Task => ("task", "Task"),
+            SectionKind::Plan => ("plan", "Plan"),
+            SectionKind::Facts => ("facts", "Known facts"),
+            SectionKind::UnresolvedQuestions => ("unresolved_questions", "Unresolved questions"),
+            SectionKind::AsyncTasks => ("async_tasks", "Active async tasks"),
         };
-        let body = if input.secret(channel) {
-            redacted.push(channel.to_string());
+        let Some(body) = body(input, source, &mut redacted).filter(|b| !b.is_empty()) else { continue };
+        let body = if source.secret {
+            redacted.push(source.channel.to_string());
             REDACTED.to_string()
         } else {
             body
         };
         out.push(Section { name, text: format!("## {title}\n{body}") });
+    }
+    (out, redacted)
+}
+
+/// The lines of one section, or `None` when its channel holds nothing to show.
+fn body(input: &SectionInput, source: &SectionSource, redacted: &mut Vec<String>) -> Option<String> {
+    let channel = source.channel;
+    let lines = |o: &Map<String, Value>, line: &mut dyn FnMut(&String, &Value) -> Option<String>| {
+        o.iter().filter_map(|(k, v)| line(k, v)).collect::<Vec<_>>().join("\n")
     };
-    let task = get("run").and_then(|r| r.get("task")).map(|t| input.show("task", t, &mut redacted, "run.task"));
-    push("task", "run", task, &mut redacted);
-    let plan = get("plan").and_then(Value::as_object).map(|steps| {
-        steps
-            .iter()
-            .map(|(id, s)| {
+    match source.kind {
+        SectionKind::Task => {
+            source.value.get("task").map(|t| input.show("task", t, redacted, &format!("{channel}.task")))
+        }
+        SectionKind::Plan => source.value.as_object().map(|steps| {
+            lines(steps, &mut |id, s| {
                 let title = s.get("title").and_then(Value::as_str).unwrap_or("");
                 let status = s.get("status").and_then(Value::as_str).unwrap_or("pending");
                 let deps: Vec<&str> = s
@@ -101,38 +115,26 @@ pub fn render(input: &SectionInput) -> (Vec<Section>, Vec<String>) {
                     .filter_map(Value::as_str)
                     .collect();
                 let after = if deps.is_empty() { String::new() } else { format!(" (after {})", deps.join(", ")) };
-                format!("- [{status}] {id}: {title}{after}")
+                Some(format!("- [{status}] {id}: {title}{after}"))
             })
-            .collect::<Vec<_>>()
-            .join("\n")
-    });
-    push("plan", "plan", plan, &mut redacted);
-    let facts = get("facts").and_then(Value::as_object).map(|f| {
-        f.iter()
-            .map(|(k, v)| format!("- {k}: {}", input.show(k, v, &mut redacted, &format!("facts.{k}"))))
-            .collect::<Vec<_>>()
-            .join("\n")
-    });
-    push("facts", "facts", facts, &mut redacted);
-    let questions = get("unresolved_questions").and_then(Value::as_object).map(|q| {
-        q.iter()
-            .map(|(k, v)| format!("- {}", input.show(k, v, &mut redacted, &format!("unresolved_questions.{k}"))))
-            .collect::<Vec<_>>()
-            .join("\n")
-    });
-    push("unresolved_questions", "unresolved_questions", questions, &mut redacted);
-    let tasks = get("async_tasks").and_then(Value::as_object).map(|t| {
-        t.iter()
-            .filter(|(_, r)| !TERMINAL_TASK.contains(&r.get("status").and_then(Value::as_str).unwrap_or("pending")))
-            .map(|(id, r)| {
+        }),
+        SectionKind::Facts => source.value.as_object().map(|f| {
+            lines(f, &mut |k, v| Some(format!("- {k}: {}", input.show(k, v, redacted, &format!("{channel}.{k}")))))
+        }),
+        SectionKind::UnresolvedQuestions => source.value.as_object().map(|q| {
+            lines(q, &mut |k, v| Some(format!("- {}", input.show(k, v, redacted, &format!("{channel}.{k}")))))
+        }),
+        // Statuses come from the ledger's own table: a record whose status is unknown is shown.
+        SectionKind::AsyncTasks => source.value.as_object().map(|t| {
+            lines(t, &mut |id, r| {
+                let status = r.get("status").and_then(Value::as_str).unwrap_or("pending");
+                if TaskStatus::parse(status).is_ok_and(TaskStatus::is_terminal) {
+                    return None;
+                }
                 let id = r.get("task_id").and_then(Value::as_str).unwrap_or(id);
                 let agent = r.get("agent_name").or_else(|| r.get("agent")).and_then(Value::as_str).unwrap_or("?");
-                let status = r.get("status").and_then(Value::as_str).unwrap_or("pending");
-                format!("- task {id} ({agent}): {status}")
+                Some(format!("- task {id} ({agent}): {status}"))
             })
-            .collect::<Vec<_>>()
-            .join("\n")
-    });
-    push("async_tasks", "async_tasks", tasks, &mut redacted);
-    (out, redacted)
+        }),
+    }
 }

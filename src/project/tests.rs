@@ -159,7 +159,7 @@ fn private_values_never_reach_the_model_view() {
     s.apply(&cmd("app", json!({"facts": {"db_host": "db.internal", "api_key": "sk-live-0000"}, "run": {"status": "running", "task": "migrate the DB"}})), 0).unwrap();
     s.apply(&cmd("user", json!({"messages": [{"role": "user", "content": "migrate"}]})), 0).unwrap();
     let opts = ProjectOptions { budget: 2_000, redact: vec!["api_key".into()], ..ProjectOptions::default() };
-    let p = s.model_view(&opts, &mut Estimate, "estimate").unwrap();
+    let p = crate::project::Projector::default().model_view(&s, &opts, &mut Estimate, "estimate").unwrap();
     let text = serde_json::to_string(&p.encoded).unwrap();
     assert!(!text.contains("hunter2") && !text.contains("sk-live"), "{text}");
     assert!(text.contains("db.internal") && text.contains("migrate the DB"));
@@ -171,7 +171,7 @@ fn private_values_never_reach_the_model_view() {
     )
     .unwrap();
     s.apply(&cmd("tool", json!({"messages": [{"role": "tool", "tool_call_id": "c1", "content": "DB_PASSWORD=hunter2-correct-horse"}]})), 0).unwrap();
-    let e = s.model_view(&opts, &mut Estimate, "estimate").unwrap_err();
+    let e = crate::project::Projector::default().model_view(&s, &opts, &mut Estimate, "estimate").unwrap_err();
     assert_eq!((e.code, e.channel.as_deref()), (ErrorCode::PrivateLeak, Some("secrets")));
     assert!(!e.message.contains("hunter2"));
 }
@@ -190,8 +190,8 @@ fn compaction_keeps_the_ledger_and_the_active_task_section() {
     s.compact("The user started research task t-42, then chatted.", cut, "summarizer", 0).unwrap();
     let ledger = s.get("async_tasks").unwrap();
     assert_eq!(ledger["t-42"]["status"], "running");
-    let p = s
-        .model_view(&ProjectOptions { budget: 4_000, ..ProjectOptions::default() }, &mut Estimate, "estimate")
+    let p = crate::project::Projector::default()
+        .model_view(&s, &ProjectOptions { budget: 4_000, ..ProjectOptions::default() }, &mut Estimate, "estimate")
         .unwrap();
     let roles: Vec<Role> = p.messages.iter().map(|m| m.role).collect();
     assert_eq!(&roles[..3], &[Role::System, Role::System, Role::User]);
@@ -222,11 +222,12 @@ fn token_counts_are_cached_by_message_id() {
     }
     let opts = ProjectOptions { budget: 100_000, sections: false, ..ProjectOptions::default() };
     let mut c = Counting(0);
-    s.model_view(&opts, &mut c, "counting").unwrap();
+    let mut projector = crate::project::Projector::default();
+    projector.model_view(&s, &opts, &mut c, "counting").unwrap();
     let first = c.0;
     s.apply(&cmd("u", json!({"messages": [{"role": "user", "content": "one more"}]})), 0).unwrap();
     let mut c2 = Counting(0);
-    s.model_view(&opts, &mut c2, "counting").unwrap();
+    projector.model_view(&s, &opts, &mut c2, "counting").unwrap();
     assert!(first >= 50 && c2.0 <= 2, "first {first}, then {}", c2.0);
 }
 
@@ -238,7 +239,12 @@ fn third_review_budget_report_and_leak_cases() {
     s.apply(&cmd("u", json!({"run": {"status": "running", "task": "Fix the flaky test in CI"}, "facts": {"a": "b"}, "messages": [{"role": "user", "content": "hello"}]})), 0).unwrap();
     let mut viewed = 0;
     for budget in 0..60 {
-        let Ok(p) = s.model_view(&ProjectOptions { budget, ..ProjectOptions::default() }, &mut Estimate, "e") else {
+        let Ok(p) = crate::project::Projector::default().model_view(
+            &s,
+            &ProjectOptions { budget, ..ProjectOptions::default() },
+            &mut Estimate,
+            "e",
+        ) else {
             continue;
         };
         viewed += 1;
@@ -258,7 +264,10 @@ fn third_review_budget_report_and_leak_cases() {
     .unwrap();
     s.compact(&"x".repeat(400), 2, "c", 0).unwrap();
     assert_eq!(
-        s.model_view(&ProjectOptions { budget: 20, ..ProjectOptions::default() }, &mut Estimate, "e").unwrap_err().code,
+        crate::project::Projector::default()
+            .model_view(&s, &ProjectOptions { budget: 20, ..ProjectOptions::default() }, &mut Estimate, "e")
+            .unwrap_err()
+            .code,
         ErrorCode::BudgetTooSmall
     );
 
@@ -272,8 +281,8 @@ fn third_review_budget_report_and_leak_cases() {
     let args = serde_json::to_string(&json!({"q": "line one\nline \"two\""})).unwrap();
     s.apply(&cmd("m", json!({"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}]}, {"role": "tool", "tool_call_id": "c1", "content": "ok"}]})), 0).unwrap();
     for format in [Format::Openai, Format::Anthropic, Format::Langchain, Format::AiSdk, Format::Gemini] {
-        let e = s
-            .model_view(&ProjectOptions { budget: 5_000, format, ..ProjectOptions::default() }, &mut Estimate, "e")
+        let e = crate::project::Projector::default()
+            .model_view(&s, &ProjectOptions { budget: 5_000, format, ..ProjectOptions::default() }, &mut Estimate, "e")
             .unwrap_err();
         assert_eq!(e.code, ErrorCode::PrivateLeak, "{format:?}");
     }
@@ -313,14 +322,14 @@ fn previews_are_recorded_once_and_tails_are_accounted() {
     s.apply(&cmd("t", json!({"messages": [{"role": "tool", "tool_call_id": "c1", "content": "x".repeat(4_000)}]})), 0)
         .unwrap();
     let opts = ProjectOptions { budget: 2_000, max_tool_result_tokens: Some(100), ..ProjectOptions::default() };
-    let p = s.model_view(&opts, &mut Estimate, "e").unwrap();
-    let applied = s.record_artifacts(&p, 0).unwrap().unwrap();
+    let p = crate::project::Projector::default().model_view(&s, &opts, &mut Estimate, "e").unwrap();
+    let applied = crate::project::record_artifacts(&mut s, &p, 0).unwrap().unwrap();
     assert_eq!(applied.version, 3);
     assert_eq!(s.get("artifacts").unwrap()[0]["ref"], "artifact:run:2:0");
-    assert!(s.record_artifacts(&p, 0).unwrap().is_none());
+    assert!(crate::project::record_artifacts(&mut s, &p, 0).unwrap().is_none());
     let mut past = s.at(2).unwrap();
-    let p = past.model_view(&opts, &mut Estimate, "e").unwrap();
-    assert!(past.record_artifacts(&p, 0).unwrap().is_none());
+    let p = crate::project::Projector::default().model_view(&past, &opts, &mut Estimate, "e").unwrap();
+    assert!(crate::project::record_artifacts(&mut past, &p, 0).unwrap().is_none());
 
     // A tail of 3 messages after a system message, 10 skipped: ids name whole-array positions,
     // the skipped ones count as dropped, the output keeps messages id-less.
@@ -355,4 +364,28 @@ fn the_leak_scan_reads_each_message_as_the_model_does() {
     }
     let apart = json!([{"role": "user", "content": "CANARY-priv"}, {"role": "user", "content": "-31337x"}]);
     assert!(check_leaks(apart.as_array().unwrap(), &private).is_ok(), "two messages are read apart");
+}
+
+#[test]
+fn report_names_the_output_message_of_each_kept_message() {
+    let h = msgs(json!([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "", "tool_calls": [call("a", "f"), call("b", "g")]},
+        {"role": "tool", "tool_call_id": "a", "content": "r1"},
+        {"role": "tool", "tool_call_id": "b", "content": "r2"},
+        {"role": "user", "content": "thanks"}
+    ]));
+    let system = Some("rules".to_string());
+    for (format, outputs) in [
+        (Format::Openai, vec![1, 2, 3, 4, 5]),
+        // Anthropic, Gemini and the AI SDK put a turn's results in one message.
+        (Format::Anthropic, vec![1, 2, 3, 3, 4]),
+        (Format::Gemini, vec![1, 2, 3, 3, 4]),
+        (Format::AiSdk, vec![1, 2, 3, 3, 4]),
+    ] {
+        let p = run(&h, &ProjectOptions { budget: 1_000, format, system: system.clone(), ..ProjectOptions::default() });
+        let got: Vec<usize> = p.report.messages.iter().map(|m| m.output).collect();
+        assert_eq!(got, outputs, "{format:?}");
+        assert_eq!(p.encoded.len(), outputs.last().unwrap() + 1, "{format:?}");
+    }
 }

@@ -6,12 +6,14 @@
 //! they were. [`Store::apply_batch`] applies the commands of one superstep together.
 
 mod command;
+mod compaction;
 mod domain;
 mod history;
 #[cfg(test)]
 mod history_tests;
 mod journal;
 mod messages;
+pub mod privacy;
 mod reducer;
 mod repair;
 mod rules;
@@ -20,10 +22,10 @@ mod sink;
 mod store;
 #[cfg(test)]
 mod tests;
-mod view;
 
 pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions};
+pub use compaction::Compaction;
 pub use history::{DanglingCall, EventFilter};
 pub use messages::{decode_ops, Effects, MessageOp, MessagesChannel, REMOVE_ALL};
-pub use schema::{default_schema, ChannelSpec, Kind, OnConflict, Reducer, ValueType, Visibility};
+pub use schema::{channel, default_schema, ChannelSpec, Kind, OnConflict, Reducer, SectionKind, ValueType, Visibility};
 pub use store::{EventSink, Store, Write};

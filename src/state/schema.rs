@@ -152,6 +152,23 @@ pub enum Kind {
     Tasks,
 }
 
+/// Which state section of the model view a default channel feeds (DESIGN §6), in the order
+/// the sections are rendered. Declared in the schema ([`ChannelSpec::section`]) so the
+/// projector never lists channels by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SectionKind {
+    /// `## Task`: the `task` field of the run record.
+    Task,
+    /// `## Plan`: steps by id with status and dependencies.
+    Plan,
+    /// `## Known facts`: key → value.
+    Facts,
+    /// `## Unresolved questions`: one line per open question.
+    UnresolvedQuestions,
+    /// `## Active async tasks`: ledger records whose status is not terminal.
+    AsyncTasks,
+}
+
 /// One channel of the schema.
 ///
 /// In JS: `{name, reducer, visibility?, owner?, writers?, type?, onConflict?}`; `visibility`
@@ -185,6 +202,9 @@ pub struct ChannelSpec {
     /// Domain rules (default channels only; not settable from JS).
     #[serde(skip)]
     pub kind: Kind,
+    /// The model-view section this channel feeds, if any (default channels only).
+    #[serde(skip)]
+    pub section: Option<SectionKind>,
 }
 
 impl ChannelSpec {
@@ -200,6 +220,7 @@ impl ChannelSpec {
             on_conflict: OnConflict::Error,
             secret: false,
             kind: Kind::Generic,
+            section: None,
         }
     }
 
@@ -241,6 +262,42 @@ impl ChannelSpec {
     }
 }
 
+/// The names of the default schema's channels ([`default_schema`]), written once.
+pub mod channel {
+    /// `messages`.
+    pub const MESSAGES: &str = "messages";
+    /// `async_tasks`.
+    pub const ASYNC_TASKS: &str = "async_tasks";
+    /// `notifications`.
+    pub const NOTIFICATIONS: &str = "notifications";
+    /// `todos`.
+    pub const TODOS: &str = "todos";
+    /// `files`.
+    pub const FILES: &str = "files";
+    /// `run`.
+    pub const RUN: &str = "run";
+    /// `plan`.
+    pub const PLAN: &str = "plan";
+    /// `facts`.
+    pub const FACTS: &str = "facts";
+    /// `unresolved_questions`.
+    pub const UNRESOLVED_QUESTIONS: &str = "unresolved_questions";
+    /// `approvals`.
+    pub const APPROVALS: &str = "approvals";
+    /// `budget`.
+    pub const BUDGET: &str = "budget";
+    /// `artifacts`.
+    pub const ARTIFACTS: &str = "artifacts";
+    /// `last_error`.
+    pub const LAST_ERROR: &str = "last_error";
+    /// `compaction`.
+    pub const COMPACTION: &str = "compaction";
+    /// `structured_response`.
+    pub const STRUCTURED_RESPONSE: &str = "structured_response";
+    /// `active_agent`.
+    pub const ACTIVE_AGENT: &str = "active_agent";
+}
+
 /// The default schema (DESIGN §3): deepagents' channels plus the run state of a production agent.
 ///
 /// | channel | reducer | rules |
@@ -264,36 +321,47 @@ impl ChannelSpec {
 pub fn default_schema() -> Vec<ChannelSpec> {
     use Reducer::*;
     vec![
-        ChannelSpec::new("messages", Messages).with(|c| c.visibility = Visibility::Model),
-        ChannelSpec::new("async_tasks", Merge).with(|c| {
+        ChannelSpec::new(channel::MESSAGES, Messages).with(|c| c.visibility = Visibility::Model),
+        ChannelSpec::new(channel::ASYNC_TASKS, Merge).with(|c| {
             c.kind = Kind::Tasks;
+            c.section = Some(SectionKind::AsyncTasks);
             c.value_type = ValueType::Object;
             c.on_conflict = OnConflict::CallOrder;
         }),
-        ChannelSpec::new("notifications", Merge).with(|c| {
+        ChannelSpec::new(channel::NOTIFICATIONS, Merge).with(|c| {
             c.writers = Some(vec!["async_tasks".into()]);
             c.kind = Kind::Records;
             c.value_type = ValueType::Object;
             c.on_conflict = OnConflict::CallOrder;
         }),
-        ChannelSpec::new("todos", Replace).with(|c| c.kind = Kind::Todos),
-        ChannelSpec::new("files", Merge),
-        ChannelSpec::new("run", Merge).with(|c| c.kind = Kind::Run),
-        ChannelSpec::new("plan", Merge).with(|c| {
+        ChannelSpec::new(channel::TODOS, Replace).with(|c| c.kind = Kind::Todos),
+        ChannelSpec::new(channel::FILES, Merge),
+        ChannelSpec::new(channel::RUN, Merge).with(|c| {
+            c.kind = Kind::Run;
+            c.section = Some(SectionKind::Task);
+        }),
+        ChannelSpec::new(channel::PLAN, Merge).with(|c| {
             c.kind = Kind::Plan;
+            c.section = Some(SectionKind::Plan);
             c.value_type = ValueType::Object;
         }),
-        ChannelSpec::new("facts", Merge).with(|c| c.on_conflict = OnConflict::CallOrder),
-        ChannelSpec::new("unresolved_questions", Merge).with(|c| c.on_conflict = OnConflict::CallOrder),
-        ChannelSpec::new("approvals", Merge).with(|c| {
+        ChannelSpec::new(channel::FACTS, Merge).with(|c| {
+            c.on_conflict = OnConflict::CallOrder;
+            c.section = Some(SectionKind::Facts);
+        }),
+        ChannelSpec::new(channel::UNRESOLVED_QUESTIONS, Merge).with(|c| {
+            c.on_conflict = OnConflict::CallOrder;
+            c.section = Some(SectionKind::UnresolvedQuestions);
+        }),
+        ChannelSpec::new(channel::APPROVALS, Merge).with(|c| {
             c.kind = Kind::Approvals;
             c.value_type = ValueType::Object;
         }),
-        ChannelSpec::new("budget", Merge).with(|c| c.kind = Kind::Budget),
-        ChannelSpec::new("artifacts", Union),
-        ChannelSpec::new("last_error", Replace),
-        ChannelSpec::new("compaction", Replace).with(|c| c.value_type = ValueType::Object),
-        ChannelSpec::new("structured_response", Replace),
-        ChannelSpec::new("active_agent", Replace).with(|c| c.value_type = ValueType::String),
+        ChannelSpec::new(channel::BUDGET, Merge).with(|c| c.kind = Kind::Budget),
+        ChannelSpec::new(channel::ARTIFACTS, Union),
+        ChannelSpec::new(channel::LAST_ERROR, Replace),
+        ChannelSpec::new(channel::COMPACTION, Replace).with(|c| c.value_type = ValueType::Object),
+        ChannelSpec::new(channel::STRUCTURED_RESPONSE, Replace),
+        ChannelSpec::new(channel::ACTIVE_AGENT, Replace).with(|c| c.value_type = ValueType::String),
     ]
 }

@@ -83,8 +83,6 @@ pub struct Store {
     call_events: HashMap<String, String>,
     /// A past view (`at`): every change is refused with `READ_ONLY`.
     pub(super) read_only: bool,
-    /// Token counts of messages for the model view, by message id.
-    pub(super) token_cache: crate::project::tokens::TokenCache,
     /// Where every change's events go before it is kept.
     pub(super) sink: SinkSlot,
 }
@@ -107,7 +105,6 @@ impl Store {
             keys: HashMap::new(),
             call_events: HashMap::new(),
             read_only: false,
-            token_cache: Default::default(),
             sink: SinkSlot::default(),
         };
         for spec in default_schema() {
@@ -138,6 +135,7 @@ impl Store {
         }
         if !builtin {
             spec.kind = Kind::Generic;
+            spec.section = None;
         }
         let slot = if spec.reducer == Reducer::Messages {
             Slot::Messages(MessagesChannel::default())

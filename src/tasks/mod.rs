@@ -96,11 +96,12 @@ pub fn context(store: &mut Store, config: &TasksConfig, call: Option<&ToolCall>,
                 .and_then(|t| config.agent(t))
                 .is_some_and(|a| a.mode == Mode::Fork)
     });
-    let (fork, fork_error) = match forks.then(|| store.fork_view(config.fork_budget, launcher.as_deref())) {
-        Some(Ok(view)) => (encode_messages(&view, Format::Langchain), None),
-        Some(Err(e)) => (Vec::new(), Some(e)),
-        None => (Vec::new(), None),
-    };
+    let (fork, fork_error) =
+        match forks.then(|| crate::project::fork_view(store, config.fork_budget, launcher.as_deref())) {
+            Some(Ok(view)) => (encode_messages(&view, Format::Langchain), None),
+            Some(Err(e)) => (Vec::new(), Some(e)),
+            None => (Vec::new(), None),
+        };
     Ok(Context {
         config: config.clone(),
         ledger: store.get("async_tasks")?,

@@ -45,7 +45,7 @@ impl Context {
     /// A request body, refused with `PRIVATE_LEAK` (naming the channel) when it carries a
     /// private value: what leaves for a server is checked like the model view.
     pub(super) fn outgoing(&self, body: Value) -> Result<Value> {
-        crate::project::check_leaks(std::slice::from_ref(&body), &self.private).map_err(|e| {
+        crate::state::privacy::check_leaks(std::slice::from_ref(&body), &self.private).map_err(|e| {
             let channel = e.channel.clone().unwrap_or_default();
             Error { message: format!("the request to the subagent's server would carry a value of private channel '{channel}'; leave it out of the task"), ..e }
         })?;

@@ -261,7 +261,7 @@ impl Observation {
         let scrub = |s: &mut String| {
             for (_, value) in private {
                 if s.contains(value.as_str()) {
-                    *s = s.replace(value.as_str(), crate::project::sections::REDACTED);
+                    *s = s.replace(value.as_str(), crate::state::privacy::REDACTED);
                 }
             }
         };

@@ -192,7 +192,7 @@ import { createAgentServer } from "../../www/agent-sim.js";
 
 const READS = new Set([
   "version", "runId", "lastHash", "get", "messages", "systemView", "private", "toJSON", "channels", "events", "eventsJsonl",
-  "checkpoint", "exportForTransport", "danglingToolCalls", "at", "compactionPlan", "check", "notifications",
+  "checkpoint", "exportForTransport", "danglingToolCalls", "at", "compactionPlan", "check", "notifications", "privateLeaks",
   // Schema and keys, not state: they write no event (replay takes the channels in its options).
   "registerChannel", "claimOwnerKey",
 ]);

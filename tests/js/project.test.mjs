@@ -11,12 +11,34 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { getEncoding } from "js-tiktoken";
-import { StateStore, projectMessages, readTranscript, validateMessages } from "../../pkg/index.js";
+import { StateStore, projectMessages, providerOf, readTranscript, validateMessages } from "../../pkg/index.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const FIXTURES = path.join(ROOT, "tests/fixtures/transcripts");
 const FORMATS = ["langchain", "openai", "anthropic", "ai-sdk", "gemini"];
 const PROVIDER = { langchain: "openai", openai: "openai", anthropic: "anthropic", "ai-sdk": "openai", gemini: "gemini" };
+
+test("providerOf is the core's table", () => {
+  for (const f of FORMATS) assert.equal(providerOf(f), PROVIDER[f]);
+  assert.throws(() => providerOf("chat"), { code: "INVALID_OPTION" });
+});
+
+test("the report names the output message of each kept message; privateLeaks is the view's own scan", () => {
+  const s = new StateStore();
+  const calls = ["a", "b"].map((id) => ({ id, type: "function", function: { name: `f_${id}`, arguments: "{}" } }));
+  s.apply({ author: "u", update: { messages: [{ role: "user", content: "go" }, { role: "assistant", content: "", tool_calls: calls }, { role: "tool", tool_call_id: "a", content: "r1" }, { role: "tool", tool_call_id: "b", content: "r2" }] } });
+  for (const [format, outputs] of [["openai", [0, 1, 2, 3]], ["anthropic", [0, 1, 2, 2]], ["gemini", [0, 1, 2, 2]], ["ai-sdk", [0, 1, 2, 2]]]) {
+    const v = s.modelView({ budget: 1000, format });
+    assert.deepEqual(v.report.messages.map((m) => m.output), outputs, format);
+    assert.equal(v.messages.length, outputs.at(-1) + 1);
+  }
+  const { key } = s.registerChannel({ name: "memory", reducer: "replace", visibility: "private", owner: "memory" });
+  s.apply({ author: "memory", update: { memory: { note: "CANARY-priv-31337x" } } }, key);
+  assert.deepEqual(s.privateLeaks(["nothing here", { text: "hello" }]), []);
+  assert.deepEqual(s.privateLeaks(["<b>CANARY-priv-31337x</b>"]), ["memory"]);
+  assert.deepEqual(s.privateLeaks([{ content: [{ text: "CANARY-priv" }, { text: "-31337x" }] }]), ["memory"], "text parts joined");
+  assert.throws(() => s.privateLeaks([() => 1]), { code: "INVALID_OPTION" });
+});
 const enc = getEncoding("cl100k_base");
 const bpe = (text) => enc.encode(text).length;
 

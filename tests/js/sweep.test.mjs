@@ -963,6 +963,7 @@ const TARGETS = [
   fn("convertMessages", (r) => [messagesInput(r), { to: r.pick(FORMATS) }], ["messages", "object"]),
   fn("decodeMessages", (r) => [messagesInput(r)], ["messages"]),
   fn("projectMessages", (r) => [messagesInput(r), projectOptions(r)], ["messages", "object"]),
+  fn("providerOf", (r) => [r.pick(FORMATS)], ["string"]),
   fn("readTranscript", (r) => [r.pick(POOL.transcripts), opt(r, 0.5, () => ({ format: r.pick(FORMATS) }))], ["string", "object"]),
   fn("verifyLog", (r, ctx) => {
     const events = ctx.subject.events();
@@ -1000,6 +1001,7 @@ const TARGETS = [
   method(StateStore, "checkpoint", () => [], [], { withTasks: true }),
   method(StateStore, "claimOwnerKey", (r) => [r.pick(["planner", "critic"])], ["string"]),
   method(StateStore, "compact", (r, ctx) => [{ summary: "so far: weather", cut: ctx.subject.compactionPlan({ keep: r.range(0, 3) }), ...(r.chance(0.3) && { author: "summariser" }) }], ["object"], { withTasks: true }),
+  method(StateStore, "privateLeaks", (r) => [Array.from({ length: r.range(0, 3) }, () => r.pick(["plain text", "CANARY-priv-31337x", { text: "x" }]))], ["array"]),
   method(StateStore, "compactionPlan", (r) => [{ keep: r.range(0, 6) }], ["object"]),
   method(StateStore, "danglingToolCalls", () => [], []),
   method(StateStore, "deliverNotifications", () => [], [], { withTasks: true }),

@@ -336,6 +336,8 @@ fn a_subagent_answer_carrying_a_private_value_is_redacted_on_the_way_in() {
     assert!(!shown.contains("CANARY-priv-31337x"), "{shown}");
     assert!(shown.contains("the secret is [redacted], as asked"), "{shown}");
     deliver(&mut w.store, w.now).unwrap();
-    let view = w.store.model_view(&Default::default(), &mut crate::project::tokens::Estimate, "estimate").unwrap();
+    let view = crate::project::Projector::default()
+        .model_view(&w.store, &Default::default(), &mut crate::project::tokens::Estimate, "estimate")
+        .unwrap();
     assert!(!serde_json::to_string(&view.messages).unwrap().contains("CANARY"));
 }

@@ -264,7 +264,9 @@ fn a_task_started_150_turns_ago_survives_compaction() {
         .compact("The user asked 150 questions; a research task runs in the background.", cut, "summarizer", w.now)
         .unwrap();
     let mut counter = crate::project::tokens::Estimate;
-    let view = w.store.model_view(&crate::project::ProjectOptions::default(), &mut counter, "estimate").unwrap();
+    let view = crate::project::Projector::default()
+        .model_view(&w.store, &crate::project::ProjectOptions::default(), &mut counter, "estimate")
+        .unwrap();
     let text = serde_json::to_string(&view.encoded).unwrap();
     assert!(!text.contains("Launched async subagent"), "the launch is compacted away");
     assert!(text.contains(&format!("- task {a} (slow): running")), "the active tasks section shows it: {text}");
