@@ -258,6 +258,78 @@ impl Error {
     }
 }
 
+/// Where an error happened, as JS receives it in `error.details` (and `audit` in a
+/// [`Rejection`]): only the fields that are set. Never state values.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct ErrorDetails {
+    /// Index of the offending message (or log entry) in the input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    /// Name of the offending field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// The state channel concerned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+    /// Position of the offending command in a batch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<usize>,
+    /// Both writers of a `CONCURRENT_WRITE`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub authors: Vec<String>,
+}
+
+impl Error {
+    /// The error's details (the one place they are assembled for JS).
+    pub fn details(&self) -> ErrorDetails {
+        ErrorDetails {
+            index: self.index,
+            field: self.field.clone(),
+            channel: self.channel.clone(),
+            command: self.command,
+            authors: self.authors.clone(),
+        }
+    }
+}
+
+/// A refused change, as the store's `audit` callback receives it: who tried to write which
+/// channels, and why (code, message, details — never the values).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct Rejection {
+    /// The command's author; for a batch, its authors joined by ", " (`details.command` says
+    /// which failed).
+    pub author: String,
+    /// The channels the command (or batch) tried to write, sorted, each once.
+    pub channels: Vec<String>,
+    /// The error's code.
+    pub code: ErrorCode,
+    /// The error's message, prefixed by its code (`"VERSION_CONFLICT: …"`).
+    pub message: String,
+    /// The error's details.
+    pub details: ErrorDetails,
+    /// When, in ms since the epoch, from the store's clock.
+    pub created_at: u64,
+}
+
+impl Rejection {
+    /// The rejection of a change by `author` to `channels` at `now_ms` that failed with `error`.
+    pub fn new(author: &str, mut channels: Vec<String>, error: &Error, now_ms: u64) -> Rejection {
+        channels.sort();
+        channels.dedup();
+        Rejection {
+            author: author.to_string(),
+            channels,
+            code: error.code,
+            message: error.to_string(),
+            details: error.details(),
+            created_at: now_ms,
+        }
+    }
+}
+
 /// Result alias used across the crate.
 pub type Result<T> = std::result::Result<T, Error>;
 

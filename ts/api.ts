@@ -25,6 +25,8 @@ import type {
   SubagentResultOptions,
   Command,
   ErrorCode,
+  ErrorDetails,
+  RepairOptions,
 } from "./node/stategate_wasm.js";
 
 /** The types generated from the Rust core (tsify and wasm-bindgen), re-exported as they are. */
@@ -95,18 +97,6 @@ export interface ValidateOptions {
   provider: Provider;
 }
 
-/** Options of {@link repairMessages}. */
-export interface RepairOptions {
-  /** Provider whose text-only rules apply to tool results. Default `"openai"`. */
-  provider?: Provider;
-  /** Why particular calls have no result, by call id, e.g. `{c1: "rejected"}`. Default `"missing"`. */
-  reasons?: Record<string, Reason>;
-  /** Keep results that answer no call (default: dropped). Always reported. */
-  keepOrphans?: boolean;
-  /** Placeholder text; `{name}`, `{id}`, `{reason}` are substituted. */
-  text?: string;
-}
-
 /** What {@link repairMessages} returns. */
 export interface RepairResult<T = unknown> {
   /** The repaired history: untouched input messages are the same objects. */
@@ -131,7 +121,7 @@ export interface StategateError extends Error {
    * Where it happened: `index` (input message), `field`, `channel` (state channel), `command`
    * (index in a batch), `authors` (both writers of a `CONCURRENT_WRITE`). Never state values.
    */
-  details: { index?: number; field?: string; channel?: string; command?: number; authors?: string[] };
+  details: ErrorDetails;
 }
 
 /** The public functions, bound to one instance of the wasm module. */

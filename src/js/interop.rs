@@ -6,28 +6,12 @@ use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-/// A core error as a JS `Error` whose `code` is the stable code and whose `details` holds
-/// `{index?, field?, channel?, command?, authors?}`. Never a thrown string.
+/// A core error as a JS `Error` named `StategateError` whose `code` is the stable code and whose
+/// `details` is [`crate::error::ErrorDetails`]. Never a thrown string.
 pub(crate) fn to_js_error(e: Error) -> JsValue {
     let err = js_sys::Error::new(&e.to_string());
     err.set_name("StategateError");
-    let details = js_sys::Object::new();
-    if let Some(i) = e.index {
-        let _ = js_sys::Reflect::set(&details, &"index".into(), &JsValue::from(i as u32));
-    }
-    if let Some(f) = &e.field {
-        let _ = js_sys::Reflect::set(&details, &"field".into(), &JsValue::from_str(f));
-    }
-    if let Some(c) = &e.channel {
-        let _ = js_sys::Reflect::set(&details, &"channel".into(), &JsValue::from_str(c));
-    }
-    if let Some(c) = e.command {
-        let _ = js_sys::Reflect::set(&details, &"command".into(), &JsValue::from(c as u32));
-    }
-    if !e.authors.is_empty() {
-        let authors: js_sys::Array = e.authors.iter().map(|a| JsValue::from_str(a)).collect();
-        let _ = js_sys::Reflect::set(&details, &"authors".into(), &authors);
-    }
+    let details = to_js(&e.details()).unwrap_or_else(|_| js_sys::Object::new().into());
     let _ = js_sys::Reflect::set(&err, &"code".into(), &JsValue::from_str(e.code.as_str()));
     let _ = js_sys::Reflect::set(&err, &"details".into(), &details);
     err.into()
@@ -136,7 +120,7 @@ fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32, careful: bool) 
 /// fast serializer off); what it could have lost silently only ever shows as `null` (NaN,
 /// Infinity, undefined in an array) or `{}` (Map, Set), and lone surrogates make serde_json fail:
 /// in those cases, stringify again through the replacer.
-fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<T, Error> {
+pub(crate) fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<T, Error> {
     let s = json_text(v, code, what, max, false)?;
     let suspicious = s.contains("null") || s.contains("{}");
     let s = if suspicious { json_text(v, code, what, max, true)? } else { s };

@@ -2,13 +2,11 @@
 //! One message crosses the boundary per append; the state stays inside wasm (BOUNDARY.md).
 
 use super::interop::{describe, from_js, from_js_json, opt_string_arg, string_arg, to_js, to_js_error};
-use crate::error::{Error, ErrorCode};
-use crate::log::{parse_jsonl, verify_log, Event, GENESIS_HASH};
+use crate::error::{Error, ErrorCode, Rejection};
+use crate::log::{check_log, parse_jsonl, Event, GENESIS_HASH};
 use crate::message::formats::{encode_messages, Format};
 use crate::project::Projector;
-use crate::repair::RepairOptions;
-use crate::state::{ChannelSpec, Command, EventFilter, Store, StoreOptions};
-use serde::Deserialize;
+use crate::state::{channel, ChannelSpec, Command, EventFilter, Store, StoreOptions, StoreRepairOptions};
 use serde_json::json;
 use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
@@ -36,18 +34,6 @@ export interface StoreInit {
   /** Called with each rejected command's author, error code, message and details (no values). */
   audit?: (rejection: Rejection) => void;
 }
-/** A rejected command, as the `audit` callback receives it. */
-export interface Rejection {
-  /** The command's author; for a batch, its authors joined by ", " (`details.command` says which failed). */
-  author: string;
-  /** The channels the command (or batch) tried to write, sorted, each once. */
-  channels: string[];
-  code: string;
-  message: string;
-  details: { index?: number; field?: string; channel?: string; command?: number; authors?: string[] };
-  /** ms since the epoch, from the store's clock. */
-  created_at: number;
-}
 /** Options of `StateStore.replay` and `StateStore.restore`. */
 export interface RestoreInit {
   /** Channels the log writes beyond the default schema (replay only; private ones included). */
@@ -55,30 +41,6 @@ export interface RestoreInit {
   clock?: () => number;
   onEvents?: (events: StoreEvent[]) => void;
   audit?: (rejection: Rejection) => void;
-}
-/** What `verifyLog` returns. */
-export type LogCheck = { ok: true } | { ok: false; index: number; sequence: number | null; reason: "hash" | "prev_hash" | "sequence" | "run_id" | "unreadable" };
-/** One applied command in the store's log (seed-001 envelope + hash chain). */
-export interface StoreEvent {
-  /** `{run_id}:{sequence}`. */
-  event_id: string;
-  run_id: string;
-  /** 1-based; equals the version after the command. */
-  sequence: number;
-  type: EventType;
-  author: string;
-  /** The update as reduced: `{channel: value}`, messages as canonical ops with their ids. */
-  payload: Record<string, unknown>;
-  /** ms since the epoch, from the store's clock. */
-  created_at: number;
-  /** A tool result's defaults to its tool call id. */
-  correlation_id: string | null;
-  /** A tool result's defaults to the event_id of its tool call's event. */
-  causation_id: string | null;
-  /** The previous event's hash (64 zeros for the first). */
-  prev_hash: string;
-  /** SHA-256 (hex) of the canonical encoding of every other field. */
-  hash: string;
 }
 /** Which events `events(filter)` lists: `sequence > since`, `sequence <= until`, of `type`. */
 export interface EventQuery {
@@ -97,10 +59,6 @@ export interface ModelView {
   messages: unknown[];
   /** Tokens per section and message; what was dropped, truncated, redacted, repaired. */
   report: Report;
-}
-/** Options of `store.repair(opts)`: the repair options plus the command's author (default `"repair"`). */
-export interface StoreRepairOptions extends RepairOptions {
-  author?: string;
 }
 "#;
 
@@ -227,17 +185,14 @@ impl Hooks {
 
 /// Events given as an array of event objects, or as JSON Lines text (cheaper). Errors name the
 /// first entry that is not an event (`TAMPERED_LOG`, `details.index`).
-fn events_from_js(events: &JsValue) -> JsResult<Vec<Event>> {
+fn read_events(events: &JsValue) -> crate::error::Result<Vec<Event>> {
     if let Some(text) = events.as_string() {
-        return parse_jsonl(&text).map_err(to_js_error);
+        return parse_jsonl(&text);
     }
     if !js_sys::Array::is_array(events) {
-        return Err(to_js_error(Error::new(
-            ErrorCode::InvalidOption,
-            "events are an array of logged events or their JSON Lines text",
-        )));
+        return Err(Error::new(ErrorCode::InvalidOption, "events are an array of logged events or their JSON Lines text"));
     }
-    let values: Vec<serde_json::Value> = super::interop::from_js_json_max(
+    let values: Vec<serde_json::Value> = super::interop::parse_js(
         events,
         ErrorCode::TamperedLog,
         "events are a list of logged events or their JSON Lines",
@@ -248,10 +203,15 @@ fn events_from_js(events: &JsValue) -> JsResult<Vec<Event>> {
         .enumerate()
         .map(|(i, v)| {
             serde_json::from_value(v).map_err(|e| {
-                to_js_error(Error::new(ErrorCode::TamperedLog, format!("entry {i} is not a logged event: {e}")).at(i))
+                Error::new(ErrorCode::TamperedLog, format!("entry {i} is not a logged event: {e}")).at(i)
             })
         })
         .collect()
+}
+
+/// [`read_events`] with the error thrown as JS.
+fn events_from_js(events: &JsValue) -> JsResult<Vec<Event>> {
+    read_events(events).map_err(to_js_error)
 }
 
 /// A log check as `{ok: true}` or `{ok: false, index, sequence, reason}`.
@@ -280,29 +240,7 @@ pub fn verify_log_js(
         }
         None => (0, GENESIS_HASH.to_string()),
     };
-    let events = match events_from_js(&events) {
-        Ok(events) => events,
-        Err(e) => {
-            let index = js_sys::Reflect::get(&js_sys::Reflect::get(&e, &"details".into())?, &"index".into())?;
-            if index.is_undefined() {
-                return Err(e);
-            }
-            return to_js(&json!({"ok": false, "index": index.as_f64(), "sequence": null, "reason": "unreadable"}));
-        }
-    };
-    match verify_log(&events, (anchor.0, &anchor.1)) {
-        Ok(()) => to_js(&json!({"ok": true})),
-        Err(b) => to_js(&json!({"ok": false, "index": b.index, "sequence": b.sequence, "reason": b.reason})),
-    }
-}
-
-/// `store.repair(opts)`: the repair options plus the command's author.
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
-struct RepairArgs {
-    #[serde(flatten)]
-    opts: RepairOptions,
-    author: Option<String>,
+    to_js(&check_log(read_events(&events), (anchor.0, &anchor.1)).map_err(to_js_error)?)
 }
 
 impl Shared {
@@ -341,28 +279,7 @@ impl Shared {
             Ok(out) => Ok(out),
             Err(e) => {
                 if let Some(audit) = &self.hooks.audit {
-                    // The same details as the thrown error: only the ones that are set.
-                    let mut details = serde_json::Map::new();
-                    let mut put = |k: &str, v: serde_json::Value| {
-                        if !v.is_null() {
-                            details.insert(k.to_string(), v);
-                        }
-                    };
-                    put("index", json!(e.index));
-                    put("field", json!(e.field));
-                    put("channel", json!(e.channel));
-                    put("command", json!(e.command));
-                    if !e.authors.is_empty() {
-                        put("authors", json!(e.authors));
-                    }
-                    let mut channels = channels;
-                    channels.sort();
-                    channels.dedup();
-                    let rejection = json!({
-                        "author": author, "channels": channels, "code": e.code.as_str(), "message": e.to_string(),
-                        "details": details, "created_at": now,
-                    });
-                    if let Ok(v) = to_js(&rejection) {
+                    if let Ok(v) = to_js(&Rejection::new(author, channels, &e, now)) {
                         let _ = audit.call1(&JsValue::UNDEFINED, &v);
                     }
                 }
@@ -566,12 +483,12 @@ impl JsStateStore {
         #[wasm_bindgen(unchecked_optional_param_type = "StoreRepairOptions")] opts: Option<JsValue>,
     ) -> JsResult<JsValue> {
         let opts = opts.unwrap_or(JsValue::UNDEFINED);
-        let args: RepairArgs =
-            if opts.is_undefined() || opts.is_null() { RepairArgs::default() } else { from_js(opts)? };
+        let args: StoreRepairOptions =
+            if opts.is_undefined() || opts.is_null() { StoreRepairOptions::default() } else { from_js(opts)? };
         let author = args.author.clone().unwrap_or_else(|| "repair".into());
         let out = self
             .lock()?
-            .change(&author.clone(), vec!["messages".into()], |s, now| s.repair(&args.opts, &author, now))?;
+            .change(&author.clone(), vec![channel::MESSAGES.into()], |s, now| s.repair(&args.repair, &author, now))?;
         to_js(&out)
     }
 

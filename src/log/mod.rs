@@ -52,8 +52,9 @@ pub enum EventType {
     Error,
 }
 
-/// One applied command (the seed-001 envelope plus the hash chain).
+/// One applied command (the seed-001 envelope plus the hash chain). In TS: `StoreEvent`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify), tsify(rename = "StoreEvent"))]
 #[serde(deny_unknown_fields)]
 pub struct Event {
     /// `{run_id}:{sequence}`.
@@ -68,6 +69,7 @@ pub struct Event {
     /// The command's author.
     pub author: String,
     /// The update as reduced: `{channel: value}`, messages as canonical ops with their ids.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
     pub payload: Map<String, Value>,
     /// Milliseconds since the Unix epoch, from the store's clock.
     pub created_at: u64,
@@ -205,18 +207,87 @@ impl EventType {
     }
 }
 
-/// A break in a log found by `verifyLog` (`verify_log` in Rust).
+/// What is wrong at a broken link of a log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "snake_case")]
+pub enum BreakReason {
+    /// The event's content does not match its hash (it was changed).
+    Hash,
+    /// It does not link to the event before it (the chain is cut).
+    PrevHash,
+    /// An event is missing, repeated or out of order before it.
+    Sequence,
+    /// Another run, or an `event_id` that is not `{run_id}:{sequence}`.
+    RunId,
+    /// The entry is not an event at all.
+    Unreadable,
+}
+
+impl BreakReason {
+    /// The name used in JS and in `details.field` (`"prev_hash"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BreakReason::Hash => "hash",
+            BreakReason::PrevHash => "prev_hash",
+            BreakReason::Sequence => "sequence",
+            BreakReason::RunId => "run_id",
+            BreakReason::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// A break in a log found by [`verify_log`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct BrokenLink {
-    /// Position of the first bad event in the list given.
+    /// Position of the first bad entry in the list given.
     pub index: usize,
-    /// Its `sequence` as written.
-    pub sequence: u64,
-    /// What is wrong: `"hash"` (content changed), `"prev_hash"` (the chain is cut),
-    /// `"sequence"` (an event is missing, repeated or out of order), `"run_id"` (another run, or
-    /// an `event_id` that is not `{run_id}:{sequence}`) or `"unreadable"` (not an event).
-    pub reason: String,
+    /// Its `sequence` as written (`null` for an entry that is not an event).
+    pub sequence: Option<u64>,
+    /// What is wrong.
+    pub reason: BreakReason,
+}
+
+/// What `verifyLog` answers: `{ok: true}`, or `{ok: false, index, sequence, reason}` for the
+/// first broken link.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(untagged)]
+pub enum LogCheck {
+    /// Every link holds.
+    Intact {
+        /// Always `true`.
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "true"))]
+        ok: bool,
+    },
+    /// The first broken link.
+    Broken {
+        /// Always `false`.
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "false"))]
+        ok: bool,
+        /// Where and why.
+        #[serde(flatten)]
+        link: BrokenLink,
+    },
+}
+
+/// Checks a log as it was read (see [`parse_jsonl`]): an entry that is not an event is a broken
+/// link (`unreadable`), any other failure to read stays an error; then [`verify_log`].
+pub fn check_log(read: Result<Vec<Event>>, anchor: (u64, &str)) -> Result<LogCheck> {
+    let broken = |link| LogCheck::Broken { ok: false, link };
+    match read {
+        Err(e) if e.code == ErrorCode::TamperedLog && e.index.is_some() => Ok(broken(BrokenLink {
+            index: e.index.unwrap_or_default(),
+            sequence: None,
+            reason: BreakReason::Unreadable,
+        })),
+        Err(e) => Err(e),
+        Ok(events) => Ok(match verify_log(&events, anchor) {
+            Ok(()) => LogCheck::Intact { ok: true },
+            Err(link) => broken(link),
+        }),
+    }
 }
 
 /// Checks a log's chain: each event's hash matches its content, links to the previous one and
@@ -226,18 +297,18 @@ pub fn verify_log(events: &[Event], anchor: (u64, &str)) -> std::result::Result<
     let (mut seq, mut prev) = (anchor.0, anchor.1.to_string());
     let run_id = events.first().map(|e| e.run_id.clone()).unwrap_or_default();
     for (index, e) in events.iter().enumerate() {
-        let broken = |reason: &str| BrokenLink { index, sequence: e.sequence, reason: reason.to_string() };
+        let broken = |reason| BrokenLink { index, sequence: Some(e.sequence), reason };
         if e.run_id != run_id || e.event_id != format!("{}:{}", e.run_id, e.sequence) {
-            return Err(broken("run_id"));
+            return Err(broken(BreakReason::RunId));
         }
         if e.sequence != seq + 1 {
-            return Err(broken("sequence"));
+            return Err(broken(BreakReason::Sequence));
         }
         if e.prev_hash != prev {
-            return Err(broken("prev_hash"));
+            return Err(broken(BreakReason::PrevHash));
         }
         if e.compute_hash() != e.hash {
-            return Err(broken("hash"));
+            return Err(broken(BreakReason::Hash));
         }
         seq = e.sequence;
         prev = e.hash.clone();
@@ -248,18 +319,17 @@ pub fn verify_log(events: &[Event], anchor: (u64, &str)) -> std::result::Result<
 impl BrokenLink {
     /// As a `TAMPERED_LOG` error naming the event.
     pub fn into_error(self) -> Error {
-        let what = match self.reason.as_str() {
-            "hash" => "its content does not match its hash",
-            "prev_hash" => "it does not link to the event before it",
-            "sequence" => "an event is missing, repeated or out of order before it",
-            _ => "it belongs to another run",
+        let what = match self.reason {
+            BreakReason::Hash => "its content does not match its hash",
+            BreakReason::PrevHash => "it does not link to the event before it",
+            BreakReason::Sequence => "an event is missing, repeated or out of order before it",
+            BreakReason::RunId => "it belongs to another run",
+            BreakReason::Unreadable => "it is not an event",
         };
-        Error::new(
-            ErrorCode::TamperedLog,
-            format!("event {} (sequence {}) breaks the log: {what}", self.index, self.sequence),
-        )
-        .at(self.index)
-        .field(self.reason)
+        let sequence = self.sequence.map_or_else(|| "unknown".to_string(), |s| s.to_string());
+        Error::new(ErrorCode::TamperedLog, format!("event {} (sequence {sequence}) breaks the log: {what}", self.index))
+            .at(self.index)
+            .field(self.reason.as_str())
     }
 }
 

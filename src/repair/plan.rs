@@ -83,15 +83,18 @@ fn bounded_text<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<O
     Ok(text)
 }
 
-/// Options of a repair.
+/// Options of a repair. In JS: `{provider?, reasons?, keepOrphans?, text?}`; a misspelt option
+/// is `INVALID_OPTION`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct RepairOptions {
-    /// The provider the history is meant for; its text-only rules apply. Default: OpenAI.
+    /// The provider the history is meant for; its text-only rules apply to tool results.
+    /// Default `"openai"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<Provider>,
-    /// Reasons for particular calls, by call id (e.g. `{c1: "rejected"}` after a human review).
+    /// Why particular calls have no result, by call id (e.g. `{c1: "rejected"}` after a human
+    /// review). Default `"missing"`.
     #[serde(skip_serializing_if = "HashMap::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, Reason>", optional))]
     pub reasons: HashMap<String, Reason>,

@@ -78,3 +78,34 @@ pub struct StoreOptions {
     /// `registerChannel` to receive their owner key).
     pub channels: Vec<ChannelSpec>,
 }
+
+/// Options of the store's own repair (`store.repair(opts)`): the repair options plus the
+/// command's author. In JS: `{provider?, reasons?, keepOrphans?, text?, author?}`; a misspelt
+/// option is `INVALID_OPTION`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct StoreRepairOptions {
+    /// The repair options.
+    #[serde(flatten)]
+    pub repair: crate::repair::RepairOptions,
+    /// The repair command's author. Default `"repair"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+}
+
+// By hand: `author` is taken out, then the rest must be exactly `RepairOptions` (a derived
+// `flatten` would accept any misspelt key silently).
+impl<'de> Deserialize<'de> for StoreRepairOptions {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let mut map = Map::<String, Value>::deserialize(d)?;
+        let author = match map.remove("author") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(a)) => Some(a),
+            Some(_) => return Err(D::Error::custom("author must be a string")),
+        };
+        let repair = crate::repair::RepairOptions::deserialize(Value::Object(map)).map_err(D::Error::custom)?;
+        Ok(StoreRepairOptions { repair, author })
+    }
+}

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::error::ErrorCode;
-use crate::log::{parse_jsonl, verify_log, Event, GENESIS_HASH};
+use crate::log::{parse_jsonl, verify_log, BreakReason, Event, GENESIS_HASH};
 use serde_json::{json, Value};
 
 fn cmd(author: &str, update: Value) -> Command {
@@ -74,17 +74,17 @@ fn verify_names_the_first_broken_link() {
     let mut ev: Vec<Event> = s.events().to_vec();
     ev[1].author = "mallory".into();
     let b = verify_log(&ev, (0, GENESIS_HASH)).unwrap_err();
-    assert_eq!((b.index, b.reason.as_str()), (1, "hash"));
+    assert_eq!((b.index, b.reason), (1, BreakReason::Hash));
     let mut ev: Vec<Event> = s.events().to_vec();
     ev.remove(1);
     let b = verify_log(&ev, (0, GENESIS_HASH)).unwrap_err();
-    assert_eq!((b.index, b.reason.as_str()), (1, "sequence"));
+    assert_eq!((b.index, b.reason), (1, BreakReason::Sequence));
     // Rehashing a changed event does not help: the next one no longer links to it.
     let mut ev: Vec<Event> = s.events().to_vec();
     ev[0].payload.insert("facts".into(), json!({"forged": true}));
     ev[0].hash = ev[0].compute_hash();
     let b = verify_log(&ev, (0, GENESIS_HASH)).unwrap_err();
-    assert_eq!((b.index, b.reason.as_str()), (1, "prev_hash"));
+    assert_eq!((b.index, b.reason), (1, BreakReason::PrevHash));
 }
 
 #[test]

@@ -23,7 +23,7 @@ mod store;
 #[cfg(test)]
 mod tests;
 
-pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions};
+pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions, StoreRepairOptions};
 pub use compaction::Compaction;
 pub use history::{DanglingCall, EventFilter};
 pub use messages::{decode_ops, Effects, MessageOp, MessagesChannel, REMOVE_ALL};

@@ -573,3 +573,18 @@ fn a_failed_batch_restores_counters_an_earlier_command_moved() {
     assert_eq!(s.apply_batch(&[turn, bad], 0).unwrap_err().code, ErrorCode::InvalidUpdate);
     assert_eq!(snapshot(&mut s), before);
 }
+
+#[test]
+fn store_repair_options_refuse_a_misspelt_option() {
+    use crate::state::StoreRepairOptions;
+    let ok: StoreRepairOptions =
+        serde_json::from_value(json!({"author": "fixer", "keepOrphans": true, "provider": "anthropic"})).unwrap();
+    assert_eq!(ok.author.as_deref(), Some("fixer"));
+    assert!(ok.repair.keep_orphans);
+    for bad in [json!({"keep_orphans": true}), json!({"author": "a", "reason": {}}), json!({"providers": "openai"})] {
+        let e = serde_json::from_value::<StoreRepairOptions>(bad.clone()).unwrap_err().to_string();
+        assert!(e.contains("unknown field"), "{bad}: {e}");
+    }
+    let e = serde_json::from_value::<crate::repair::RepairOptions>(json!({"author": "a"})).unwrap_err().to_string();
+    assert!(e.contains("unknown field `author`"), "{e}");
+}
