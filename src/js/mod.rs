@@ -9,6 +9,7 @@ mod interop;
 mod store;
 mod subagent;
 mod tasks;
+mod transport;
 mod view;
 
 pub use indexeddb::JsIndexedDbLog;

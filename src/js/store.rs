@@ -190,7 +190,10 @@ fn read_events(events: &JsValue) -> crate::error::Result<Vec<Event>> {
         return parse_jsonl(&text);
     }
     if !js_sys::Array::is_array(events) {
-        return Err(Error::new(ErrorCode::InvalidOption, "events are an array of logged events or their JSON Lines text"));
+        return Err(Error::new(
+            ErrorCode::InvalidOption,
+            "events are an array of logged events or their JSON Lines text",
+        ));
     }
     let values: Vec<serde_json::Value> = super::interop::parse_js(
         events,
@@ -202,9 +205,8 @@ fn read_events(events: &JsValue) -> crate::error::Result<Vec<Event>> {
         .into_iter()
         .enumerate()
         .map(|(i, v)| {
-            serde_json::from_value(v).map_err(|e| {
-                Error::new(ErrorCode::TamperedLog, format!("entry {i} is not a logged event: {e}")).at(i)
-            })
+            serde_json::from_value(v)
+                .map_err(|e| Error::new(ErrorCode::TamperedLog, format!("entry {i} is not a logged event: {e}")).at(i))
         })
         .collect()
 }
@@ -245,21 +247,24 @@ pub fn verify_log_js(
 
 impl Shared {
     pub(super) fn now(&self) -> JsResult<u64> {
+        self.clock().map_err(to_js_error)
+    }
+
+    /// The store's clock: `clock()` or `Date.now()`, in ms since the epoch.
+    fn clock(&self) -> crate::error::Result<u64> {
         let ms = match &self.hooks.clock {
             Some(f) => f
                 .call0(&JsValue::UNDEFINED)
-                .map_err(|e| {
-                    to_js_error(Error::new(ErrorCode::InvalidOption, format!("the clock threw: {}", describe(&e))))
-                })?
+                .map_err(|e| Error::new(ErrorCode::InvalidOption, format!("the clock threw: {}", describe(&e))))?
                 .as_f64()
                 .unwrap_or(f64::NAN),
             None => js_sys::Date::now(),
         };
         if !(ms.is_finite() && (0.0..=9_007_199_254_740_991.0).contains(&ms)) {
-            return Err(to_js_error(Error::new(
+            return Err(Error::new(
                 ErrorCode::InvalidOption,
                 "the clock must return ms since the epoch: a number from 0 to 2^53 - 1",
-            )));
+            ));
         }
         Ok(ms as u64)
     }
@@ -274,18 +279,24 @@ impl Shared {
         channels: Vec<String>,
         f: impl FnOnce(&mut Store, u64) -> crate::error::Result<T>,
     ) -> JsResult<T> {
-        let now = self.now()?;
-        match f(&mut self.inner, now) {
-            Ok(out) => Ok(out),
-            Err(e) => {
-                if let Some(audit) = &self.hooks.audit {
-                    if let Ok(v) = to_js(&Rejection::new(author, channels, &e, now)) {
-                        let _ = audit.call1(&JsValue::UNDEFINED, &v);
-                    }
+        self.try_change(author, channels, f).map_err(to_js_error)
+    }
+
+    /// [`Shared::change`] with the core's error.
+    pub(super) fn try_change<T>(
+        &mut self,
+        author: &str,
+        channels: Vec<String>,
+        f: impl FnOnce(&mut Store, u64) -> crate::error::Result<T>,
+    ) -> crate::error::Result<T> {
+        let now = self.clock()?;
+        f(&mut self.inner, now).inspect_err(|e| {
+            if let Some(audit) = &self.hooks.audit {
+                if let Ok(v) = to_js(&Rejection::new(author, channels, e, now)) {
+                    let _ = audit.call1(&JsValue::UNDEFINED, &v);
                 }
-                Err(to_js_error(e))
             }
-        }
+        })
     }
 }
 

@@ -1,17 +1,19 @@
 //! The `AsyncTasks` JS class (DESIGN §7): converts arguments, snapshots the store, runs the
-//! core's task operations with a transport over `fetch` (or the caller's), and applies the
-//! resulting Command to the store. Also `store.notifications()` and `store.deliverNotifications()`.
+//! core's task operations with the transport of [`super::transport`], and records the outcome
+//! through the store's gate ([`tasks::finish_call`], [`tasks::record_poll`]). Also `store.notifications()` and `store.deliverNotifications()`.
 
 use super::interop::{describe, from_js, from_js_json, to_js, to_js_error};
 use super::store::{lock, JsStateStore, Shared};
+use super::transport::JsTransport;
 use crate::error::{Error, ErrorCode};
-use crate::tasks::{self, ProtocolRequest, ProtocolResponse, TasksConfig, Transport, AUTHOR};
+use crate::state::channel;
+use crate::tasks::{self, TasksConfig, AUTHOR};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, JsFuture};
+use wasm_bindgen_futures::future_to_promise;
 
 type JsResult<T> = Result<T, JsValue>;
 
@@ -49,36 +51,6 @@ export type TaskToolCall =
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> }
   | { type: "tool-call"; toolCallId: string; toolName: string; input: Record<string, unknown> }
   | { functionCall: { id: string; name: string; args: Record<string, unknown> } };
-/** What `tasks.handle(toolCall)` did. */
-export interface TaskResult {
-  /** The tool result's text (what the model reads). */
-  content: string;
-  /** `"error"` for bad arguments, an unknown task or a server failure. */
-  status: "success" | "error";
-  /** The Command: the tool result message plus the ledger patch. */
-  command: Command;
-  /** The store's version after applying it (absent with `apply: false`). */
-  version?: number;
-  /** Ids of the messages written (the tool result). */
-  ids?: string[];
-  /** The server calls made, in order. */
-  effects: EffectRecord[];
-  /** The typed failure behind an `"error"` result: `{code, message, field?}`. */
-  error?: { code: string; message: string; field?: string };
-}
-/** What `tasks.poll()` did. */
-export interface PollResult {
-  /** The store's version after the poll (unchanged when nothing changed). */
-  version: number;
-  /** Tasks whose status, run or retry schedule changed. */
-  changed: string[];
-  /** Notifications queued (ids; see `store.notifications()`). */
-  notifications: string[];
-  /** Tasks the server could not tell about; their records are unchanged. */
-  errors: { task_id: string; code: string; message: string }[];
-  /** The server calls made, in order. */
-  effects: EffectRecord[];
-}
 /** A queued task notification (`store.notifications()`). */
 export interface TaskNotification {
   /** `{task_id}:{run_id}:{status}`. */
@@ -104,170 +76,11 @@ export interface TaskNotification {
 }
 "#;
 
-/// A transport over the caller's function, or the global `fetch` of Node 20 and browsers; each
-/// call is bounded by `timeout_ms`.
-#[derive(Clone)]
-struct JsTransport {
-    /// The caller's function and its `this`.
-    custom: Option<(js_sys::Function, JsValue)>,
-    timeout_ms: u64,
-}
-
-/// A promise resolved by `setTimeout` after `ms`; the timer is cleared when dropped, so a call
-/// that finished in time leaves no timer keeping Node alive.
-struct Timer {
-    id: JsValue,
-    done: JsFuture,
-}
-
-impl Timer {
-    fn new(ms: u64) -> Result<Timer, String> {
-        let global = js_sys::global();
-        let set =
-            field(&global, "setTimeout")?.dyn_into::<js_sys::Function>().map_err(|_| "no setTimeout".to_string())?;
-        let mut id = JsValue::UNDEFINED;
-        let promise = js_sys::Promise::new(&mut |resolve, _| {
-            id = set.call2(&global, &resolve, &JsValue::from_f64(ms as f64)).unwrap_or(JsValue::UNDEFINED);
-        });
-        Ok(Timer { id, done: JsFuture::from(promise) })
-    }
-}
-
-impl Drop for Timer {
-    fn drop(&mut self) {
-        let global = js_sys::global();
-        if let Ok(clear) =
-            field(&global, "clearTimeout").and_then(|f| f.dyn_into::<js_sys::Function>().map_err(|_| String::new()))
-        {
-            let _ = clear.call1(&global, &self.id);
-        }
-    }
-}
-
-/// The first of `work` and `timer` to finish.
-struct Race<'a, F> {
-    work: std::pin::Pin<Box<F>>,
-    timer: &'a mut Timer,
-}
-
-impl<F: std::future::Future> std::future::Future for Race<'_, F> {
-    type Output = Option<F::Output>;
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
-        if let std::task::Poll::Ready(v) = self.work.as_mut().poll(cx) {
-            return std::task::Poll::Ready(Some(v));
-        }
-        match std::pin::Pin::new(&mut self.timer.done).poll(cx) {
-            std::task::Poll::Ready(_) => std::task::Poll::Ready(None),
-            std::task::Poll::Pending => std::task::Poll::Pending,
-        }
-    }
-}
-
-fn field(v: &JsValue, key: &str) -> Result<JsValue, String> {
-    js_sys::Reflect::get(v, &key.into()).map_err(|e| describe(&e))
-}
-
-impl JsTransport {
-    async fn fetch(request: &ProtocolRequest, timeout_ms: u64) -> Result<ProtocolResponse, String> {
-        let global = js_sys::global();
-        let fetch = field(&global, "fetch")?
-            .dyn_into::<js_sys::Function>()
-            .map_err(|_| "no global fetch: pass a transport".to_string())?;
-        let init = js_sys::Object::new();
-        let headers = js_sys::Object::new();
-        for (k, v) in &request.headers {
-            let _ = js_sys::Reflect::set(&headers, &k.into(), &v.as_str().unwrap_or_default().into());
-        }
-        let _ = js_sys::Reflect::set(&init, &"method".into(), &request.method.into());
-        let _ = js_sys::Reflect::set(&init, &"headers".into(), &headers);
-        // Abort the request itself on time-out (AbortSignal.timeout: Node 18+, browsers).
-        if let Ok(abort) = field(&global, "AbortSignal") {
-            if let Ok(timeout) =
-                field(&abort, "timeout").and_then(|f| f.dyn_into::<js_sys::Function>().map_err(|_| String::new()))
-            {
-                if let Ok(signal) = timeout.call1(&abort, &JsValue::from_f64(timeout_ms as f64)) {
-                    let _ = js_sys::Reflect::set(&init, &"signal".into(), &signal);
-                }
-            }
-        }
-        if let Some(body) = &request.body {
-            let _ = js_sys::Reflect::set(&init, &"body".into(), &body.to_string().into());
-        }
-        let promise = fetch.call2(&global, &request.url.as_str().into(), &init).map_err(|e| describe(&e))?;
-        let response = JsFuture::from(js_sys::Promise::from(promise)).await.map_err(|e| describe(&e))?;
-        let status = field(&response, "status")?.as_f64().unwrap_or(0.0) as u16;
-        let text = field(&response, "text")?
-            .dyn_into::<js_sys::Function>()
-            .map_err(|_| "the response has no text()".to_string())?;
-        let text = JsFuture::from(js_sys::Promise::from(text.call0(&response).map_err(|e| describe(&e))?))
-            .await
-            .map_err(|e| describe(&e))?;
-        let text = text.as_string().unwrap_or_default();
-        let body = if text.trim().is_empty() {
-            Value::Null
-        } else {
-            match serde_json::from_str(&text) {
-                Ok(v) => v,
-                // An error page is still an error (its status says so); a 2xx must be JSON.
-                Err(_) if !(200..300).contains(&status) => Value::Null,
-                Err(e) => return Err(format!("the server answered HTTP {status} with a body that is not JSON ({e})")),
-            }
-        };
-        Ok(ProtocolResponse { status, body })
-    }
-
-    async fn custom(
-        f: &js_sys::Function,
-        this: &JsValue,
-        request: &ProtocolRequest,
-    ) -> Result<ProtocolResponse, String> {
-        let arg = to_js(request).map_err(|e| describe(&e))?;
-        let answer = f.call1(this, &arg).map_err(|e| format!("the transport threw: {}", describe(&e)))?;
-        let answer = JsFuture::from(js_sys::Promise::resolve(&answer))
-            .await
-            .map_err(|e| format!("the transport rejected: {}", describe(&e)))?;
-        let status = field(&answer, "status")?
-            .as_f64()
-            .filter(|s| s.fract() == 0.0 && (100.0..600.0).contains(s))
-            .ok_or("the transport must resolve with {status: an integer 100..599, body}")?;
-        let body = field(&answer, "body")?;
-        let body: Value = if body.is_undefined() || body.is_null() {
-            Value::Null
-        } else {
-            from_js_json(&body, ErrorCode::InvalidOption, "the transport's body").map_err(|e| describe(&e))?
-        };
-        Ok(ProtocolResponse { status: status as u16, body })
-    }
-}
-
-impl Transport for JsTransport {
-    async fn send(&self, request: &ProtocolRequest) -> Result<ProtocolResponse, String> {
-        let mut timer = Timer::new(self.timeout_ms)?;
-        let work: std::pin::Pin<Box<dyn std::future::Future<Output = Result<ProtocolResponse, String>> + '_>> =
-            match &self.custom {
-                Some((f, this)) => Box::pin(JsTransport::custom(f, this, request)),
-                None => Box::pin(JsTransport::fetch(request, self.timeout_ms)),
-            };
-        match (Race { work: Box::pin(work), timer: &mut timer }).await {
-            Some(answer) => answer,
-            None => Err(format!("no answer within {} ms (requestTimeoutMs)", self.timeout_ms)),
-        }
-    }
-}
-
 /// `{apply?: boolean}` of `handle`.
 #[derive(Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
 struct HandleOptions {
     apply: Option<bool>,
-}
-
-fn error_json(e: &Error) -> Value {
-    let mut v = json!({ "code": e.code.as_str(), "message": e.message });
-    if let Some(f) = &e.field {
-        v["field"] = json!(f);
-    }
-    v
 }
 
 /// A promise for `work`, or one rejected with `early`'s error: every failure of an async method
@@ -279,10 +92,17 @@ fn promise(early: JsResult<impl std::future::Future<Output = JsResult<JsValue>> 
     }
 }
 
-/// Applies `command` through the store's gate (write-ahead `onEvents`, `audit`).
-fn apply(s: &mut Shared, command: &crate::state::Command) -> JsResult<crate::state::Applied> {
+/// Applies `command` through the store's gate (write-ahead `onEvents`, clock, `audit`).
+fn apply(s: &mut Shared, command: &crate::state::Command) -> crate::error::Result<crate::state::Applied> {
     let channels = command.update.keys().cloned().collect();
-    s.change(AUTHOR, channels, |st, now| st.apply(command, now))
+    s.try_change(AUTHOR, channels, |st, now| st.apply(command, now))
+}
+
+/// The ledger and the notification queue as they are now (what an outcome's command is made
+/// against).
+fn ledger_and_queue(s: &Shared) -> JsResult<(Value, Value)> {
+    let get = |name| s.inner.get(name).map_err(to_js_error);
+    Ok((get(channel::ASYNC_TASKS)?, get(channel::NOTIFICATIONS)?))
 }
 
 /// The async subagent task ledger of one store (DESIGN §7): the five task tools for the model
@@ -385,31 +205,10 @@ impl JsAsyncTasks {
                 in_flight.borrow_mut().retain(|id| id != &call.id);
                 let out = out.map_err(to_js_error)?;
                 let mut s = lock(&store)?;
-                let (ledger, queue) = (
-                    s.inner.get("async_tasks").map_err(to_js_error)?,
-                    s.inner.get("notifications").map_err(to_js_error)?,
-                );
-                let Some(command) = out.command(&ledger, &queue) else {
-                    return Err(to_js_error(Error::new(
-                        ErrorCode::InvalidOption,
-                        "internal: a tool call produced no command",
-                    )));
-                };
-                let mut result = json!({
-                    "content": out.content,
-                    "status": if out.status == crate::message::ToolStatus::Error { "error" } else { "success" },
-                    "command": command,
-                    "effects": out.effects,
-                });
-                if let Some(e) = &out.error {
-                    result["error"] = error_json(e);
-                }
-                if opts.apply != Some(false) {
-                    let applied = apply(&mut s, &command)?;
-                    result["version"] = json!(applied.version);
-                    result["ids"] = json!(applied.ids);
-                }
-                to_js(&result)
+                let (ledger, queue) = ledger_and_queue(&s)?;
+                let mut gate = |command: &crate::state::Command| apply(&mut s, command);
+                let gate = (opts.apply != Some(false)).then_some(&mut gate as &mut tasks::Gate);
+                to_js(&tasks::finish_call(out, &ledger, &queue, gate).map_err(to_js_error)?)
             }
         }))
     }
@@ -480,32 +279,13 @@ impl JsAsyncTasks {
         early.map(|ctx| {
             let (store, transport) = (self.store.clone(), self.transport.clone());
             async move {
-                let (out, errors) = tasks::poll(&ctx, &transport).await;
-                let mut errors: Vec<Value> = errors.iter().map(|e| json!({ "task_id": e.task_id, "code": e.error.code.as_str(), "message": e.error.message })).collect();
+                let (out, failed) = tasks::poll(&ctx, &transport).await;
                 let mut s = lock(&store)?;
-                let (ledger, queue) = (s.inner.get("async_tasks").map_err(to_js_error)?, s.inner.get("notifications").map_err(to_js_error)?);
-                let mut changed: Vec<String> = Vec::new();
-                let mut queued: Vec<String> = Vec::new();
-                let mut record = |s: &mut Shared, part: &tasks::Outcome| -> JsResult<()> {
-                    if let Some(command) = part.command(&ledger, &queue) {
-                        apply(s, &command)?;
-                        changed.extend(command.update.get("async_tasks").and_then(Value::as_object).into_iter().flat_map(|m| m.keys().cloned()));
-                        queued.extend(command.update.get("notifications").and_then(Value::as_object).into_iter().flat_map(|m| m.keys().cloned()));
-                    }
-                    Ok(())
-                };
-                if record(&mut s, &out).is_err() {
-                    // One task's record may be refused (e.g. a subagent's answer too deep to
-                    // store): record the others, list it.
-                    for part in out.per_task() {
-                        if let Err(e) = record(&mut s, &part) {
-                            let code = js_sys::Reflect::get(&e, &"code".into()).ok().and_then(|c| c.as_string()).unwrap_or_default();
-                            let task_id = part.tasks.first().map(|(_, t)| t.task_id.clone()).unwrap_or_default();
-                            errors.push(json!({ "task_id": task_id, "code": code, "message": describe(&e) }));
-                        }
-                    }
-                }
-                to_js(&json!({ "version": s.inner.version(), "changed": changed, "notifications": queued, "errors": errors, "effects": out.effects }))
+                let (ledger, queue) = ledger_and_queue(&s)?;
+                let version = s.inner.version();
+                let result =
+                    tasks::record_poll(&out, failed, &ledger, &queue, version, &mut |command| apply(&mut s, command));
+                to_js(&result)
             }
         })
     }
@@ -528,7 +308,7 @@ impl JsAsyncTasks {
     /// The ledger: `{task_id: record}` (the store's `async_tasks` channel).
     #[wasm_bindgen(unchecked_return_type = "Record<string, unknown>")]
     pub fn ledger(&self) -> JsResult<JsValue> {
-        to_js(&lock(&self.store)?.inner.get("async_tasks").map_err(to_js_error)?)
+        to_js(&lock(&self.store)?.inner.get(channel::ASYNC_TASKS).map_err(to_js_error)?)
     }
 }
 
@@ -547,7 +327,11 @@ impl JsStateStore {
     /// counts them), so a notification never lands between a call and its result.
     #[wasm_bindgen(js_name = deliverNotifications, unchecked_return_type = "Delivered")]
     pub fn deliver_notifications(&self) -> JsResult<JsValue> {
-        let out = self.lock()?.change(AUTHOR, vec!["messages".into(), "notifications".into()], tasks::deliver)?;
+        let out = self.lock()?.change(
+            AUTHOR,
+            vec![channel::MESSAGES.into(), channel::NOTIFICATIONS.into()],
+            tasks::deliver,
+        )?;
         to_js(&out)
     }
 }

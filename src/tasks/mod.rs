@@ -14,6 +14,7 @@ mod outcome;
 mod poll;
 mod protocol;
 mod pyjson;
+mod results;
 mod spec;
 #[cfg(test)]
 mod tests;
@@ -28,6 +29,7 @@ pub use protocol::{
     final_answer, observe, Client, EffectRecord, Observation, ProtocolRequest, ProtocolResponse, Transport,
     GENERIC_ERROR,
 };
+pub use results::{finish_call, record_poll, Failure, Gate, PollFailure, PollResult, TaskResult};
 pub use spec::{Mode, Retry, SubagentSpec, TasksConfig, UpdateStrategy, AUTHOR};
 pub use tools::{definitions, ToolDefinition};
 

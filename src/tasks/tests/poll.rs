@@ -341,3 +341,35 @@ fn a_subagent_answer_carrying_a_private_value_is_redacted_on_the_way_in() {
         .unwrap();
     assert!(!serde_json::to_string(&view.messages).unwrap().contains("CANARY"));
 }
+
+#[test]
+fn a_poll_the_store_refuses_whole_is_recorded_task_by_task() {
+    let mut w = World::new(vec![agent("echo", json!({}))]);
+    let a = w.start("echo", "one");
+    let b = w.start("echo", "two");
+    w.fake.succeed(&w.task(&a).run_id.clone(), "first");
+    w.fake.succeed(&w.task(&b).run_id.clone(), "second");
+    let ctx = context(&mut w.store, &w.config, None, w.now).unwrap();
+    let (out, failed) = block_on(poll(&ctx, &w.fake));
+    assert!(failed.is_empty());
+    let (ledger, queue) = (w.store.get("async_tasks").unwrap(), w.store.get("notifications").unwrap());
+    let version = w.store.version();
+    // A gate that refuses any command touching task `a` (as the store refuses a record it cannot keep).
+    let (store, now, refused) = (&mut w.store, w.now, a.clone());
+    let mut apply = |cmd: &Command| {
+        if cmd.update.get("async_tasks").and_then(|t| t.get(&refused)).is_some() {
+            return Err(crate::error::Error::new(ErrorCode::TooLarge, "refused"));
+        }
+        store.apply(cmd, now)
+    };
+    let r = record_poll(&out, failed, &ledger, &queue, version, &mut apply);
+    assert_eq!(r.changed, vec![b.clone()]);
+    assert_eq!(r.notifications.len(), 1);
+    assert_eq!(r.version, version + 1);
+    assert_eq!(
+        r.errors,
+        vec![PollFailure { task_id: a.clone(), code: ErrorCode::TooLarge, message: "refused".into() }]
+    );
+    assert_eq!(w.task(&a).status, TaskStatus::Running, "the refused task keeps its record");
+    assert_eq!(w.task(&b).status, TaskStatus::Success);
+}
