@@ -154,11 +154,8 @@ pub(crate) fn string_arg(v: &JsValue, what: &str) -> Result<String, JsValue> {
 }
 
 /// An optional string argument (`undefined` / `null` = absent).
-pub(crate) fn opt_string_arg(v: &JsValue, what: &str) -> Result<Option<String>, JsValue> {
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    string_arg(v, what).map(Some)
+pub(crate) fn opt_string_arg(v: Option<JsValue>, what: &str) -> Result<Option<String>, JsValue> {
+    present(v).map(|v| string_arg(&v, what)).transpose()
 }
 
 /// Messages given as an array of objects, or as JSON text (parsed in Rust: 3–4× cheaper). Both
@@ -187,4 +184,15 @@ pub(crate) fn input_values(messages: &JsValue) -> Result<Vec<Value>, JsValue> {
             Err(to_js_error(whole))
         }
     }
+}
+
+/// An optional JS argument with absence decided once: `undefined` and `null` are absent.
+pub(crate) fn present(v: Option<JsValue>) -> Option<JsValue> {
+    v.filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+/// An options argument: its default when absent ([`present`]), else read by [`from_js`] (a
+/// misspelt option is `INVALID_OPTION` where the options type refuses unknown fields).
+pub(crate) fn options<T: DeserializeOwned + Default>(v: Option<JsValue>) -> Result<T, JsValue> {
+    present(v).map_or_else(|| Ok(T::default()), from_js)
 }

@@ -4,8 +4,10 @@
 //! and `details` ([`interop::to_js_error`]). Outputs use serde-wasm-bindgen's JSON-compatible
 //! serializer (plain objects, never `Map`s; BOUNDARY.md trap 1).
 
+mod gate;
 mod indexeddb;
 mod interop;
+mod log;
 mod store;
 mod subagent;
 mod tasks;
@@ -14,7 +16,8 @@ mod view;
 
 pub use indexeddb::JsIndexedDbLog;
 
-pub use store::{verify_log_js, JsStateStore};
+pub use log::verify_log_js;
+pub use store::JsStateStore;
 pub use subagent::{subagent_input_js, subagent_result_js};
 pub use tasks::JsAsyncTasks;
 
@@ -66,8 +69,7 @@ pub fn validate_json(
 /// encoded, in the format of their neighbours).
 #[wasm_bindgen(js_name = repairJson, unchecked_return_type = "{ messages: unknown[]; report: Fix[] }")]
 pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
-    let opts: RepairOptions =
-        if opts.is_undefined() || opts.is_null() { RepairOptions::default() } else { from_js(opts)? };
+    let opts: RepairOptions = interop::options(Some(opts))?;
     let values = input_values(&messages)?;
     let (out, report) = repair::repair_outputs(&values, &opts).map_err(to_js_error)?;
     let originals = messages.dyn_ref::<Array>();
@@ -153,9 +155,8 @@ pub fn read_transcript(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Format")] format: Option<JsValue>,
 ) -> JsResult<JsValue> {
-    let format = format.unwrap_or(JsValue::UNDEFINED);
     let format =
-        Format::parse(opt_string_arg(&format, "format")?.as_deref().unwrap_or("openai")).map_err(to_js_error)?;
+        Format::parse(opt_string_arg(format, "format")?.as_deref().unwrap_or("openai")).map_err(to_js_error)?;
     let t = transcript::read_transcript(&string_arg(&text, "text")?).map_err(to_js_error)?;
     let runs: Vec<Vec<serde_json::Value>> = t.runs.iter().map(|r| encode_messages(r, format)).collect();
     to_js(&serde_json::json!({"kind": t.kind, "runs": runs}))

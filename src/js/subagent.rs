@@ -1,8 +1,9 @@
 //! `subagentInput` and `subagentResult` (DESIGN §8): convert, delegate to
 //! [`crate::subagent`], convert back.
 
-use super::interop::{from_js, string_arg, to_js, to_js_error};
-use super::store::{Hooks, JsStateStore};
+use super::gate::Hooks;
+use super::interop::{from_js, options, string_arg, to_js, to_js_error};
+use super::store::JsStateStore;
 use crate::subagent::{self, SubagentInputOptions, SubagentResultOptions};
 use wasm_bindgen::prelude::*;
 
@@ -38,10 +39,7 @@ pub fn subagent_result_js(
     #[wasm_bindgen(unchecked_optional_param_type = "SubagentResultOptions")] opts: Option<JsValue>,
 ) -> JsResult<JsValue> {
     let tool_call_id = string_arg(&tool_call_id, "toolCallId")?;
-    let opts: SubagentResultOptions = match opts.filter(|o| !o.is_undefined() && !o.is_null()) {
-        Some(o) => from_js(o)?,
-        None => SubagentResultOptions::default(),
-    };
+    let opts: SubagentResultOptions = options(opts)?;
     let mut s = child.lock()?;
     to_js(&subagent::subagent_result(&mut s.inner, &tool_call_id, &opts).map_err(to_js_error)?)
 }

@@ -2,8 +2,9 @@
 //! core's task operations with the transport of [`super::transport`], and records the outcome
 //! through the store's gate ([`tasks::finish_call`], [`tasks::record_poll`]). Also `store.notifications()` and `store.deliverNotifications()`.
 
-use super::interop::{describe, from_js, from_js_json, to_js, to_js_error};
-use super::store::{lock, JsStateStore, Shared};
+use super::gate::{lock, Shared};
+use super::interop::{describe, from_js, from_js_json, options, to_js, to_js_error};
+use super::store::JsStateStore;
 use super::transport::JsTransport;
 use crate::error::{Error, ErrorCode};
 use crate::state::channel;
@@ -222,10 +223,7 @@ impl JsAsyncTasks {
     ) -> JsResult<(tasks::Context, crate::message::ToolCall, HandleOptions)> {
         let raw: Value = from_js_json(&tool_call, ErrorCode::InvalidToolCall, "a tool call is {id, name, args}")?;
         let call = tasks::tool_call_of(&raw).map_err(to_js_error)?;
-        let opts: HandleOptions = match opts.filter(|o| !o.is_undefined() && !o.is_null()) {
-            Some(o) => from_js(o)?,
-            None => HandleOptions::default(),
-        };
+        let opts: HandleOptions = options(opts)?;
         if !tasks::TOOL_NAMES.contains(&call.name.as_str()) {
             return Err(to_js_error(tasks::not_a_task_tool(&call.name)));
         }

@@ -1,7 +1,8 @@
 //! The model view methods of the `StateStore` JS class and the JS tokenizer (DESIGN §6).
 
+use super::gate::Shared;
 use super::interop::{describe, from_js, from_js_json, to_js, to_js_error};
-use super::store::{JsStateStore, Shared};
+use super::store::JsStateStore;
 use crate::error::{Error, ErrorCode};
 use crate::project::tokens::{Estimate, TokenCounter};
 use crate::project::{record_artifacts, ProjectOptions};
@@ -32,10 +33,14 @@ impl TokenCounter for JsCounter<'_> {
     }
 }
 
-/// `{messages, report}` as JS receives it, serialised from borrowed parts (no copy of the output).
-#[derive(serde::Serialize)]
+/// What `store.modelView` and `projectMessages` return: `{messages, report}`, serialised from
+/// borrowed parts (no copy of the output).
+#[derive(serde::Serialize, tsify::Tsify)]
 pub(crate) struct ModelView<'a> {
+    /// The messages to send, in the requested format.
+    #[tsify(type = "unknown[]")]
     pub(crate) messages: &'a [serde_json::Value],
+    /// Tokens per section and message; what was dropped, truncated, redacted, repaired.
     pub(crate) report: &'a crate::project::Report,
 }
 

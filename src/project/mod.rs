@@ -118,6 +118,11 @@ pub struct MessageReport {
     /// The index in the encoded output of the message that carries it (formats that put a
     /// turn's tool results in one message give several entries the same index).
     pub output: usize,
+    /// For a tool result, the call it answers (a result the repair inserted has no `id`: this
+    /// names it, as the fix in `repairs` does).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub tool_call_id: Option<String>,
 }
 
 /// A message left out, with why: `"budget"`, `"compacted"`, `"start_on_user"`.
@@ -433,7 +438,13 @@ pub fn project(
     for (i, m) in out.iter().enumerate().skip(body_at) {
         let tokens = tok(m, cache)?;
         let output = output_of.get(i).copied().unwrap_or_default();
-        report.messages.push(MessageReport { id: m.id.clone().unwrap_or_default(), role: m.role, tokens, output });
+        report.messages.push(MessageReport {
+            id: m.id.clone().unwrap_or_default(),
+            role: m.role,
+            tokens,
+            output,
+            tool_call_id: m.tool_call_id.clone().filter(|_| m.role == Role::Tool),
+        });
     }
     report.used = out.iter().map(|m| tok(m, cache)).sum::<Result<usize>>()?;
     let encoded = encode_messages(&out, opts.format);

@@ -250,6 +250,8 @@ test("a leading system message in LangChain serialized form survives projectMess
 // Fresh-eyes pass of the README (stop 11): misspellings must not pass silently.
 test("misspelt options, channel fields and command fields are refused, naming what is known", () => {
   assert.throws(() => new StateStore({ onEvent: () => {} }), (e) => e.code === "INVALID_OPTION" && /unknown option 'onEvent'.*onEvents/.test(e.message));
+  assert.throws(() => new StateStore({ runID: "r" }), (e) => e.code === "INVALID_OPTION" && /runID.*runId/.test(e.message), "data options are checked by the Rust options type");
+  assert.throws(() => StateStore.replay([], { channel: [] }), (e) => e.code === "INVALID_OPTION" && /channel/.test(e.message));
   const s = new StateStore();
   assert.throws(() => s.registerChannel({ name: "vault", reducer: "merge", visiblity: "private", owner: "m" }), (e) => e.code === "INVALID_OPTION" && /visiblity/.test(e.message));
   assert.equal(s.channels().some((c) => c.name === "vault"), false, "no public channel was made by the typo");

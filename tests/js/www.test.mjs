@@ -128,10 +128,22 @@ describe("the demo page in headless Chromium", { concurrency: false }, () => {
     assert.ok(grey.every((t) => /^not sent: (budget|start on user)$/.test(t)), grey.join("; "));
     assert.match(await text("#budget-label"), /^1,000 tokens$/);
     await shot("02-small-budget");
-    // The format selector changes what is sent, not what is kept.
+    // The format selector changes what is sent, not what is kept: the same stored messages, in
+    // other encoded messages (Anthropic puts a turn's tool results into one user message; the
+    // whole Claude Code session fits 4,000 tokens, parallel calls and all).
+    await setRange("#budget", sliderFor(4000));
+    await page.waitForFunction(() => document.querySelector("#model-summary").textContent.includes("/ 4,000 tokens"));
+    const keptIds = () => page.$$eval("#model-list .msg.sent[data-ids]", (els) => els.flatMap((e) => e.dataset.ids.split(" + ")));
+    const idsOpenai = await keptIds();
+    assert.match(await text("#model-list"), /"tool_calls"/, "the cards show the encoded messages as sent");
+    assert.doesNotMatch(await text("#model-list"), /"tool_use"/);
     await page.selectOption("#format", "anthropic");
     await page.waitForFunction(() => document.querySelector("#model-summary").textContent.includes("in anthropic format"));
-    assert.match(await text("#model-list"), /tool_use|toolu_/);
+    assert.match(await text("#model-list"), /"type": "tool_use"/);
+    assert.doesNotMatch(await text("#model-list"), /"tool_calls"/);
+    assert.deepEqual(await keptIds(), idsOpenai, "the same stored messages are sent");
+    const merged = await page.$$eval("#model-list .msg.sent.tool[data-ids]", (els) => els.filter((e) => e.dataset.ids.includes(" + ")).length);
+    assert.ok(merged > 0, "parallel tool results share one encoded message");
     await page.selectOption("#format", "openai");
     await setRange("#budget", sliderFor(2000));
     await page.waitForFunction((n) => Number(document.querySelector("#model-list").dataset.sent) === n, before);
@@ -158,6 +170,9 @@ describe("the demo page in headless Chromium", { concurrency: false }, () => {
     await page.waitForFunction(() => document.querySelector("#live-badge").textContent.includes("past view"));
     assert.match(await text("#violations"), /MISSING_TOOL_RESULT/);
     assert.match(await text("#system-body"), /dangling calls: run_tests/);
+    // The model view repairs its selection: the answers it adds there are not in the store.
+    assert.match(await text("#model-list"), /↳ answers call_i\d+_tests: synthetic result added by repair \(missing result\)/);
+    assert.ok((await page.$$("#model-list .msg.sent.tool .tag.repair")).length > 0);
     await setRange("#timeline", version);
     await page.waitForFunction(() => document.querySelector("#live-badge").textContent.includes("live"));
   });
@@ -202,21 +217,26 @@ describe("the demo page in headless Chromium", { concurrency: false }, () => {
 
   test("the planted private canary is nowhere in the page, and the leak check would see it", async () => {
     const values = await page.evaluate(() => window.stategateDemo.privateValues());
-    assert.ok(values.includes(CANARY), "the canary really is in the private channel");
+    assert.equal(values.memory?.canary, CANARY, "the canary really is in the private channel");
     assert.match(await text("#private-count"), /^1 private channel, contents hidden$/);
     assert.equal(await page.getAttribute("#leak-check", "class"), "leak ok");
     assert.match(await text("#leak-check"), /no private value in the other panels/);
+    assert.match(await text("#leak-check"), /checked against the store's private channels/);
     const inner = await page.evaluate(() => document.body.innerText);
     const html = await page.content();
     assert.ok(!inner.includes(CANARY), "canary in innerText");
     assert.ok(!html.includes(CANARY), "canary in the HTML");
     assert.ok(!html.includes("owner-only scratchpad"), "private note in the HTML");
+    // The store's own scan over the whole page agrees, and it does see the canary.
+    const scan = (v) => page.evaluate((x) => window.stategateDemo.privateLeaks(x), v);
+    assert.deepEqual(await scan([inner, html]), []);
+    assert.deepEqual(await scan([`<i>${CANARY}</i>`]), ["memory"]);
 
     // Not vacuous: put the canary into a scanned region, re-render, and the badge turns red.
     await page.evaluate((c) => document.querySelector(".notices").append(Object.assign(document.createElement("span"), { id: "planted", textContent: c })), CANARY);
     await setRange("#budget", sliderFor(2100));
     await page.waitForFunction(() => document.querySelector("#leak-check").className === "leak bad");
-    assert.match(await text("#leak-check"), /private value found in: notifications/);
+    assert.match(await text("#leak-check"), /private value found in: notifications \(channel memory\)/);
     await page.evaluate(() => document.getElementById("planted").remove());
     await setRange("#budget", sliderFor(2000));
     await page.waitForFunction(() => document.querySelector("#leak-check").className === "leak ok");
@@ -362,9 +382,10 @@ describe("the demo page in headless Firefox (geckodriver)", { concurrency: false
     const task = await run(() => document.querySelector("#system-body tr[data-task]").dataset.task);
     await until((t) => document.querySelector(`#notifications .note[data-task="${t}"]`)?.textContent.includes("success"), task);
 
-    assert.ok((await run(() => window.stategateDemo.privateValues())).includes(CANARY));
+    assert.equal((await run(() => window.stategateDemo.privateValues())).memory?.canary, CANARY);
     const page = await run(() => `${document.body.innerText}\n${document.documentElement.outerHTML}`);
     assert.ok(!page.includes(CANARY), "the canary is in the page");
+    assert.deepEqual(await run((p) => window.stategateDemo.privateLeaks([p]), page), [], "the store's scan finds a private value in the page");
     assert.match(await run(() => document.querySelector("#leak-check").className), /^leak ok$/);
     const png = await wd("GET", `/session/${session}/screenshot`);
     writeFileSync(join(OUT, "firefox.png"), Buffer.from(png, "base64"));
