@@ -11,6 +11,7 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::{encode_messages, Format};
 use crate::message::Role;
+use crate::state::channel;
 use crate::state::privacy::check_leaks;
 use crate::state::{default_schema, ChannelSpec, Command, Reducer, Store, StoreOptions, ValueType, Visibility};
 use crate::tasks::Mode;
@@ -26,20 +27,20 @@ use tsify::Tsify;
 /// one store's own run rather than shared data — run status, plan, budget, approvals,
 /// compaction, artifact refs, last error, active agent.
 pub const EXCLUDED: [&str; 14] = [
-    "messages",
-    "async_tasks",
-    "notifications",
-    "todos",
-    "structured_response",
+    channel::MESSAGES,
+    channel::ASYNC_TASKS,
+    channel::NOTIFICATIONS,
+    channel::TODOS,
+    channel::STRUCTURED_RESPONSE,
     ORIGIN,
-    "run",
-    "plan",
-    "budget",
-    "approvals",
-    "compaction",
-    "artifacts",
-    "last_error",
-    "active_agent",
+    channel::RUN,
+    channel::PLAN,
+    channel::BUDGET,
+    channel::APPROVALS,
+    channel::COMPACTION,
+    channel::ARTIFACTS,
+    channel::LAST_ERROR,
+    channel::ACTIVE_AGENT,
 ];
 
 /// The child's record of where it came from (owned by `subagent_input`: the child's own nodes
@@ -186,7 +187,7 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
         }
     }
     let launcher = opts.tool_call_id.as_deref().and_then(|call| {
-        let channel = parent.messages("messages").ok()?;
+        let channel = parent.messages(channel::MESSAGES).ok()?;
         channel
             .messages()
             .iter()
@@ -205,7 +206,7 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
         Mode::Fork => format!("{FORK_PREAMBLE}{}", opts.description),
     };
     messages.push(json!({ "type": "human", "content": task }));
-    update.insert("messages".into(), Value::Array(messages));
+    update.insert(channel::MESSAGES.into(), Value::Array(messages));
     // Nothing private of the parent crosses in: not in the description, not in a shared channel.
     check_leaks(&[Value::Object(update.clone())], &parent.private_values())?;
     let origin =
@@ -241,12 +242,12 @@ fn is_empty(v: &Value) -> bool {
 /// response as compact JSON when it has one, else the last assistant message of its own (not
 /// one `inherited` from a fork, by id) with non-empty text, trimmed, else [`NO_OUTPUT`].
 pub fn final_answer(child: &Store, inherited: &[String]) -> Result<String> {
-    if let Ok(v) = child.get("structured_response") {
+    if let Ok(v) = child.get(channel::STRUCTURED_RESPONSE) {
         if !v.is_null() {
             return Ok(v.to_string());
         }
     }
-    let channel = child.messages("messages")?;
+    let channel = child.messages(channel::MESSAGES)?;
     let own = |m: &&crate::message::Message| m.id.as_ref().is_none_or(|id| !inherited.contains(id));
     let text = channel
         .messages()
@@ -330,12 +331,13 @@ pub fn subagent_result(child: &mut Store, tool_call_id: &str, opts: &SubagentRes
         .field("allow"));
     }
     let seed = child.at(origin.seed_version.max(1))?;
-    let seeded: Vec<String> = seed.messages("messages")?.messages().iter().filter_map(|m| m.id.clone()).collect();
-    let failed =
-        child.get("run")?.get("status").and_then(Value::as_str) == Some(crate::lifecycle::RunStatus::Failed.as_str());
+    let seeded: Vec<String> =
+        seed.messages(channel::MESSAGES)?.messages().iter().filter_map(|m| m.id.clone()).collect();
+    let failed = child.get(channel::RUN)?.get("status").and_then(Value::as_str)
+        == Some(crate::lifecycle::RunStatus::Failed.as_str());
     let mut update = Map::new();
     update.insert(
-        "messages".into(),
+        channel::MESSAGES.into(),
         json!([{ "type": "tool", "content": final_answer(child, &seeded)?, "tool_call_id": tool_call_id, "name": "task", "status": if failed { "error" } else { "success" } }]),
     );
     for name in origin.inherited.iter().filter(|n| opts.allow.as_ref().is_none_or(|a| a.contains(n))) {

@@ -20,27 +20,15 @@ type JsResult<T> = Result<T, JsValue>;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TASKS_TS: &'static str = r#"
-/** Options of `new AsyncTasks(store, init)`: the subagents, the default server and a transport. */
-export interface AsyncTasksInit {
-  /** The async subagents, at least one, unique names. */
-  agents: SubagentSpec[];
-  /** The default Agent Protocol server, e.g. `"http://127.0.0.1:2024"`. */
-  url?: string;
-  /** Headers for every server call (strings); a subagent's own headers win. */
-  headers?: Record<string, string>;
-  /** Thread metadata `parent_thread_id` of new subagent threads. Default: the store's run id. */
-  parentThreadId?: string;
-  /** Longest wait for one server call, in ms (then `NETWORK_ERROR`). Default 10,000. */
-  requestTimeoutMs?: number;
-  /** Token budget of the parent view a `fork` subagent receives. Default 32,000. */
-  forkBudget?: number;
+/** Options of `new AsyncTasks(store, init)`: {@link TasksConfig} (the subagents, the default server, time-outs) plus a transport. */
+export type AsyncTasksInit = TasksConfig & {
   /**
    * Performs one Agent Protocol call instead of the global `fetch` (a function, or an object
    * with a `send` method): resolve with the HTTP status and the parsed JSON body; reject (or
    * throw) when the server cannot be reached.
    */
   transport?: ((request: ProtocolRequest) => Promise<{ status: number; body: unknown }>) | { send(request: ProtocolRequest): Promise<{ status: number; body: unknown }> };
-}
+};
 /**
  * A tool call the model made: `{id, name, args}` (LangChain), or a provider's shape (OpenAI
  * `{id, function: {name, arguments}}`, Anthropic `tool_use`, AI SDK `tool-call`, Gemini

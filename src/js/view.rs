@@ -135,9 +135,9 @@ impl JsStateStore {
         }
         let c: Compact = from_js(opts)?;
         let author = c.author.unwrap_or_else(|| "compaction".into());
-        let out = self
-            .lock()?
-            .change(&author.clone(), vec!["compaction".into()], |s, now| s.compact(&c.summary, c.cut, &author, now))?;
+        let out = self.lock()?.change(&author.clone(), vec![channel::COMPACTION.into()], |s, now| {
+            s.compact(&c.summary, c.cut, &author, now)
+        })?;
         to_js(&out)
     }
 }

@@ -13,6 +13,7 @@ pub use checkpoint::{Checkpoint, Snapshot, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::Role;
+use crate::state::channel;
 use crate::state::{MessageOp, Write};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -167,21 +168,21 @@ impl EventType {
                         }
                     })
                 }
-                ("approvals", Write::Json(Value::Object(o))) => {
+                (channel::APPROVALS, Write::Json(Value::Object(o))) => {
                     if o.values().any(|a| a.get("status").and_then(Value::as_str).is_some_and(|s| s != "pending")) {
                         EventType::ApprovalResult
                     } else {
                         EventType::ApprovalRequest
                     }
                 }
-                ("async_tasks", _) => EventType::TaskEvent,
-                ("active_agent", _) => EventType::Handoff,
-                ("run", Write::Json(v)) => match v.get("status").and_then(Value::as_str) {
+                (channel::ASYNC_TASKS, _) => EventType::TaskEvent,
+                (channel::ACTIVE_AGENT, _) => EventType::Handoff,
+                (channel::RUN, Write::Json(v)) => match v.get("status").and_then(Value::as_str) {
                     Some("completed") => EventType::FinalOutput,
                     Some("failed") => EventType::Error,
                     _ => EventType::StatePatch,
                 },
-                ("last_error", Write::Json(v)) if !v.is_null() => EventType::Error,
+                (channel::LAST_ERROR, Write::Json(v)) if !v.is_null() => EventType::Error,
                 _ => EventType::StatePatch,
             };
             // The run completing or failing, or a handoff, is the event's headline; otherwise the first kind found.

@@ -4,6 +4,7 @@
 //! before tool results, budget limits) after every channel of a command is reduced.
 
 use super::reducer::{invalid, merge, merge_record, object_mut, Written};
+use super::schema::channel;
 use super::schema::ChannelSpec;
 use crate::error::{Error, ErrorCode, Result};
 use crate::lifecycle::{check_transition, ApprovalStatus, RunStatus, StepStatus, TaskStatus};
@@ -323,7 +324,7 @@ pub(crate) fn check_budget(budget: &Value, before: [u64; 3], now_ms: u64, wrote_
                     format!("this command would use {used} {counter}; the budget allows {max_v} ({max})"),
                 )
                 .field(max.to_string())
-                .channel("budget"));
+                .channel(channel::BUDGET));
             }
             _ => {}
         }
@@ -335,7 +336,7 @@ pub(crate) fn check_budget(budget: &Value, before: [u64; 3], now_ms: u64, wrote_
                 format!("the run's deadline ({deadline} ms) has passed"),
             )
             .field("deadline_ms")
-            .channel("budget"));
+            .channel(channel::BUDGET));
         }
     }
     Ok(())

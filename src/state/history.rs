@@ -3,8 +3,9 @@
 
 use super::command::StoreOptions;
 use super::messages::{MessageOp, MessagesChannel};
+use super::schema::channel;
 use super::schema::{default_schema, ChannelSpec, Visibility};
-use super::store::{Decoded, Slot, Store, Write};
+use super::store::{Base, Decoded, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
 use crate::log::{verify_log, Checkpoint, Event, EventType, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION};
 use crate::message::Message;
@@ -62,7 +63,7 @@ impl Store {
     /// The calls that have no result, in message order (DESIGN §4: after a restore in the middle
     /// of a tool batch, these are what repair marks `interrupted`; nothing is re-run).
     pub fn dangling_tool_calls(&self) -> Vec<DanglingCall> {
-        let Ok(channel) = self.messages("messages") else { return Vec::new() };
+        let Ok(channel) = self.messages(channel::MESSAGES) else { return Vec::new() };
         channel
             .unanswered()
             .into_iter()
@@ -160,14 +161,14 @@ impl Store {
     /// the last event or before the checkpoint this store was restored from.
     pub fn at(&mut self, sequence: u64) -> Result<Store> {
         self.seal();
-        let base = self.base.0;
+        let base = self.base.sequence;
         if sequence > self.version || sequence < base {
             return Err(Error::new(
                 ErrorCode::InvalidOption,
                 format!("sequence {sequence} is outside this store's history ({base}..={})", self.version),
             ));
         }
-        let mut past = match &self.base.2 {
+        let mut past = match &self.base.checkpoint {
             Some(cp) => Store::from_checkpoint((**cp).clone())?,
             None => self.empty_like()?,
         };
@@ -240,7 +241,7 @@ impl Store {
             }
         }
         s.version = cp.last_sequence;
-        s.base = (cp.last_sequence, cp.last_hash.clone(), Some(Box::new(cp)));
+        s.base = Base { sequence: cp.last_sequence, hash: cp.last_hash.clone(), checkpoint: Some(Box::new(cp)) };
         Ok(s)
     }
 

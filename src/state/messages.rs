@@ -14,6 +14,7 @@
 //! result by its id is allowed). Appends cost O(1); removals and insertions rebuild the indexes.
 //! Changes are journaled so a failed command is rolled back exactly.
 
+use super::schema::channel;
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::decode_messages;
 use crate::message::{Message, Role, ToolStatus};
@@ -137,7 +138,7 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
         to_decode.len() - 1
     };
     for (i, item) in items.iter().enumerate() {
-        let bad = |m: &str| Error::new(ErrorCode::InvalidMessage, m.to_string()).at(i).channel("messages");
+        let bad = |m: &str| Error::new(ErrorCode::InvalidMessage, m.to_string()).at(i).channel(channel::MESSAGES);
         let obj = item.as_object().ok_or_else(|| bad("a messages update item is a message or an op object"))?;
         let slot = if let Some(id) = obj.get("remove") {
             Slot::Op(Box::new(MessageOp::Remove {
@@ -167,7 +168,7 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
     let decoded = decode_messages(&to_decode, None).map_err(|e| {
         let at = e.index.and_then(|k| origin.get(k).copied());
         let e = Error { index: at, ..e };
-        e.channel("messages")
+        e.channel(channel::MESSAGES)
     })?;
     // Each queued value may decode into several messages (an Anthropic user turn with several
     // tool results); group them by queued value.

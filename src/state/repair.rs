@@ -4,6 +4,7 @@
 
 use super::command::Repaired;
 use super::messages::MessageOp;
+use super::schema::channel;
 use super::store::{Decoded, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
 use crate::repair::{materialize, plan, shapes_of_messages, Item, RepairOptions};
@@ -16,7 +17,7 @@ impl Store {
     /// repair → no command. The report's indices are positions before the repair.
     pub fn repair(&mut self, opts: &RepairOptions, author: &str, now_ms: u64) -> Result<Repaired> {
         self.writable()?;
-        let i = self.index("messages")?;
+        let i = self.index(channel::MESSAGES)?;
         self.authorise(author, i)?;
         let Some(Slot::Messages(channel)) = self.slots.get(i) else {
             return Err(Error::new(ErrorCode::InvalidOption, "channel 'messages' is not a messages channel"));

@@ -58,6 +58,17 @@ pub(super) struct Decoded<'e> {
     pub(super) expect: Option<&'e Event>,
 }
 
+/// What a store's in-memory log follows: the genesis, or the checkpoint it was restored from.
+#[derive(Debug, Clone)]
+pub(super) struct Base {
+    /// The sequence of the last event before the log in memory (0 at the genesis).
+    pub(super) sequence: u64,
+    /// That event's hash ([`GENESIS_HASH`] at the genesis).
+    pub(super) hash: String,
+    /// The checkpoint restored from, if any (time travel before the log starts there).
+    pub(super) checkpoint: Option<Box<crate::log::Checkpoint>>,
+}
+
 /// An agent's state: one value per channel, the version, and the log of applied commands.
 ///
 /// Invariants: `version == events().len()`; every message has a unique id; every stored tool
@@ -75,8 +86,8 @@ pub struct Store {
     /// events leave the store (read, persisted, checkpointed): the chain is deterministic, so
     /// sealing later gives the very same hashes, and appends stay cheap.
     pub(super) sealed: usize,
-    /// The sequence and hash the in-memory log follows, and the checkpoint it was restored from.
-    pub(super) base: (u64, String, Option<Box<crate::log::Checkpoint>>),
+    /// What the in-memory log follows.
+    pub(super) base: Base,
     /// Owner name → key, for private channels (absent until claimed after a restore).
     pub(super) keys: HashMap<String, String>,
     /// Tool call id → the event that recorded the call (causation of its result's event).
@@ -101,7 +112,7 @@ impl Store {
             version: 0,
             log: Vec::new(),
             sealed: 0,
-            base: (0, GENESIS_HASH.to_string(), None),
+            base: Base { sequence: 0, hash: GENESIS_HASH.to_string(), checkpoint: None },
             keys: HashMap::new(),
             call_events: HashMap::new(),
             read_only: false,
@@ -237,7 +248,7 @@ impl Store {
         for i in self.sealed..self.log.len() {
             let prev = match i.checked_sub(1).and_then(|j| self.log.get(j)) {
                 Some(e) => e.hash.clone(),
-                None => self.base.1.clone(),
+                None => self.base.hash.clone(),
             };
             if let Some(e) = self.log.get_mut(i) {
                 if let Some(writes) = e.pending.take() {
@@ -697,6 +708,6 @@ impl Store {
     /// The hash of the last event (the checkpoint's, or [`GENESIS_HASH`], before any).
     pub fn last_hash(&mut self) -> &str {
         self.seal();
-        self.log.last().map(|e| e.hash.as_str()).unwrap_or(&self.base.1)
+        self.log.last().map(|e| e.hash.as_str()).unwrap_or(&self.base.hash)
     }
 }

@@ -36,6 +36,7 @@ pub use tools::{definitions, ToolDefinition};
 use crate::error::Result;
 use crate::message::formats::{encode_messages, Format};
 use crate::message::{Role, ToolCall};
+use crate::state::channel;
 use crate::state::Store;
 use serde_json::Value;
 
@@ -47,11 +48,11 @@ pub fn preflight(store: &mut Store, call_id: Option<&str>, now_ms: u64) -> Resul
     let mut update = serde_json::Map::new();
     if let Some(id) = call_id {
         update.insert(
-            "messages".into(),
+            channel::MESSAGES.into(),
             serde_json::json!([{ "type": "tool", "content": "", "tool_call_id": id, "status": "success" }]),
         );
     }
-    update.insert("async_tasks".into(), serde_json::json!({}));
+    update.insert(channel::ASYNC_TASKS.into(), serde_json::json!({}));
     store.check(
         &crate::state::Command {
             author: AUTHOR.into(),
@@ -72,7 +73,7 @@ pub fn context(store: &mut Store, config: &TasksConfig, call: Option<&ToolCall>,
     let mut turn = Vec::new();
     let mut launcher = None;
     if let Some(call) = call {
-        let channel = store.messages("messages")?;
+        let channel = store.messages(channel::MESSAGES)?;
         if let Some(m) = channel
             .messages()
             .iter()
@@ -106,8 +107,8 @@ pub fn context(store: &mut Store, config: &TasksConfig, call: Option<&ToolCall>,
         };
     Ok(Context {
         config: config.clone(),
-        ledger: store.get("async_tasks")?,
-        notifications: store.get("notifications")?,
+        ledger: store.get(channel::ASYNC_TASKS)?,
+        notifications: store.get(channel::NOTIFICATIONS)?,
         now_ms,
         parent_thread_id: config.parent_thread_id.clone().unwrap_or_else(|| store.run_id().to_string()),
         turn,

@@ -4,6 +4,7 @@
 
 use super::spec::AUTHOR;
 use crate::error::Result;
+use crate::state::channel;
 use crate::state::{Applied, Command, Store};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -84,7 +85,7 @@ pub fn queued(queue: &Value) -> Vec<(String, Value)> {
 
 /// The notifications not delivered yet, oldest first.
 pub fn undelivered(store: &Store) -> Vec<Value> {
-    queued(&store.get("notifications").unwrap_or(Value::Null)).into_iter().map(|(_, n)| n).collect()
+    queued(&store.get(channel::NOTIFICATIONS).unwrap_or(Value::Null)).into_iter().map(|(_, n)| n).collect()
 }
 
 /// What `deliverNotifications` (`deliver` in Rust) did.
@@ -111,17 +112,17 @@ pub struct Delivered {
 /// one command by [`AUTHOR`], so each is delivered at most once. Never between a tool call and
 /// its result: while a call is unanswered, nothing is delivered (`deferred`).
 pub fn deliver(store: &mut Store, now_ms: u64) -> Result<Delivered> {
-    let pending = queued(&store.get("notifications").unwrap_or(Value::Null));
+    let pending = queued(&store.get(channel::NOTIFICATIONS).unwrap_or(Value::Null));
     let version = store.version();
     let mut out = Delivered { version, delivered: Vec::new(), ids: Vec::new(), dropped: Vec::new(), deferred: 0 };
     if pending.is_empty() {
         return Ok(out);
     }
-    if !store.messages("messages")?.unanswered().is_empty() {
+    if !store.messages(channel::MESSAGES)?.unanswered().is_empty() {
         out.deferred = pending.len();
         return Ok(out);
     }
-    let ledger = store.get("async_tasks").unwrap_or(Value::Null);
+    let ledger = store.get(channel::ASYNC_TASKS).unwrap_or(Value::Null);
     let now = super::ledger::iso_time(now_ms);
     let mut messages = Vec::new();
     let mut marks = Map::new();
@@ -146,9 +147,9 @@ pub fn deliver(store: &mut Store, now_ms: u64) -> Result<Delivered> {
     }
     let mut update = Map::new();
     if !messages.is_empty() {
-        update.insert("messages".into(), Value::Array(messages));
+        update.insert(channel::MESSAGES.into(), Value::Array(messages));
     }
-    update.insert("notifications".into(), Value::Object(marks));
+    update.insert(channel::NOTIFICATIONS.into(), Value::Object(marks));
     let cmd = Command {
         author: AUTHOR.to_string(),
         expected_version: None,

@@ -9,6 +9,7 @@ use super::spec::{SubagentSpec, TasksConfig, UpdateStrategy, AUTHOR};
 use crate::error::{Error, Result};
 use crate::lifecycle::TaskStatus;
 use crate::message::{ToolCall, ToolStatus};
+use crate::state::channel;
 use crate::state::Command;
 use serde_json::{json, Map, Value};
 
@@ -167,7 +168,7 @@ impl Outcome {
                 None => (self.content.clone(), self.status),
             };
             update.insert(
-                "messages".into(),
+                channel::MESSAGES.into(),
                 json!([{
                     "type": "tool", "content": content, "tool_call_id": self.call_id, "name": self.tool,
                     "status": if status == ToolStatus::Error { "error" } else { "success" },
@@ -176,7 +177,7 @@ impl Outcome {
         }
         let patch = self.ledger_patch(ledger);
         if !patch.is_empty() {
-            update.insert("async_tasks".into(), Value::Object(patch));
+            update.insert(channel::ASYNC_TASKS.into(), Value::Object(patch));
         }
         let stale: Vec<&str> = self
             .tasks
@@ -202,7 +203,7 @@ impl Outcome {
             notes.insert(key, json!({ "dropped": format!("seen through {}", self.tool) }));
         }
         if !notes.is_empty() {
-            update.insert("notifications".into(), Value::Object(notes));
+            update.insert(channel::NOTIFICATIONS.into(), Value::Object(notes));
         }
         if update.is_empty() {
             return None;
