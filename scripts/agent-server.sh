@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a real Agent Protocol server (the LangGraph in-memory server from PyPI, offline on 127.0.0.1)
 # for the async task ledger's integration tests, serving the four LLM-free graphs of
-# tests/agent-server/ (echo, slow, fail, ask). Facts and traps: ../shared/AGENT_PROTOCOL_SERVER.md.
+# tests/agent-server/ (echo, slow, fail, ask). Facts and traps: docs/AGENT_PROTOCOL_SERVER.md.
 #
 #   scripts/agent-server.sh install          venv .venv-agent-server/ from tests/agent-server/requirements.txt;
 #                                            a second run with the same requirements returns at once

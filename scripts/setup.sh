@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, idempotently, every tool the build and the tests need on a fresh machine of this kind
 # (Debian 12, rustup toolchain, Node 20, npm). A second run only checks and returns in seconds.
-# Facts behind each step: ../shared/TOOLCHAIN.md (traps 1-7).
+# Facts behind each step: docs/TOOLCHAIN.md (traps 1-7).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,7 +51,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 if dpkg -s binaryen >/dev/null 2>&1; then
-  echo "setup: Debian's binaryen is installed; its wasm-opt 108 breaks wasm-bindgen output (TOOLCHAIN.md trap 1). Remove it: apt-get remove binaryen" >&2
+  echo "setup: Debian's binaryen is installed; its wasm-opt 108 breaks wasm-bindgen output (docs/TOOLCHAIN.md trap 1). Remove it: apt-get remove binaryen" >&2
   exit 1
 fi
 

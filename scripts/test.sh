@@ -22,7 +22,7 @@ cargo test --all-targets 2>&1 | tee test-results/cargo.log
 step "native: every saved fuzz crasher through its harness (stable toolchain)"
 cargo test --manifest-path fuzz/Cargo.toml --no-default-features --target-dir target 2>&1 | tee test-results/fuzz-crashers.log
 
-# wasm-bindgen tests: a browser run that ran nothing is a failure (TOOLCHAIN.md trap 3).
+# wasm-bindgen tests: a browser run that ran nothing is a failure (docs/TOOLCHAIN.md trap 3).
 wasm_tests() { # label, then wasm-pack test arguments
   local label=$1; shift
   step "wasm-bindgen tests: $label"

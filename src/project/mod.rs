@@ -223,6 +223,160 @@ fn preview(text: &str, keep_tokens: usize, omitted_tokens: usize, artifact: &str
     Some(format!("{head}\n[… {omitted_tokens} tokens omitted; the full result is {artifact} …]\n{tail}"))
 }
 
+/// Token counts within one projection: each message is counted once, memoised by id and a
+/// cheap shape that changes whenever repair or a preview rewrites it, over the caller's cache.
+struct Tokens<'a> {
+    counter: &'a mut dyn TokenCounter,
+    counter_id: &'a str,
+    cache: &'a mut TokenCache,
+    /// By id, then shape: looked up by `&str`, so a hit allocates nothing.
+    memo: std::collections::HashMap<String, Vec<([usize; 5], usize)>>,
+}
+
+impl Tokens<'_> {
+    /// The tokens of one message as sent.
+    fn of(&mut self, m: &Message) -> Result<usize> {
+        let Some(id) = &m.id else { return self.cache.tokens(m, self.counter, self.counter_id) };
+        let shape = match &m.content {
+            Content::Text(t) => [1, t.len(), 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
+            Content::Parts(p) => [
+                2,
+                p.len(),
+                p.iter()
+                    .map(|x| if let crate::message::ContentPart::Text { text, .. } = x { text.len() } else { 1 })
+                    .sum(),
+                m.tool_calls.len(),
+                m.invalid_tool_calls.len(),
+            ],
+            Content::Null | Content::Absent => [3, 0, 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
+        };
+        if let Some(&(_, n)) = self.memo.get(id.as_str()).and_then(|shapes| shapes.iter().find(|(s, _)| *s == shape)) {
+            return Ok(n);
+        }
+        let n = self.cache.tokens(m, self.counter, self.counter_id)?;
+        self.memo.entry(id.clone()).or_default().push((shape, n));
+        Ok(n)
+    }
+
+    /// The tokens of several messages.
+    fn sum(&mut self, messages: &[Message]) -> Result<usize> {
+        messages.iter().map(|m| self.of(m)).sum()
+    }
+}
+
+/// `BUDGET_TOO_SMALL` for a fixed prefix (`what`) of `tokens` over `budget`.
+fn too_small(what: &str, tokens: usize, budget: usize) -> Error {
+    Error::new(ErrorCode::BudgetTooSmall, format!("{what} take {tokens} tokens; the budget is {budget}"))
+        .field("budget")
+}
+
+/// The included sections, most important first, in one "# Current state" message within
+/// `room`: those that do not fit (counted as sent, in that one message) are reported and left out.
+fn state_message(sections: &[Section], room: usize, tok: &mut Tokens, report: &mut Report) -> Result<Option<Message>> {
+    let mut included: Vec<&Section> = Vec::new();
+    for s in sections {
+        let n = tok.of(&Message::new(Role::System, s.text.clone()))?;
+        report.sections.push(SectionReport { name: s.name.to_string(), tokens: n, included: false });
+        included.push(s);
+        let total = tok.of(&Message::new(Role::System, state_text(&included)))?;
+        if total <= room {
+            report.state_tokens = total;
+            if let Some(r) = report.sections.last_mut() {
+                r.included = true;
+            }
+        } else {
+            included.pop();
+        }
+    }
+    Ok((!included.is_empty()).then(|| Message::new(Role::System, state_text(&included))))
+}
+
+/// The start of the most recent units of `body` that fit `room`, a result that will become a
+/// preview counted as its preview (about max + the marker).
+fn select_start(body: &[Message], room: usize, max_result: Option<usize>, tok: &mut Tokens) -> Result<usize> {
+    let mut start = body.len();
+    let mut used = 0usize;
+    while start > 0 {
+        let s = unit_start(body, start - 1);
+        let mut n = 0;
+        for m in body.get(s..start).unwrap_or_default() {
+            let t = tok.of(m)?;
+            n += match (m.role, max_result) {
+                (Role::Tool, Some(max)) => t.min(max + PREVIEW_MARKER_TOKENS),
+                _ => t,
+            };
+        }
+        if used + n > room {
+            break;
+        }
+        used += n;
+        start = s;
+    }
+    Ok(start)
+}
+
+/// Tool results of `window` over `max` tokens replaced by head/tail previews (a preview that
+/// saves nothing is not made).
+fn previews(window: &mut [Message], max: usize, tok: &mut Tokens) -> Result<Vec<Truncated>> {
+    let mut truncated = Vec::new();
+    for m in window.iter_mut().filter(|m| m.role == Role::Tool) {
+        let n = tok.of(m)?;
+        if n <= max {
+            continue;
+        }
+        let id = m.id.clone().unwrap_or_default();
+        let artifact = format!("artifact:{id}");
+        let text = crate::message::formats::util::content_as_string(&m.content);
+        let Some(short) = preview(&text, max, n.saturating_sub(max), &artifact) else { continue };
+        let original = std::mem::replace(&mut m.content, Content::Text(short));
+        let after = tok.of(m)?;
+        if after >= n {
+            m.content = original;
+            continue;
+        }
+        let tool_call_id = m.tool_call_id.clone().unwrap_or_default();
+        truncated.push(Truncated { id, tool_call_id, tokens: n, preview_tokens: after, artifact });
+    }
+    Ok(truncated)
+}
+
+/// A fitted window: the messages, their repairs, their previews, and where in the body it starts.
+struct Window {
+    messages: Vec<Message>,
+    fixes: Vec<Fix>,
+    truncated: Vec<Truncated>,
+    start: usize,
+}
+
+/// The window from `start` on, repaired for the provider and previewed, re-checking the fit:
+/// while repair placeholders make it too big, the oldest unit is given up — at least one
+/// message, then every message whose unit began before the new start (results answering calls
+/// made earlier), so each round drops something and no unit is cut.
+fn fit_window(
+    body: &[Message],
+    mut start: usize,
+    room: usize,
+    opts: &ProjectOptions,
+    tok: &mut Tokens,
+) -> Result<Window> {
+    let repair_opts = RepairOptions { provider: Some(provider_of(opts.format)), ..RepairOptions::default() };
+    loop {
+        let (mut window, fixes) = repair::repair(body.get(start..).unwrap_or_default(), &repair_opts);
+        let truncated = match opts.max_tool_result_tokens {
+            Some(max) => previews(&mut window, max, tok)?,
+            None => Vec::new(),
+        };
+        if tok.sum(&window)? <= room || start >= body.len() {
+            return Ok(Window { messages: window, fixes, truncated, start });
+        }
+        let mut end = start + 1;
+        while end < body.len() && unit_start(body, end) < end {
+            end += 1;
+        }
+        start = end;
+    }
+}
+
 /// Projects `history` (canonical messages with ids) into the model view. `cache` keeps token
 /// counts by message id across calls (`counter_id` names the counter).
 ///
@@ -243,32 +397,7 @@ pub fn project(
         None => std::borrow::Cow::Borrowed(history),
     };
     let history = &history[..];
-    // Within one projection a message is counted once: memoised by id and a cheap shape that
-    // changes whenever repair or a preview rewrites it.
-    // By id, then shape: looked up by `&str`, so a hit allocates nothing.
-    let mut memo: std::collections::HashMap<String, Vec<([usize; 5], usize)>> = std::collections::HashMap::new();
-    let mut tok = |m: &Message, cache: &mut TokenCache| -> Result<usize> {
-        let Some(id) = &m.id else { return cache.tokens(m, counter, counter_id) };
-        let shape = match &m.content {
-            Content::Text(t) => [1, t.len(), 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
-            Content::Parts(p) => [
-                2,
-                p.len(),
-                p.iter()
-                    .map(|x| if let crate::message::ContentPart::Text { text, .. } = x { text.len() } else { 1 })
-                    .sum(),
-                m.tool_calls.len(),
-                m.invalid_tool_calls.len(),
-            ],
-            Content::Null | Content::Absent => [3, 0, 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
-        };
-        if let Some(&(_, n)) = memo.get(id.as_str()).and_then(|shapes| shapes.iter().find(|(s, _)| *s == shape)) {
-            return Ok(n);
-        }
-        let n = cache.tokens(m, counter, counter_id)?;
-        memo.entry(id.clone()).or_default().push((shape, n));
-        Ok(n)
-    };
+    let tok = &mut Tokens { counter, counter_id, cache, memo: Default::default() };
 
     // The fixed prefix: rules, the leading system message.
     let mut prefix: Vec<Message> = Vec::new();
@@ -277,143 +406,44 @@ pub fn project(
     }
     let lead = usize::from(history.first().is_some_and(|m| m.role == Role::System));
     prefix.extend(history.iter().take(lead).cloned());
-    report.system_tokens = prefix.iter().map(|m| tok(m, cache)).sum::<Result<usize>>()?;
+    report.system_tokens = tok.sum(&prefix)?;
     if report.system_tokens > opts.budget {
-        return Err(Error::new(
-            ErrorCode::BudgetTooSmall,
-            format!(
-                "the system rules and the leading system message take {} tokens; the budget is {}",
-                report.system_tokens, opts.budget
-            ),
-        )
-        .field("budget"));
+        return Err(too_small("the system rules and the leading system message", report.system_tokens, opts.budget));
     }
     let mut room = opts.budget - report.system_tokens;
 
     // The compaction summary is part of the fixed prefix: the view is [summary, after the cut].
     let mut body_start = lead;
     let mut summary: Option<Message> = None;
-    if let Some(crate::state::Compaction { summary: text, first_kept_id: first_kept, cut }) = &ctx.compaction {
+    if let Some(crate::state::Compaction { summary: text, first_kept_id, cut }) = &ctx.compaction {
         // The first kept message, or (if it was removed since) the recorded cut position.
         let at = history
             .iter()
-            .position(|m| m.id.as_deref() == Some(first_kept.as_str()))
+            .position(|m| m.id.as_deref() == Some(first_kept_id.as_str()))
             .unwrap_or((*cut).min(history.len()));
         if at > body_start {
             report.dropped.push(Dropped { count: at - body_start, reason: "compacted".into() });
             body_start = at;
         }
         let m = Message::new(Role::User, format!("Here is a summary of the conversation to date:\n\n{text}"));
-        report.summary_tokens = tok(&m, cache)?;
+        report.summary_tokens = tok.of(&m)?;
         if report.summary_tokens > room {
-            return Err(Error::new(
-                ErrorCode::BudgetTooSmall,
-                format!(
-                    "the system messages and the compaction summary take {} tokens; the budget is {}",
-                    report.system_tokens + report.summary_tokens,
-                    opts.budget
-                ),
-            )
-            .field("budget"));
+            let total = report.system_tokens + report.summary_tokens;
+            return Err(too_small("the system messages and the compaction summary", total, opts.budget));
         }
         room -= report.summary_tokens;
         summary = Some(m);
     }
-
-    // Sections, most important first, in one "# Current state" message: those that do not fit
-    // (counted as sent, in that one message) are reported and left out.
-    let mut included: Vec<&Section> = Vec::new();
-    for s in &ctx.sections {
-        let n = tok(&Message::new(Role::System, s.text.clone()), cache)?;
-        report.sections.push(SectionReport { name: s.name.to_string(), tokens: n, included: false });
-        included.push(s);
-        let joined = Message::new(Role::System, state_text(&included));
-        let total = tok(&joined, cache)?;
-        if total <= room {
-            report.state_tokens = total;
-            if let Some(r) = report.sections.last_mut() {
-                r.included = true;
-            }
-        } else {
-            included.pop();
-        }
-    }
-    if !included.is_empty() {
+    if let Some(state) = state_message(&ctx.sections, room, tok, &mut report)? {
         room -= report.state_tokens;
-        prefix.push(Message::new(Role::System, state_text(&included)));
+        prefix.push(state);
     }
-
-    let body = history.get(body_start..).unwrap_or_default();
 
     // Most recent units that fit; then repair and previews, re-checking the fit.
-    let mut start = body.len();
-    let mut used = 0usize;
-    while start > 0 {
-        let s = unit_start(body, start - 1);
-        // A result that will become a preview counts as its preview (about max + the marker).
-        let n = body
-            .get(s..start)
-            .unwrap_or_default()
-            .iter()
-            .map(|m| {
-                let n = tok(m, cache)?;
-                Ok(match (m.role, opts.max_tool_result_tokens) {
-                    (Role::Tool, Some(max)) => n.min(max + PREVIEW_MARKER_TOKENS),
-                    _ => n,
-                })
-            })
-            .sum::<Result<usize>>()?;
-        if used + n > room {
-            break;
-        }
-        used += n;
-        start = s;
-    }
-    let (mut window, fixes) = loop {
-        let selected = body.get(start..).unwrap_or_default();
-        let (mut repaired, fixes) = repair::repair(
-            selected,
-            &RepairOptions { provider: Some(provider_of(opts.format)), ..RepairOptions::default() },
-        );
-        let mut truncated = Vec::new();
-        if let Some(max) = opts.max_tool_result_tokens {
-            for m in repaired.iter_mut().filter(|m| m.role == Role::Tool) {
-                let n = tok(m, cache)?;
-                if n > max {
-                    let id = m.id.clone().unwrap_or_default();
-                    let artifact = format!("artifact:{id}");
-                    let text = crate::message::formats::util::content_as_string(&m.content);
-                    let Some(short) = preview(&text, max, n.saturating_sub(max), &artifact) else { continue };
-                    let original = std::mem::replace(&mut m.content, Content::Text(short));
-                    let after = tok(m, cache)?;
-                    if after >= n {
-                        m.content = original; // a preview that saves nothing is not one
-                        continue;
-                    }
-                    truncated.push(Truncated {
-                        id,
-                        tool_call_id: m.tool_call_id.clone().unwrap_or_default(),
-                        tokens: n,
-                        preview_tokens: after,
-                        artifact,
-                    });
-                }
-            }
-        }
-        let total = repaired.iter().map(|m| tok(m, cache)).sum::<Result<usize>>()?;
-        if total <= room || start >= body.len() {
-            report.truncated = truncated;
-            break (repaired, fixes);
-        }
-        // Placeholders made it too big: give up the oldest unit and try again — at least one
-        // message, then every message whose unit began before the new start (results answering
-        // calls made earlier), so each round drops something and no unit is cut.
-        let mut end = start + 1;
-        while end < body.len() && unit_start(body, end) < end {
-            end += 1;
-        }
-        start = end;
-    };
+    let body = history.get(body_start..).unwrap_or_default();
+    let start = select_start(body, room, opts.max_tool_result_tokens, tok)?;
+    let Window { messages: mut window, fixes, truncated, start } = fit_window(body, start, room, opts, tok)?;
+    report.truncated = truncated;
     if start > 0 {
         report.dropped.push(Dropped { count: start, reason: "budget".into() });
     }
@@ -436,7 +466,7 @@ pub fn project(
         output_of.get_mut(range).unwrap_or_default().fill(g);
     }
     for (i, m) in out.iter().enumerate().skip(body_at) {
-        let tokens = tok(m, cache)?;
+        let tokens = tok.of(m)?;
         let output = output_of.get(i).copied().unwrap_or_default();
         report.messages.push(MessageReport {
             id: m.id.clone().unwrap_or_default(),
@@ -446,7 +476,7 @@ pub fn project(
             tool_call_id: m.tool_call_id.clone().filter(|_| m.role == Role::Tool),
         });
     }
-    report.used = out.iter().map(|m| tok(m, cache)).sum::<Result<usize>>()?;
+    report.used = tok.sum(&out)?;
     let encoded = encode_messages(&out, opts.format);
     check_leaks(&encoded, &ctx.private)?;
     Ok(Projection { messages: out, encoded, report })

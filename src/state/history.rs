@@ -2,7 +2,8 @@
 //! the export that may leave the machine, and the calls a crash left without results.
 
 use super::command::StoreOptions;
-use super::messages::{MessageOp, MessagesChannel};
+use super::message_ops::MessageOp;
+use super::messages::MessagesChannel;
 use super::schema::channel;
 use super::schema::{default_schema, ChannelSpec, Visibility};
 use super::store::{Base, Decoded, Slot, Store, Write};

@@ -12,7 +12,9 @@ mod history;
 #[cfg(test)]
 mod history_tests;
 mod journal;
+mod message_ops;
 mod messages;
+mod pipeline;
 pub mod privacy;
 mod reducer;
 mod repair;
@@ -26,6 +28,7 @@ mod tests;
 pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions, StoreRepairOptions};
 pub use compaction::Compaction;
 pub use history::{DanglingCall, EventFilter};
-pub use messages::{decode_ops, Effects, MessageOp, MessagesChannel, REMOVE_ALL};
+pub use message_ops::{decode_ops, MessageOp, REMOVE_ALL};
+pub use messages::{Effects, MessagesChannel};
 pub use schema::{channel, default_schema, ChannelSpec, Kind, OnConflict, Reducer, SectionKind, ValueType, Visibility};
 pub use store::{EventSink, Store, Write};

@@ -3,7 +3,7 @@
 //! own ids, misplaced results moved, duplicates and orphans removed — applied as one command.
 
 use super::command::Repaired;
-use super::messages::MessageOp;
+use super::message_ops::MessageOp;
 use super::schema::channel;
 use super::store::{Decoded, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};

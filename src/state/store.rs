@@ -1,17 +1,15 @@
-//! The store: channel values, the apply pipeline with its journal, views and repair.
+//! The store: its schema, channel values and log, and the reads (the apply pipeline is
+//! [`super::pipeline`]).
 
-use super::command::{Applied, BatchApplied, Command, StoreOptions};
-use super::domain::{run_status, set_used, used_counters, COUNTERS};
-use super::journal::Journal;
-use super::messages::{decode_ops, Effects, MessageOp, MessagesChannel};
-use super::reducer::reduce;
+use super::command::StoreOptions;
+use super::message_ops::MessageOp;
+use super::messages::MessagesChannel;
 use super::schema::{default_schema, ChannelSpec, Kind, Reducer, Visibility};
 pub use super::sink::EventSink;
 pub(super) use super::sink::Mode;
 use super::sink::SinkSlot;
 use crate::error::{Error, ErrorCode, Result};
-use crate::lifecycle::RunStatus;
-use crate::log::{payload_of, same_event, Event, EventType, GENESIS_HASH};
+use crate::log::{payload_of, Event, GENESIS_HASH};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -77,7 +75,7 @@ pub(super) struct Base {
 pub struct Store {
     pub(super) run_id: String,
     pub(super) specs: Vec<ChannelSpec>,
-    by_name: HashMap<String, usize>,
+    pub(super) by_name: HashMap<String, usize>,
     pub(super) slots: Vec<Slot>,
     pub(super) version: u64,
     /// Events since `base` (all of them unless the store was restored from a checkpoint).
@@ -91,7 +89,7 @@ pub struct Store {
     /// Owner name → key, for private channels (absent until claimed after a restore).
     pub(super) keys: HashMap<String, String>,
     /// Tool call id → the event that recorded the call (causation of its result's event).
-    call_events: HashMap<String, String>,
+    pub(super) call_events: HashMap<String, String>,
     /// A past view (`at`): every change is refused with `READ_ONLY`.
     pub(super) read_only: bool,
     /// Where every change's events go before it is kept.
@@ -268,7 +266,7 @@ impl Store {
         })
     }
 
-    fn kind_slot(&self, kind: Kind) -> Option<usize> {
+    pub(super) fn kind_slot(&self, kind: Kind) -> Option<usize> {
         self.specs.iter().position(|s| s.kind == kind)
     }
 
@@ -298,7 +296,7 @@ impl Store {
         }
     }
 
-    fn readable(&self, i: usize) -> Result<()> {
+    pub(super) fn readable(&self, i: usize) -> Result<()> {
         match self.specs.get(i) {
             Some(s) if s.visibility == Visibility::Private => Err(Error::new(
                 ErrorCode::PrivateChannel,
@@ -342,367 +340,6 @@ impl Store {
             .filter(|(_, s)| s.visibility == Visibility::Private && s.owner.as_deref() == Some(owner))
             .map(|(i, s)| (s.name.clone(), self.value_of(i)))
             .collect())
-    }
-
-    /// Applies one command at time `now_ms` (ms since the epoch, for the budget deadline and the
-    /// event). Errors: every code of the pipeline; the store is unchanged on error.
-    /// The new event goes to the store's sink ([`Store::set_sink`]) before the change is kept
-    /// (write-ahead: if the sink fails, e.g. the log cannot be written, the command is rolled back).
-    pub fn apply(&mut self, cmd: &Command, now_ms: u64) -> Result<Applied> {
-        let result = self.decode(cmd).and_then(|d| self.run_batch(vec![d], now_ms, Mode::Commit));
-        let mut out = result.map_err(|e| self.scrub(Error { command: None, ..e }))?;
-        Ok(Applied { version: self.version, ids: out.pop().unwrap_or_default() })
-    }
-
-    /// Sets (or, with `None`, removes) the write-ahead sink every later change goes through.
-    pub fn set_sink(&mut self, sink: Option<std::rc::Rc<dyn EventSink>>) {
-        self.sink = SinkSlot(sink);
-    }
-
-    /// Whether `cmd` would be applied now, without applying it: the whole pipeline runs and is
-    /// rolled back (so the store, its version and its log are unchanged either way). Lets a
-    /// caller refuse before it performs effects outside the store (e.g. server calls of a task
-    /// tool whose result the store would refuse). Errors: those `apply` would return.
-    pub fn check(&mut self, cmd: &Command, now_ms: u64) -> Result<()> {
-        let result = self.decode(cmd).and_then(|d| self.run_batch(vec![d], now_ms, Mode::DryRun));
-        result.map(|_| ()).map_err(|e| self.scrub(Error { command: None, ..e }))
-    }
-
-    /// Applies the commands of one superstep, all or nothing, in call order; each gets its own
-    /// event and version. Two commands writing one `replace` channel, or one key of a `merge`
-    /// channel declaring `onConflict: "error"`, fail with `CONCURRENT_WRITE` naming both authors.
-    /// `expectedVersion`s are checked against the version before the batch. Errors carry
-    /// `command` = the index of the failing command.
-    /// The batch's events go to the sink in one call (a batch is atomic on disk).
-    pub fn apply_batch(&mut self, cmds: &[Command], now_ms: u64) -> Result<BatchApplied> {
-        let decoded = cmds
-            .iter()
-            .enumerate()
-            .map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci)))
-            .collect::<Result<Vec<_>>>();
-        let ids = decoded.and_then(|d| self.run_batch(d, now_ms, Mode::Commit)).map_err(|e| self.scrub(e))?;
-        Ok(BatchApplied { version: self.version, ids })
-    }
-
-    /// An error about a private channel with everything but its code, channel, position and
-    /// authors withheld: messages and fields may quote the values or keys written.
-    pub(super) fn scrub(&self, e: Error) -> Error {
-        let private = e
-            .channel
-            .as_deref()
-            .and_then(|c| self.by_name.get(c))
-            .and_then(|&i| self.specs.get(i))
-            .is_some_and(|s| s.visibility == Visibility::Private);
-        if !private {
-            return e;
-        }
-        let channel = e.channel.clone().unwrap_or_default();
-        Error {
-            message: format!("the write to private channel '{channel}' was refused; details are withheld because the channel is private"),
-            field: None,
-            ..e
-        }
-    }
-
-    /// decode: channel names → indices, messages → ops. No state is read but the schema.
-    fn decode(&self, cmd: &Command) -> Result<Decoded<'static>> {
-        let mut writes = Vec::with_capacity(cmd.update.len());
-        for (name, value) in &cmd.update {
-            let i = self.index(name)?;
-            if depth(value) > MAX_DEPTH {
-                return Err(Error::new(
-                    ErrorCode::InvalidUpdate,
-                    format!("the value for channel '{name}' nests deeper than {MAX_DEPTH} levels; flatten it"),
-                )
-                .channel(name));
-            }
-            let write = match self.specs.get(i).map(|s| s.reducer) {
-                Some(Reducer::Messages) => {
-                    let ops = decode_ops(value).map_err(|e| Error { channel: Some(name.clone()), ..e })?;
-                    // Arguments given as JSON text (OpenAI `function.arguments`) nest below the
-                    // value's own depth: measured after decoding, with the same limit.
-                    let calls = ops.iter().enumerate().filter_map(|(k, op)| Some(k).zip(op.message()));
-                    for (k, call) in calls.flat_map(|(k, m)| m.tool_calls.iter().map(move |c| (k, c))) {
-                        if depth(&call.args) > MAX_DEPTH {
-                            return Err(Error::new(
-                                ErrorCode::InvalidToolCall,
-                                format!("the arguments of tool call '{}' nest deeper than {MAX_DEPTH} levels; the log could not be read back", call.id),
-                            )
-                            .channel(name)
-                            .at(k));
-                        }
-                    }
-                    Write::Messages(ops)
-                }
-                // Numbers as JS holds them, so events read back through JS still verify.
-                _ => Write::Json(crate::message::formats::util::js_numbers(value.clone())),
-            };
-            writes.push((i, write));
-        }
-        if cmd.author.is_empty() {
-            return Err(Error::new(ErrorCode::InvalidUpdate, "a command needs a non-empty author").field("author"));
-        }
-        Ok(Decoded {
-            author: cmd.author.clone(),
-            expected_version: cmd.expected_version,
-            writes,
-            correlation_id: cmd.correlation_id.clone(),
-            causation_id: cmd.causation_id.clone(),
-            system: false,
-            expect: None,
-        })
-    }
-
-    /// authorise: the author must be the channel's owner (if any) and among its writers (if listed).
-    pub(super) fn authorise(&self, author: &str, i: usize) -> Result<()> {
-        let Some(spec) = self.specs.get(i) else { return Ok(()) };
-        if spec.owner.as_deref().is_some_and(|o| o != author) {
-            return Err(Error::new(
-                ErrorCode::NotOwner,
-                format!("channel '{}' is written only by its owner", spec.name),
-            )
-            .channel(&spec.name));
-        }
-        if spec.writers.as_ref().is_some_and(|w| !w.iter().any(|a| a == author)) {
-            return Err(Error::new(
-                ErrorCode::NotAuthorized,
-                format!("author '{author}' may not write channel '{}'", spec.name),
-            )
-            .channel(&spec.name));
-        }
-        Ok(())
-    }
-
-    /// The one pipeline every change goes through: authorise and lock every command first, then
-    /// reduce them in order under a journal, hand the events to the sink (`Mode::Commit`), and
-    /// on any error — or after a dry run — restore everything.
-    pub(super) fn run_batch(&mut self, batch: Vec<Decoded<'_>>, now_ms: u64, mode: Mode) -> Result<Vec<Vec<String>>> {
-        self.writable()?;
-        for (ci, cmd) in batch.iter().enumerate() {
-            for (i, _) in &cmd.writes {
-                self.authorise(&cmd.author, *i).map_err(|e| e.command(ci))?;
-            }
-        }
-        for (ci, cmd) in batch.iter().enumerate() {
-            if let Some(v) = cmd.expected_version.filter(|v| *v != self.version) {
-                return Err(Error::new(
-                    ErrorCode::VersionConflict,
-                    format!(
-                        "expected version {v}, but the store is at version {}; read the state again and retry",
-                        self.version
-                    ),
-                )
-                .command(ci));
-            }
-        }
-        let mut journal = Journal {
-            version: self.version,
-            log_len: self.log.len(),
-            json: Vec::new(),
-            messages: Vec::new(),
-            counters: None,
-            call_events: Vec::new(),
-        };
-        let result = self.reduce_batch(batch, now_ms, &mut journal);
-        let sink = self.sink.0.clone();
-        let result = match (mode, sink) {
-            (Mode::DryRun, _) => result.map(|ids| (ids, false)),
-            (Mode::Commit, Some(sink)) => result.and_then(|ids| {
-                self.seal();
-                sink.write(self.log.get(journal.log_len..).unwrap_or_default()).map(|()| (ids, true))
-            }),
-            (Mode::Commit, None) => result.map(|ids| (ids, true)),
-        };
-        match result {
-            Ok((ids, true)) => {
-                for i in journal.messages {
-                    if let Some(Slot::Messages(m)) = self.slots.get_mut(i) {
-                        m.commit();
-                    }
-                }
-                Ok(ids)
-            }
-            result => {
-                if let Some((bi, counters)) = journal.counters {
-                    if let Some(Slot::Json(Value::Object(budget))) = self.slots.get_mut(bi) {
-                        for ((name, _), n) in COUNTERS.iter().zip(counters) {
-                            set_used(budget, name, n);
-                        }
-                    }
-                }
-                for (i, v) in journal.json.into_iter().rev() {
-                    if let Some(slot) = self.slots.get_mut(i) {
-                        *slot = Slot::Json(v);
-                    }
-                }
-                for i in journal.messages {
-                    if let Some(Slot::Messages(m)) = self.slots.get_mut(i) {
-                        m.rollback();
-                    }
-                }
-                for (call, old) in journal.call_events.into_iter().rev() {
-                    match old {
-                        Some(event) => self.call_events.insert(call, event),
-                        None => self.call_events.remove(&call),
-                    };
-                }
-                self.version = journal.version;
-                self.log.truncate(journal.log_len);
-                self.sealed = self.sealed.min(journal.log_len);
-                result.map(|(ids, _)| ids)
-            }
-        }
-    }
-
-    fn reduce_batch(
-        &mut self,
-        batch: Vec<Decoded<'_>>,
-        now_ms: u64,
-        journal: &mut Journal,
-    ) -> Result<Vec<Vec<String>>> {
-        let mut written_by: HashMap<(usize, String), (usize, String)> = HashMap::new();
-        let mut all_ids = Vec::with_capacity(batch.len());
-        for (ci, cmd) in batch.into_iter().enumerate() {
-            let ids = self.reduce_command(cmd, ci, now_ms, journal, &mut written_by).map_err(|e| e.command(ci))?;
-            all_ids.push(ids);
-        }
-        Ok(all_ids)
-    }
-
-    /// validate → reduce → cross-channel checks → version + 1 → event, for one command.
-    fn reduce_command(
-        &mut self,
-        mut cmd: Decoded<'_>,
-        ci: usize,
-        now_ms: u64,
-        journal: &mut Journal,
-        written_by: &mut HashMap<(usize, String), (usize, String)>,
-    ) -> Result<Vec<String>> {
-        let sequence = self.version + 1;
-        let (run_i, approvals_i, budget_i) =
-            (self.kind_slot(Kind::Run), self.kind_slot(Kind::Approvals), self.kind_slot(Kind::Budget));
-        let run_before = self.json(run_i).map(run_status).unwrap_or(RunStatus::Created);
-        let budget_before = used_counters(self.json(budget_i));
-        let mut fx = Effects::default();
-        let prefix = format!("{}:{sequence}", self.run_id);
-        for (i, write) in cmd.writes.iter_mut() {
-            let i = *i;
-            journal.touch(i, &mut self.slots);
-            let spec = self
-                .specs
-                .get(i)
-                .ok_or_else(|| Error::new(ErrorCode::UnknownChannel, "internal: channel index out of range"))?;
-            match (self.slots.get_mut(i), write) {
-                (Some(Slot::Messages(channel)), Write::Messages(ops)) => {
-                    channel.assign_ids(ops, &prefix);
-                    let e = channel.apply(ops).map_err(|e| e.channel(&spec.name))?;
-                    if e.model_or_tool && run_before.is_terminal() && !cmd.system {
-                        return Err(Error::new(
-                            ErrorCode::RunEnded,
-                            format!("the run is {}; it takes no new assistant or tool messages", run_before.as_str()),
-                        )
-                        .channel(&spec.name));
-                    }
-                    fx.ids.extend(e.ids);
-                    fx.turns += e.turns;
-                    fx.tool_calls += e.tool_calls;
-                    fx.tokens += e.tokens;
-                    fx.results.extend(e.results);
-                    fx.new_calls.extend(e.new_calls);
-                    fx.model_or_tool |= e.model_or_tool;
-                }
-                (Some(Slot::Json(value)), Write::Json(update)) => {
-                    let written = reduce(spec, value, update).map_err(|e| e.channel(&spec.name))?;
-                    for key in written.conflicting {
-                        match written_by.get(&(i, key.clone())) {
-                            Some((other, first)) if *other != ci => {
-                                let what = if key.is_empty() {
-                                    format!("channel '{}'", spec.name)
-                                } else {
-                                    format!("key '{key}' of channel '{}'", spec.name)
-                                };
-                                let mut e = Error::new(
-                                    ErrorCode::ConcurrentWrite,
-                                    format!(
-                                        "'{first}' and '{}' both wrote {what} in one batch; write it from one of them{}",
-                                        cmd.author,
-                                        if spec.reducer == Reducer::Merge && spec.kind == Kind::Generic { ", or declare the channel with onConflict: \"callOrder\"" } else { "" }
-                                    ),
-                                )
-                                .channel(&spec.name);
-                                if !key.is_empty() {
-                                    e = e.field(key);
-                                }
-                                e.authors = vec![first.clone(), cmd.author.clone()];
-                                return Err(e);
-                            }
-                            _ => {
-                                written_by.insert((i, key), (ci, cmd.author.clone()));
-                            }
-                        }
-                    }
-                }
-                _ => return Err(Error::new(ErrorCode::InvalidUpdate, "internal: write does not fit the channel")),
-            }
-        }
-        if !cmd.system {
-            self.check_cross(&fx, (run_before, budget_before), (run_i, approvals_i, budget_i), now_ms, journal)?;
-        }
-        let event_id = format!("{}:{sequence}", self.run_id);
-        // A tool result's event: correlated by its call id, caused by the call's event.
-        if let (None, Some((call, _))) = (&cmd.correlation_id, fx.results.first()) {
-            cmd.causation_id = cmd.causation_id.or_else(|| self.call_events.get(call).cloned());
-            cmd.correlation_id = Some(call.clone());
-        }
-        for call in fx.new_calls {
-            let old = self.call_events.insert(call.clone(), event_id.clone());
-            journal.call_events.push((call, old));
-        }
-        let writes: Vec<(String, Write)> = cmd
-            .writes
-            .into_iter()
-            .map(|(i, w)| (self.specs.get(i).map(|s| s.name.clone()).unwrap_or_default(), w))
-            .collect();
-        let kind = EventType::of_writes(&writes);
-        // The payload is written out when the event is sealed (or now, to compare on replay).
-        let (payload, pending) =
-            if cmd.expect.is_some() { (payload_of(writes), None) } else { (Map::new(), Some(writes)) };
-        let mut event = Event {
-            event_id,
-            run_id: self.run_id.clone(),
-            sequence,
-            kind,
-            author: cmd.author,
-            payload,
-            created_at: now_ms,
-            correlation_id: cmd.correlation_id,
-            causation_id: cmd.causation_id,
-            prev_hash: String::new(),
-            hash: String::new(),
-            system: cmd.system,
-            pending,
-        };
-        // Replaying a verified event: compare instead of hashing again; the event stays sealed.
-        let replayed = match cmd.expect {
-            Some(logged) if same_event(&event, logged) => {
-                event.prev_hash = logged.prev_hash.clone();
-                event.hash = logged.hash.clone();
-                true
-            }
-            Some(logged) => {
-                return Err(Error::new(
-                    ErrorCode::TamperedLog,
-                    format!("event {} does not reproduce: its payload was altered", logged.sequence),
-                ))
-            }
-            None => false,
-        };
-        if replayed && self.sealed == self.log.len() {
-            self.sealed += 1;
-        }
-        self.log.push(event);
-        self.version = sequence;
-        Ok(fx.ids)
     }
 
     /// The hash of the last event (the checkpoint's, or [`GENESIS_HASH`], before any).
