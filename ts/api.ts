@@ -27,6 +27,7 @@ import type {
   ErrorCode,
   ErrorDetails,
   RepairOptions,
+  EncodedTranscript,
 } from "./node/stategate_wasm.js";
 
 /** The types generated from the Rust core (tsify and wasm-bindgen), re-exported as they are. */
@@ -105,13 +106,8 @@ export interface RepairResult<T = unknown> {
   report: Fix[];
 }
 
-/** A transcript read by {@link readTranscript}. */
-export interface Transcript {
-  /** `"openai-chat" | "swe-agent" | "tau-bench" | "claude-code" | "open-hands"`. */
-  kind: string;
-  /** The runs (tau-bench files hold many; others one), each encoded in the requested format. */
-  runs: unknown[][];
-}
+/** A transcript read by {@link readTranscript} (generated from Rust). */
+export type Transcript = EncodedTranscript;
 
 /** The error every stategate call throws: a JS `Error` with a stable `code` and `details`. */
 export interface StategateError extends Error {

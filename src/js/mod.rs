@@ -150,7 +150,7 @@ pub fn error_codes() -> Vec<String> {
 /// Reads a recorded transcript (tau-bench, SWE-agent, Claude Code JSONL, OpenHands, or a plain
 /// message array) from its text. Returns `{kind, runs}`, each run encoded in `format`
 /// (default `"openai"`).
-#[wasm_bindgen(js_name = readTranscript, unchecked_return_type = "{ kind: string; runs: unknown[][] }")]
+#[wasm_bindgen(js_name = readTranscript, unchecked_return_type = "EncodedTranscript")]
 pub fn read_transcript(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "Format")] format: Option<JsValue>,
@@ -159,5 +159,16 @@ pub fn read_transcript(
         Format::parse(opt_string_arg(format, "format")?.as_deref().unwrap_or("openai")).map_err(to_js_error)?;
     let t = transcript::read_transcript(&string_arg(&text, "text")?).map_err(to_js_error)?;
     let runs: Vec<Vec<serde_json::Value>> = t.runs.iter().map(|r| encode_messages(r, format)).collect();
-    to_js(&serde_json::json!({"kind": t.kind, "runs": runs}))
+    to_js(&EncodedTranscript { kind: t.kind, runs })
+}
+
+/// What `readTranscript` returns: a transcript's runs encoded in the requested format.
+#[derive(serde::Serialize, tsify::Tsify)]
+#[tsify(rename = "EncodedTranscript")]
+struct EncodedTranscript {
+    /// The detected kind.
+    kind: transcript::TranscriptKind,
+    /// The runs (a tau-bench file holds many; other kinds one), each encoded in the requested format.
+    #[tsify(type = "unknown[][]")]
+    runs: Vec<Vec<serde_json::Value>>,
 }
