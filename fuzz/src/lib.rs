@@ -358,7 +358,9 @@ pub fn run_steps(text: &str) -> (Store, Vec<ChannelSpec>, Vec<(String, String)>)
                 if !wasm_usize(opts.budget) || !opts.max_tool_result_tokens.is_none_or(wasm_usize) {
                     continue;
                 }
-                if let Ok(p) = stategate::project::Projector::default().model_view(&store, &opts, &mut Estimate, "estimate") {
+                if let Ok(p) =
+                    stategate::project::Projector::default().model_view(&store, &opts, &mut Estimate, "estimate")
+                {
                     assert!(
                         p.report.used <= opts.budget,
                         "model view: used {} passes the budget {}",
