@@ -50,7 +50,12 @@ fn forbidden_arrows_do_not_exist() {
         ("transcript", &["state", "project", "tasks", "js"]),
     ];
     let mut found = Vec::new();
-    for file in &files {
+    // Test code may reach across layers (it checks how they work together); shipped code may not.
+    let is_test = |f: &Path| {
+        let name = f.file_name().unwrap_or_default().to_string_lossy();
+        name == "tests.rs" || name.ends_with("_tests.rs") || f.components().any(|c| c.as_os_str() == "tests")
+    };
+    for file in files.iter().filter(|f| !is_test(f)) {
         let module = module_of(file);
         let text = fs::read_to_string(file).unwrap();
         if module != "js" && text.lines().any(|l| !l.trim_start().starts_with("//") && l.contains("wasm_bindgen")) {

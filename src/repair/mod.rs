@@ -14,7 +14,7 @@ pub use validate::{validate as validate_shapes, Provider, Rule, Violation};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::util::content_as_string;
-use crate::message::formats::{decode_messages, encode_group, group_roles, Format};
+use crate::message::formats::{decode_messages, encode_group, group_with, Format};
 use crate::message::{Content, ContentPart, Message, Role, ToolStatus};
 use serde_json::Value;
 
@@ -110,7 +110,8 @@ pub enum Output {
 
 /// Turns a repair plan over input messages into output messages.
 ///
-/// Items are grouped as the target format groups messages ([`group_roles`]); a group that is
+/// Items are grouped as the target format groups messages ([`group_with`]: a UIMessage's steps,
+/// the canonical messages of one input message, stay together); a group that is
 /// exactly one whole input message, unchanged, is kept as [`Output::Original`]; any other group is
 /// materialised (`unit(i)` gives the canonical message at position `i`, decoded on demand, so
 /// untouched input messages are never converted) and encoded.
@@ -139,7 +140,17 @@ pub fn assemble(
         let end = start + items.iter().skip(start).take_while(|it| format_of(it) == format).count();
         let run = items.get(start..end).unwrap_or_default();
         let roles: Vec<Role> = run.iter().map(role_of).collect();
-        for range in group_roles(&roles, format) {
+        let source_of = |item: Option<&Item>| match item {
+            Some(Item::Keep(i, _)) => shapes.get(*i).map(|s| s.source),
+            _ => None,
+        };
+        // An assistant message continues the message before it when both came from one input
+        // message (the steps of one UIMessage), whatever placeholders were inserted between.
+        let continues = |k: usize| {
+            let before = run.get(..k).unwrap_or_default().iter().rev().find_map(|it| source_of(Some(it)));
+            source_of(run.get(k)).is_some() && source_of(run.get(k)) == before
+        };
+        for range in group_with(&roles, continues, format) {
             let group = run.get(range).unwrap_or_default();
             if let Some(src) = whole_source(group, shapes, &units_of_source) {
                 out.push(Output::Original(src));

@@ -166,7 +166,17 @@ fn decode_part(v: &Value) -> Result<ContentPart> {
     })
 }
 
-fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
+/// The `providerOptions` an AI SDK part carries for a field kept from a UIMessage (`key`: the
+/// UI part's `providerMetadata`, a tool part's `callProviderMetadata`), as `convertToModelMessages`
+/// moves it — so a reasoning signature or an OpenAI item id survives UI → ModelMessage.
+fn provider_options_from_ui(o: &mut Map<String, Value>, extra: &Map<String, Value>, key: &str) {
+    if let Some(meta) = extra.get(key).filter(|m| m.is_object()) {
+        o.insert("providerOptions".into(), meta.clone());
+    }
+}
+
+fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
+    let own = origin == Some(Format::AiSdk);
     let mut o = Map::new();
     let extra = match part {
         ContentPart::Text { text, extra } => {
@@ -191,6 +201,8 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
     };
     if own {
         o.extend(extra.clone());
+    } else if origin == Some(Format::Ui) {
+        provider_options_from_ui(&mut o, extra, "providerMetadata");
     }
     Some(Value::Object(o))
 }
@@ -231,7 +243,19 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 p.insert("type".into(), json!("tool-result"));
                 p.insert("toolCallId".into(), json!(t.tool_call_id.as_deref().unwrap_or_default()));
                 p.insert("toolName".into(), json!(t.name.as_deref().unwrap_or_default()));
-                p.insert("output".into(), json!({"type": kind, "value": content_as_string(&t.content)}));
+                let text = content_as_string(&t.content);
+                // A UIMessage's non-string output goes as `json`, as `convertToModelMessages` sends it.
+                let output = match t.extra.get("output") {
+                    Some(v)
+                        if t.origin == Some(Format::Ui)
+                            && kind == "text"
+                            && serde_json::to_string(v).is_ok_and(|j| j == text) =>
+                    {
+                        json!({"type": "json", "value": v})
+                    }
+                    _ => json!({"type": kind, "value": text}),
+                };
+                p.insert("output".into(), output);
                 if own {
                     p.extend(t.extra.clone());
                 }
@@ -246,7 +270,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
         Content::Text(t) if !has_calls || first.role != Role::Assistant => json!(t),
         Content::Text(t) if t.is_empty() => json!([]),
         Content::Text(t) => json!([{"type": "text", "text": t}]),
-        Content::Parts(parts) => Value::Array(parts.iter().filter_map(|p| encode_part(p, own)).collect()),
+        Content::Parts(parts) => Value::Array(parts.iter().filter_map(|p| encode_part(p, first.origin)).collect()),
         Content::Null | Content::Absent if has_calls => json!([]),
         Content::Null | Content::Absent => json!(""),
     };
@@ -261,6 +285,11 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 p.insert("input".into(), c.args.clone());
                 if own {
                     p.extend(c.extra.clone());
+                } else if first.origin == Some(Format::Ui) {
+                    provider_options_from_ui(&mut p, &c.extra, "callProviderMetadata");
+                    if let Some(executed) = c.extra.get("providerExecuted").filter(|v| v.is_boolean()) {
+                        p.insert("providerExecuted".into(), executed.clone());
+                    }
                 }
                 parts.push(Value::Object(p));
             }

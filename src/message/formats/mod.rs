@@ -15,6 +15,9 @@ mod anthropic;
 mod gemini;
 mod langchain;
 mod openai;
+mod ui;
+#[cfg(test)]
+mod ui_tests;
 pub(crate) mod util;
 
 use super::{Message, Role};
@@ -43,11 +46,16 @@ pub enum Format {
     /// Google Gemini `Content` (`role: "user"|"model"`, `parts` with `functionCall` /
     /// `functionResponse`).
     Gemini,
+    /// Vercel AI SDK `UIMessage` (`useChat` state: `{id, role, parts}` with `text`, `reasoning`,
+    /// tool parts `tool-<name>` / `dynamic-tool` carrying their state and result, `file`,
+    /// sources, `data-*`, `step-start`).
+    Ui,
 }
 
 impl Format {
     /// All formats, in a fixed order.
-    pub const ALL: [Format; 5] = [Format::Langchain, Format::Openai, Format::Anthropic, Format::AiSdk, Format::Gemini];
+    pub const ALL: [Format; 6] =
+        [Format::Langchain, Format::Openai, Format::Anthropic, Format::AiSdk, Format::Gemini, Format::Ui];
 
     /// The format's name as used in options (`"ai-sdk"`).
     pub fn as_str(self) -> &'static str {
@@ -57,6 +65,7 @@ impl Format {
             Format::Anthropic => "anthropic",
             Format::AiSdk => "ai-sdk",
             Format::Gemini => "gemini",
+            Format::Ui => "ui",
         }
     }
 
@@ -65,7 +74,7 @@ impl Format {
         Format::ALL.into_iter().find(|f| f.as_str() == name).ok_or_else(|| {
             Error::new(
                 ErrorCode::InvalidOption,
-                format!("unknown format {name:?}; use one of langchain, openai, anthropic, ai-sdk, gemini"),
+                format!("unknown format {name:?}; use one of {}", Format::ALL.map(Format::as_str).join(", ")),
             )
         })
     }
@@ -152,13 +161,13 @@ pub fn detect(value: &Value) -> Result<Detected> {
             };
         }
     }
-    if obj.get("parts").is_some_and(Value::is_array) {
-        return Ok(Detected::Sure(Format::Gemini));
+    if let Some(Value::Array(parts)) = obj.get("parts") {
+        return parts_list_format(obj, parts).map(Detected::Sure);
     }
     let Some(role) = obj.get("role").and_then(Value::as_str) else {
         return Err(Error::new(
             ErrorCode::InvalidMessage,
-            "a message needs a `role` (OpenAI, Anthropic, AI SDK), a `type` (LangChain), `lc` + `kwargs` (LangChain serialized) or `parts` (Gemini)",
+            "a message needs a `role` (OpenAI, Anthropic, AI SDK), a `type` (LangChain), `lc` + `kwargs` (LangChain serialized) or `parts` (Gemini, AI SDK UIMessage)",
         ));
     };
     if role == "model" {
@@ -189,6 +198,27 @@ pub fn detect(value: &Value) -> Result<Detected> {
         }
     }
     Ok(Detected::Plain)
+}
+
+/// Whose `parts` list this is: Gemini's parts have no `type` (`{text}`, `{functionCall}`, …), an
+/// AI SDK UIMessage's all have one. Gemini's `role: "model"` decides; a list mixing typed and
+/// untyped parts is refused, naming both candidates; an empty list is a UIMessage when the
+/// message has the `id` or `metadata` a UIMessage has.
+fn parts_list_format(obj: &Map<String, Value>, parts: &[Value]) -> Result<Format> {
+    if obj.get("role").and_then(Value::as_str) == Some("model") {
+        return Ok(Format::Gemini);
+    }
+    let typed = parts.iter().filter(|p| p.get("type").is_some_and(Value::is_string)).count();
+    match (typed, parts.len()) {
+        (0, 0) if obj.contains_key("id") || obj.contains_key("metadata") => Ok(Format::Ui),
+        (0, _) => Ok(Format::Gemini),
+        (t, n) if t == n => Ok(Format::Ui),
+        _ => Err(Error::new(
+            ErrorCode::InvalidMessage,
+            "a `parts` list mixing typed parts (an AI SDK UIMessage) and untyped ones (Gemini): use one format per message",
+        )
+        .field("parts")),
+    }
 }
 
 /// The format a content-part `type` belongs to, when only one format uses it.
@@ -355,6 +385,7 @@ pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
         Format::Anthropic => anthropic::decode(obj)?,
         Format::AiSdk => ai_sdk::decode(obj)?,
         Format::Gemini => gemini::decode(obj)?,
+        Format::Ui => ui::decode(obj)?,
     };
     for m in &mut messages {
         m.origin = Some(format);
@@ -363,17 +394,28 @@ pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
 }
 
 /// How the encoder groups canonical messages into output messages of `format`: each range becomes
-/// one output message. Consecutive tool results share one message where the format says so.
+/// one output message. Consecutive tool results share one message where the format says so; a
+/// UIMessage holds an assistant turn's steps and results (a step continues the message it was
+/// decoded from, see `ui::continues`).
 pub fn groups(messages: &[Message], format: Format) -> Vec<Range<usize>> {
-    group_roles(&messages.iter().map(|m| m.role).collect::<Vec<_>>(), format)
+    group_with(&messages.iter().map(|m| m.role).collect::<Vec<_>>(), |i| ui::continues(messages, i), format)
 }
 
-/// [`groups`] from the roles alone.
+/// [`groups`] from the roles alone (no step continues an earlier UIMessage).
 pub fn group_roles(roles: &[Role], format: Format) -> Vec<Range<usize>> {
+    group_with(roles, |_| false, format)
+}
+
+/// [`groups`] from the roles and, for UIMessages, whether the assistant message at `i`
+/// continues the one before it.
+pub fn group_with(roles: &[Role], continues: impl Fn(usize) -> bool, format: Format) -> Vec<Range<usize>> {
     let mut out: Vec<Range<usize>> = Vec::with_capacity(roles.len());
     for (i, role) in roles.iter().enumerate() {
-        let joins =
-            format.merges_tool_results() && *role == Role::Tool && i > 0 && roles.get(i - 1) == Some(&Role::Tool);
+        let joins = match format {
+            // Results fold into the assistant message before them.
+            Format::Ui => i > 0 && (*role == Role::Tool || (*role == Role::Assistant && continues(i))),
+            _ => format.merges_tool_results() && *role == Role::Tool && i > 0 && roles.get(i - 1) == Some(&Role::Tool),
+        };
         match out.last_mut() {
             Some(last) if joins => last.end = i + 1,
             _ => out.push(i..i + 1),
@@ -390,6 +432,7 @@ pub fn encode_group(group: &[Message], format: Format) -> Value {
         Format::Anthropic => anthropic::encode(group),
         Format::AiSdk => ai_sdk::encode(group),
         Format::Gemini => gemini::encode(group),
+        Format::Ui => ui::encode(group),
     }
 }
 
@@ -398,9 +441,9 @@ pub fn encode_group(group: &[Message], format: Format) -> Value {
 /// Fields a message kept in `extra` are emitted only when `format` is the message's origin; when
 /// converting, only what the target format defines is written.
 pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
-    // Gemini names a result by its function (`functionResponse.name` is required): give nameless
-    // results the name of the call they answer.
-    let named: Option<Vec<Message>> = (format == Format::Gemini
+    // Gemini and the AI SDK name a result by its function (`functionResponse.name`,
+    // `tool-result.toolName` are required): give nameless results the name of the call they answer.
+    let named: Option<Vec<Message>> = (matches!(format, Format::Gemini | Format::AiSdk)
         && messages.iter().any(|m| m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty()))
     .then(|| {
         let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();

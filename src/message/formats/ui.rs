@@ -1,0 +1,424 @@
+//! Vercel AI SDK `UIMessage` (v5 / v6): what `useChat` holds in every AI SDK frontend.
+//!
+//! `{id, role: "system" | "user" | "assistant", metadata?, parts}` with parts `text`,
+//! `reasoning`, `file`, `source-url`, `source-document`, `data-*`, `step-start`, and tool parts
+//! `tool-<name>` / `dynamic-tool` `{toolCallId, state, input, output, errorText, approval?}`.
+//!
+//! Decoding follows the AI SDK's own `convertToModelMessages` where they overlap: an assistant
+//! message splits into steps at `step-start`; each step is one assistant message (text,
+//! reasoning, files, its tool calls) followed by one tool result per tool part whose state is
+//! `output-available` (the output), `output-error` (the error text, status error) or
+//! `output-denied` (the denial reason, or "Tool call execution denied.", status error). A tool
+//! part in `input-available`, `approval-requested` or `approval-responded` is a call without a
+//! result, so validation reports it and repair answers it. Parts the model never sees
+//! (`step-start`, sources, `data-*`, a tool part still `input-streaming`) are kept as they are and
+//! written back only to this format.
+//!
+//! So one UIMessage round-trips exactly: step k > 0 of message `X` gets the id `X#k` (that is how
+//! the encoder knows it continues `X`), a tool call remembers its place among its step's parts
+//! and every field of its part, and a result remembers a non-string output. An unknown part type
+//! is refused (`INVALID_MESSAGE` naming it), never guessed.
+
+use super::util::{as_obj, content_as_string, extra_of, kind, opt_id};
+use super::{put_extra, Format};
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
+use serde_json::{json, Map, Value};
+
+/// The key of a tool call's `extra` that holds its part's position among its step's parts.
+const POSITION: &str = "$part";
+
+/// The text of a denied call's result when the approval gives no reason (the AI SDK's own).
+const DENIED: &str = "Tool call execution denied.";
+
+/// The tool states in which the part carries a result.
+const ANSWERED: [&str; 3] = ["output-available", "output-error", "output-denied"];
+
+/// Every tool state of AI SDK v6.
+const STATES: [&str; 7] = [
+    "input-streaming",
+    "input-available",
+    "approval-requested",
+    "approval-responded",
+    "output-available",
+    "output-error",
+    "output-denied",
+];
+
+/// Whether `kind` is a part type of a UIMessage.
+pub(super) fn is_part_type(kind: &str) -> bool {
+    matches!(kind, "text" | "reasoning" | "file" | "source-url" | "source-document" | "step-start" | "dynamic-tool")
+        || kind.starts_with("tool-")
+        || kind.starts_with("data-")
+}
+
+/// The name of a tool part's tool: `tool-<name>`, or a `dynamic-tool`'s `toolName`.
+fn tool_name(kind: &str, part: &Map<String, Value>) -> Option<String> {
+    match kind.strip_prefix("tool-") {
+        Some(name) => Some(name.to_string()),
+        None => part.get("toolName").and_then(Value::as_str).map(str::to_string),
+    }
+}
+
+fn invalid(message: String) -> Error {
+    Error::new(ErrorCode::InvalidMessage, message).field("parts")
+}
+
+/// One content part (anything but a tool part).
+fn decode_part(part: &Map<String, Value>, raw: &Value, ty: &str) -> Result<ContentPart> {
+    let text = |key: &str| match part.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        other => Err(invalid(format!(
+            "a UIMessage `{ty}` part needs a string `{key}`, got {}",
+            other.map_or("nothing", kind)
+        ))),
+    };
+    Ok(match ty {
+        "text" => ContentPart::Text { text: text("text")?, extra: extra_of(part, &["type", "text"]) },
+        "reasoning" => ContentPart::Reasoning { text: text("text")?, extra: extra_of(part, &["type", "text"]) },
+        "file" if part.get("mediaType").and_then(Value::as_str).is_some_and(|t| t.starts_with("image/")) => {
+            ContentPart::Image {
+                url: Some(text("url")?),
+                data: None,
+                media_type: part.get("mediaType").and_then(Value::as_str).map(str::to_string),
+                extra: extra_of(part, &["type", "url", "mediaType"]),
+            }
+        }
+        _ => ContentPart::Other { raw: raw.clone() },
+    })
+}
+
+/// A tool part as the call it records (`None` while its input is still streaming: the model
+/// never saw that call) and the result it carries, if any.
+fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result<Option<(ToolCall, Option<Message>)>> {
+    let state = part.get("state").and_then(Value::as_str).unwrap_or_default();
+    if !STATES.contains(&state) {
+        return Err(invalid(format!(
+            "a UIMessage tool part with state {state:?}; the states are {}",
+            STATES.join(", ")
+        )));
+    }
+    if state == "input-streaming" {
+        return Ok(None);
+    }
+    let id = part.get("toolCallId").and_then(Value::as_str).filter(|s| !s.is_empty()).ok_or_else(|| {
+        Error::new(ErrorCode::InvalidToolCall, format!("a UIMessage `{kind}` part needs a `toolCallId`")).field("parts")
+    })?;
+    let name = tool_name(kind, part).unwrap_or_default();
+    let mut extra = extra_of(part, &["type", "toolCallId", "toolName", "input", "output", "errorText"]);
+    if kind == "dynamic-tool" {
+        extra.insert("type".into(), json!("dynamic-tool"));
+    }
+    extra.insert(POSITION.into(), json!(position));
+    let call = ToolCall {
+        id: id.to_string(),
+        name: name.clone(),
+        args: part.get("input").cloned().unwrap_or_else(|| json!({})),
+        raw_args: None,
+        extra,
+    };
+    let result = match state {
+        "output-available" => {
+            let output = part.get("output").cloned().unwrap_or(Value::Null);
+            let mut m = Message::tool_result(id, json_text(&output), ToolStatus::Success);
+            if !output.is_string() {
+                m.extra.insert("output".into(), output);
+            }
+            Some(m)
+        }
+        "output-error" => {
+            let text = part.get("errorText").and_then(Value::as_str).unwrap_or_default();
+            Some(Message::tool_result(id, text, ToolStatus::Error))
+        }
+        "output-denied" => {
+            let reason = part.get("approval").and_then(|a| a.get("reason")).and_then(Value::as_str);
+            Some(Message::tool_result(id, reason.unwrap_or(DENIED), ToolStatus::Error))
+        }
+        _ => None,
+    };
+    Ok(Some((
+        call,
+        result.map(|mut m| {
+            m.name = Some(name);
+            m
+        }),
+    )))
+}
+
+/// A tool output as the text a tool result holds: a string as it is, anything else as JSON.
+fn json_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
+    let role = match obj.get("role").and_then(Value::as_str).unwrap_or_default() {
+        "system" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        other => {
+            return Err(Error::new(
+                ErrorCode::UnknownRole,
+                format!("unknown UIMessage role {other:?}; expected system, user or assistant"),
+            )
+            .field("role"))
+        }
+    };
+    let id = opt_id(obj, "id")?;
+    let Some(Value::Array(parts)) = obj.get("parts") else {
+        return Err(invalid("a UIMessage needs `parts`, a list".into()));
+    };
+    let extra = extra_of(obj, &["id", "role", "parts"]);
+    // Steps of an assistant message: its parts split at `step-start` (which stays, as the first
+    // part of the step it starts).
+    let mut steps: Vec<Vec<&Value>> = vec![Vec::new()];
+    for p in parts {
+        let part = as_obj(p, "a UIMessage part")?;
+        let kind = part.get("type").and_then(Value::as_str).unwrap_or_default();
+        if !is_part_type(kind) {
+            return Err(invalid(format!(
+                "unknown UIMessage part type {kind:?}; the part types are text, reasoning, file, source-url, source-document, step-start, data-*, tool-*, dynamic-tool"
+            )));
+        }
+        let is_tool = kind.starts_with("tool-") || kind == "dynamic-tool";
+        if is_tool && role != Role::Assistant {
+            return Err(
+                Error::new(ErrorCode::InvalidToolCall, "only an assistant UIMessage has tool parts").field("parts")
+            );
+        }
+        if kind == "step-start" && role == Role::Assistant && steps.last().is_some_and(|s| !s.is_empty()) {
+            steps.push(Vec::new());
+        }
+        if let Some(step) = steps.last_mut() {
+            step.push(p);
+        }
+    }
+    let mut out = Vec::new();
+    for (k, step) in steps.iter().enumerate() {
+        let mut m = Message::new(role, "");
+        m.id = match (&id, k) {
+            (Some(id), 0) => Some(id.clone()),
+            (Some(id), k) => Some(format!("{id}#{k}")),
+            (None, _) => None,
+        };
+        if k == 0 {
+            m.extra = extra.clone();
+        }
+        let mut content = Vec::new();
+        let mut results = Vec::new();
+        for (position, p) in step.iter().enumerate() {
+            let part = as_obj(p, "a UIMessage part")?;
+            let kind = part.get("type").and_then(Value::as_str).unwrap_or_default();
+            if kind.starts_with("tool-") || kind == "dynamic-tool" {
+                match decode_tool(part, kind, position)? {
+                    Some((call, result)) => {
+                        m.tool_calls.push(call);
+                        results.extend(result);
+                    }
+                    None => content.push(ContentPart::Other { raw: (*p).clone() }),
+                }
+            } else {
+                content.push(decode_part(part, p, kind)?);
+            }
+        }
+        m.content = Content::Parts(content);
+        out.push(m);
+        out.extend(results);
+    }
+    Ok(out)
+}
+
+/// Whether the assistant message at `i` continues the UIMessage of an earlier message of the
+/// list: its id is `X#k` and the nearest assistant message before it (past its results) is `X`
+/// or `X#j`.
+pub(super) fn continues(messages: &[Message], i: usize) -> bool {
+    let Some(m) = messages.get(i).filter(|m| m.role == Role::Assistant) else { return false };
+    let Some((base, _)) = m.id.as_deref().and_then(|id| id.rsplit_once('#')) else { return false };
+    let before = messages.get(..i).unwrap_or_default().iter().rev().find(|p| p.role != Role::Tool);
+    before.is_some_and(|p| {
+        p.role == Role::Assistant
+            && p.id.as_deref().is_some_and(|pid| pid == base || pid.rsplit_once('#').is_some_and(|(b, _)| b == base))
+    })
+}
+
+/// One content part as a UIMessage part (`None` for a part this format cannot carry).
+fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
+    let mut obj = Map::new();
+    match part {
+        ContentPart::Text { text, extra } => {
+            obj.insert("type".into(), json!("text"));
+            obj.insert("text".into(), json!(text));
+            if own {
+                extend(&mut obj, extra);
+            }
+        }
+        ContentPart::Reasoning { text, extra } => {
+            obj.insert("type".into(), json!("reasoning"));
+            obj.insert("text".into(), json!(text));
+            if own {
+                extend(&mut obj, extra);
+            }
+        }
+        ContentPart::Image { url, data, media_type, extra } => {
+            let media_type = media_type.clone().unwrap_or_else(|| "image/png".into());
+            let url = match (url, data) {
+                (Some(u), _) => u.clone(),
+                (None, Some(d)) => format!("data:{media_type};base64,{d}"),
+                (None, None) => return None,
+            };
+            obj.insert("type".into(), json!("file"));
+            obj.insert("mediaType".into(), json!(media_type));
+            obj.insert("url".into(), json!(url));
+            if own {
+                extend(&mut obj, extra);
+            }
+        }
+        ContentPart::Other { raw } => return own.then(|| raw.clone()),
+    }
+    Some(Value::Object(obj))
+}
+
+fn extend(obj: &mut Map<String, Value>, extra: &Map<String, Value>) {
+    for (k, v) in extra {
+        obj.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+}
+
+/// A tool call with its result (if the group holds one) as a tool part.
+fn encode_tool(call: &ToolCall, result: Option<&Message>, own: bool) -> Value {
+    let mut obj = Map::new();
+    let dynamic = own && call.extra.get("type").and_then(Value::as_str) == Some("dynamic-tool");
+    if dynamic {
+        obj.insert("type".into(), json!("dynamic-tool"));
+        obj.insert("toolName".into(), json!(call.name));
+    } else {
+        obj.insert("type".into(), json!(format!("tool-{}", call.name)));
+    }
+    obj.insert("toolCallId".into(), json!(call.id));
+    let recorded = call.extra.get("state").and_then(Value::as_str).filter(|_| own);
+    let mut approval = call.extra.get("approval").and_then(Value::as_object).filter(|_| own).cloned();
+    let granted = approval.as_ref().is_some_and(|a| a.get("approved") == Some(&Value::Bool(true)));
+    let text = result.map(|r| content_as_string(&r.content)).unwrap_or_default();
+    let state = match result {
+        None => recorded.filter(|s| !ANSWERED.contains(s)).unwrap_or("input-available"),
+        // A call whose approval was not granted never ran: its error result is a denial (the
+        // only answered state such a part may have), the result's text its reason.
+        Some(r)
+            if r.status == Some(ToolStatus::Error)
+                && (recorded == Some("output-denied") || (approval.is_some() && !granted)) =>
+        {
+            if let Some(a) = approval.as_mut() {
+                a.insert("approved".into(), json!(false));
+                if text != DENIED {
+                    a.entry("reason").or_insert_with(|| json!(text));
+                }
+            }
+            "output-denied"
+        }
+        Some(r) if r.status == Some(ToolStatus::Error) => "output-error",
+        Some(_) => {
+            if let Some(a) = approval.as_mut().filter(|_| !granted) {
+                a.insert("approved".into(), json!(true)); // it ran, so it was allowed
+            }
+            "output-available"
+        }
+    };
+    obj.insert("state".into(), json!(state));
+    obj.insert("input".into(), call.args.clone());
+    if let Some(r) = result {
+        match state {
+            "output-available" => {
+                // A non-string output comes back as it was while the result's text is unchanged.
+                let output =
+                    match r.extra.get("output").filter(|o| r.origin == Some(Format::Ui) && json_text(o) == text) {
+                        Some(o) => o.clone(),
+                        None => json!(text),
+                    };
+                obj.insert("output".into(), output);
+            }
+            "output-error" => {
+                obj.insert("errorText".into(), json!(text));
+            }
+            _ => {}
+        }
+    }
+    if let Some(a) = approval {
+        obj.insert("approval".into(), Value::Object(a));
+    }
+    if own {
+        for (k, v) in &call.extra {
+            if k != POSITION && k != "type" && k != "state" && k != "approval" {
+                obj.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+    }
+    Value::Object(obj)
+}
+
+/// A group (see [`super::groups`]) as one UIMessage: a system or user message, or an assistant
+/// message with every step of the group — each step's parts with its tool parts back at their
+/// places, each call's result folded into its part.
+pub(super) fn encode(group: &[Message]) -> Value {
+    let Some(first) = group.first() else { return Value::Null };
+    let own = first.origin == Some(Format::Ui);
+    let role = match first.role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant | Role::Tool => "assistant",
+    };
+    let mut obj = Map::new();
+    let id = first.id.as_deref().map(|id| match id.rsplit_once('#') {
+        Some((base, _)) if first.role == Role::Assistant && first.origin == Some(Format::Ui) => base,
+        _ => id,
+    });
+    if let Some(id) = id {
+        obj.insert("id".into(), json!(id));
+    }
+    obj.insert("role".into(), json!(role));
+    let mut parts: Vec<Value> = Vec::new();
+    let calls: Vec<&str> = group.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
+    for m in group {
+        let mine = m.origin == Some(Format::Ui);
+        match m.role {
+            Role::Tool => {
+                // A result whose call is not in this message (it was repaired away or never made
+                // here): a dynamic tool part, so it is not lost.
+                if m.tool_call_id.as_deref().is_some_and(|c| !calls.contains(&c)) {
+                    let call = ToolCall {
+                        id: m.tool_call_id.clone().unwrap_or_default(),
+                        name: m.name.clone().unwrap_or_else(|| "unknown".into()),
+                        args: json!({}),
+                        raw_args: None,
+                        extra: Map::from_iter([("type".to_string(), json!("dynamic-tool"))]),
+                    };
+                    parts.push(encode_tool(&call, Some(m), true));
+                }
+            }
+            _ => {
+                let mut step: Vec<Value> = match &m.content {
+                    Content::Text(t) if !t.is_empty() => vec![json!({"type": "text", "text": t})],
+                    Content::Parts(p) => p.iter().filter_map(|x| encode_part(x, mine)).collect(),
+                    _ => Vec::new(),
+                };
+                for call in &m.tool_calls {
+                    let result =
+                        group.iter().find(|r| r.role == Role::Tool && r.tool_call_id.as_deref() == Some(&call.id));
+                    let part = encode_tool(call, result, mine);
+                    let at = call.extra.get(POSITION).and_then(Value::as_u64).filter(|_| mine).map(|p| p as usize);
+                    match at {
+                        Some(at) if at <= step.len() => step.insert(at, part),
+                        _ => step.push(part),
+                    }
+                }
+                parts.extend(step);
+            }
+        }
+    }
+    obj.insert("parts".into(), Value::Array(parts));
+    if own {
+        put_extra(&mut obj, first, Format::Ui);
+    }
+    Value::Object(obj)
+}

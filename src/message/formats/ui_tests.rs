@@ -1,0 +1,155 @@
+//! The AI SDK UIMessage format: detection, exact round trips of real `useChat` state, the
+//! decoding `convertToModelMessages` does, validation and repair of unanswered tool parts.
+
+use super::*;
+use crate::message::{Content, ContentPart, ToolStatus};
+use crate::repair::Rule;
+use crate::repair::{repair_values, validate_values, Provider, RepairOptions};
+use serde_json::json;
+
+/// A `useChat` history as AI SDK 6 holds it (`tests/fixtures/ui/usechat-history.json`): a
+/// two-step assistant turn (reasoning, a tool call with an object output, then the answer), a
+/// dynamic tool that failed, a call waiting for approval, a denied call, a call still streaming
+/// its input, data, source and file parts.
+fn history() -> Vec<Value> {
+    serde_json::from_str(include_str!("../../../tests/fixtures/ui/usechat-history.json")).unwrap()
+}
+
+#[test]
+fn ui_messages_are_detected_as_ui_and_gemini_stays_gemini() {
+    for v in history() {
+        assert_eq!(detect(&v).unwrap(), Detected::Sure(Format::Ui), "{v}");
+    }
+    assert_eq!(detect(&json!({"role": "user", "parts": [{"text": "hi"}]})).unwrap(), Detected::Sure(Format::Gemini));
+    assert_eq!(detect(&json!({"role": "model", "parts": [{"text": "hi"}]})).unwrap(), Detected::Sure(Format::Gemini));
+    assert_eq!(detect(&json!({"id": "x", "role": "user", "parts": []})).unwrap(), Detected::Sure(Format::Ui));
+    // Near misses are refused, naming what was seen.
+    let mixed = detect(&json!({"role": "user", "parts": [{"type": "text", "text": "a"}, {"text": "b"}]})).unwrap_err();
+    assert_eq!(mixed.code, ErrorCode::InvalidMessage);
+    assert!(mixed.message.contains("UIMessage") && mixed.message.contains("Gemini"), "{}", mixed.message);
+    let unknown = decode_messages(&[json!({"id": "x", "role": "user", "parts": [{"type": "txt", "text": "a"}]})], None)
+        .unwrap_err();
+    assert_eq!((unknown.code, unknown.index), (ErrorCode::InvalidMessage, Some(0)));
+    assert!(unknown.message.contains("\"txt\""), "{}", unknown.message);
+    let state = decode_messages(&[json!({"id": "x", "role": "assistant", "parts": [{"type": "tool-a", "toolCallId": "c", "state": "done", "input": {}}]})], None)
+        .unwrap_err();
+    assert!(state.message.contains("\"done\""), "{}", state.message);
+}
+
+#[test]
+fn a_ui_history_round_trips_exactly() {
+    let h = history();
+    let d = decode_messages(&h, None).unwrap();
+    assert_eq!(encode_messages(&d.messages, Format::Ui), h);
+    // One message at a time too, and through the canonical form as JSON.
+    for v in &h {
+        roundtrip(v.clone());
+    }
+    let canonical: Vec<Value> = d.messages.iter().map(|m| serde_json::to_value(m).unwrap()).collect();
+    let again = decode_messages(&canonical, None).unwrap().messages;
+    assert_eq!(encode_messages(&again, Format::Ui), h);
+}
+
+fn roundtrip(v: Value) {
+    let d = decode_messages(std::slice::from_ref(&v), None).unwrap();
+    assert_eq!(encode_messages(&d.messages, Format::Ui), vec![v]);
+}
+
+#[test]
+fn decoding_follows_convert_to_model_messages() {
+    let d = decode_messages(&history(), None).unwrap().messages;
+    let summary: Vec<(Role, Option<&str>, usize, Option<&str>)> =
+        d.iter().map(|m| (m.role, m.id.as_deref(), m.tool_calls.len(), m.tool_call_id.as_deref())).collect();
+    assert_eq!(
+        summary,
+        vec![
+            (Role::User, Some("u1"), 0, None),
+            (Role::Assistant, Some("a1"), 1, None),
+            (Role::Tool, None, 0, Some("call_1")),
+            (Role::Assistant, Some("a1#1"), 0, None),
+            (Role::User, Some("u2"), 0, None),
+            // The streaming call is not a call yet: three calls, two results.
+            (Role::Assistant, Some("a2"), 3, None),
+            (Role::Tool, None, 0, Some("call_2")),
+            (Role::Tool, None, 0, Some("call_4")),
+        ]
+    );
+    assert_eq!(
+        d[2].content.text(),
+        r#"{"tempC":21,"sky":"clear"}"#,
+        "keys in their order, as JSON.stringify writes them"
+    );
+    assert_eq!((d[6].status, d[6].content.text().as_str()), (Some(ToolStatus::Error), "feed unavailable"));
+    assert_eq!((d[7].status, d[7].content.text().as_str()), (Some(ToolStatus::Error), "never"));
+    assert_eq!(d[5].tool_calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["news", "bookTable", "deleteAll"]);
+    assert!(matches!(&d[0].content, Content::Parts(p) if matches!(p[1], ContentPart::Image { .. })));
+
+    // To OpenAI Chat: the calls and their results, nothing the model never sees.
+    let openai = encode_messages(&d, Format::Openai);
+    assert_eq!(
+        openai[1]["tool_calls"][0]["function"],
+        json!({"name": "getWeather", "arguments": r#"{"city":"Paris"}"#})
+    );
+    assert_eq!(
+        (openai[2]["tool_call_id"].as_str(), openai[2]["content"].as_str()),
+        (Some("call_1"), Some(r#"{"tempC":21,"sky":"clear"}"#))
+    );
+    assert_eq!(openai[3]["content"][0]["text"], json!("It is 21°C and clear."));
+    assert!(!serde_json::to_string(&openai).unwrap().contains("step-start"));
+    assert!(!serde_json::to_string(&openai).unwrap().contains("call_5"), "a streaming input is not a call");
+}
+
+#[test]
+fn unanswered_tool_parts_are_missing_results_and_repair_answers_them_in_place() {
+    let h = history();
+    let v = validate_values(&h, Provider::Openai).unwrap();
+    let flagged: Vec<(Rule, Option<&str>)> = v.iter().map(|x| (x.rule, x.tool_call_id.as_deref())).collect();
+    assert_eq!(flagged, vec![(Rule::MissingToolResult, Some("call_3"))], "{v:?}");
+
+    let mut reasons = std::collections::HashMap::new();
+    reasons.insert("call_3".to_string(), crate::repair::Reason::Interrupted);
+    let (out, report) = repair_values(&h, &RepairOptions { reasons, ..RepairOptions::default() }).unwrap();
+    assert_eq!(report.len(), 1, "{report:?}");
+    assert_eq!(out.len(), h.len(), "the answer goes into the UIMessage, not beside it");
+    assert_eq!(&out[..3], &h[..3], "untouched messages are unchanged");
+    let part = &out[3]["parts"][2];
+    // A call whose approval was never granted did not run: its answer is a denial, with the
+    // placeholder's text as the reason (the only answered state the AI SDK allows it).
+    assert_eq!((part["toolCallId"].as_str(), part["state"].as_str()), (Some("call_3"), Some("output-denied")));
+    assert_eq!(part["approval"]["id"], json!("ap_1"), "the part keeps its fields");
+    assert_eq!(part["approval"]["approved"], json!(false));
+    assert!(part["approval"]["reason"].as_str().is_some_and(|t| t.contains("bookTable")), "{part}");
+    assert!(validate_values(&out, Provider::Openai).unwrap().is_empty());
+}
+
+#[test]
+fn other_formats_convert_into_ui_messages() {
+    let openai = vec![
+        json!({"role": "user", "content": "weather?"}),
+        json!({"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{\"city\":\"Paris\"}"}}]}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "sunny"}),
+        json!({"role": "assistant", "content": "Sunny."}),
+    ];
+    let canon = decode_messages(&openai, None).unwrap().messages;
+    let ui = encode_messages(&canon, Format::Ui);
+    assert_eq!(
+        ui,
+        vec![
+            json!({"role": "user", "parts": [{"type": "text", "text": "weather?"}]}),
+            json!({"role": "assistant", "parts": [
+                {"type": "text", "text": "Checking."},
+                {"type": "tool-weather", "toolCallId": "c1", "state": "output-available", "input": {"city": "Paris"}, "output": "sunny"}
+            ]}),
+            json!({"role": "assistant", "parts": [{"type": "text", "text": "Sunny."}]}),
+        ]
+    );
+    let back = decode_messages(&ui, None).unwrap().messages;
+    let shape = |ms: &[Message]| -> Vec<(Role, String, Vec<String>, Option<String>)> {
+        ms.iter()
+            .map(|m| {
+                (m.role, m.content.text(), m.tool_calls.iter().map(|c| c.id.clone()).collect(), m.tool_call_id.clone())
+            })
+            .collect()
+    };
+    assert_eq!(shape(&back), shape(&canon), "the same conversation back");
+}
