@@ -162,7 +162,7 @@ fn tool_content_for_text_only_providers() {
     let opts = RepairOptions { provider: Some(Provider::Openai), ..Default::default() };
     let (out, _) = repair(&ms, &opts);
     assert_eq!(out[2].content, Content::Text("[]".into()));
-    assert_eq!(out[3].content, Content::Text("xy".into()));
+    assert_eq!(out[3].content, Content::Text("x\ny".into()), "text blocks one per line, never run together");
     assert!(out[4].content.text().contains("image omitted"));
     assert_clean_and_idempotent(&out, &opts);
 }

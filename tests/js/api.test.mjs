@@ -58,13 +58,13 @@ test("Anthropic: empty text block dropped, tool_use kept; results merged into th
   assert.deepEqual(validateMessages(messages, { provider: "anthropic" }), []);
 });
 
-test("tool content for text-only providers: [] becomes \"[]\", text parts joined, media is a violation", () => {
+test("tool content for text-only providers: [] becomes \"[]\", text parts one per line (never run together), media is a violation", () => {
   const base = [{ type: "human", content: "x" }, { type: "ai", content: "", tool_calls: [{ id: "a", name: "f", args: {} }, { id: "b", name: "f", args: {} }] }];
   const input = [...base, { type: "tool", tool_call_id: "a", content: [] }, { type: "tool", tool_call_id: "b", content: [{ type: "text", text: "x" }, { type: "text", text: "y" }] }];
   assert.deepEqual(validateMessages(input, { provider: "openai" }).map((v) => [v.rule, v.index]), [["TOOL_CONTENT_NOT_TEXT", 2]]);
   const { messages } = repairMessages(input, { provider: "openai" });
   assert.equal(messages[2].content, "[]");
-  assert.equal(messages[3].content, "xy");
+  assert.equal(messages[3].content, "x\ny");
   const media = [...base.slice(0, 1), { type: "ai", content: "", tool_calls: [{ id: "a", name: "f", args: {} }] }, { type: "tool", tool_call_id: "a", content: [{ type: "image", url: "https://x/y.png" }] }];
   assert.deepEqual(validateMessages(media, { provider: "openai" }).map((v) => v.rule), ["NON_TEXT_TOOL_RESULT"]);
   assert.deepEqual(validateMessages(media, { provider: "anthropic" }), []);

@@ -128,11 +128,14 @@ test("ordering ops cannot put a result before its call or orphan it", () => {
   refused(s, () => s.apply({ author: "m", update: { messages: [{ id: "a2", role: "assistant", content: null, tool_calls: [{ id: "d", type: "function", function: { name: "t", arguments: "{}" } }, { id: "d", type: "function", function: { name: "t", arguments: "{}" } }] }] } }), "INVALID_TOOL_CALL");
 });
 
-test("an Anthropic response stored alone keeps its format; OpenAI output of call-only turns has content null", () => {
+test("an Anthropic response stored alone keeps its format (response-only fields kept in the store, never written into a request); OpenAI output of call-only turns has content null", () => {
   const s = new StateStore();
   const reply = { id: "msg_1", type: "message", role: "assistant", model: "claude", content: [{ type: "text", text: "hi" }], stop_reason: "end_turn", usage: { input_tokens: 3, output_tokens: 1 } };
   s.apply({ author: "m", update: { messages: [reply] } });
-  assert.deepEqual(s.messages("anthropic")[0], reply);
+  // Issue 15: the Messages API answers unknown keys with "Extra inputs are not permitted".
+  assert.deepEqual(s.messages("anthropic")[0], { role: "assistant", content: [{ type: "text", text: "hi" }] });
+  const stored = s.get("messages")[0];
+  assert.deepEqual([stored.id, stored.origin, stored.extra.model, stored.extra.stop_reason], ["msg_1", "anthropic", "claude", "end_turn"]);
   assert.equal(s.messages("openai")[0].model, undefined);
   s.apply({ author: "m", update: { messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] }] } });
   assert.equal(s.messages("openai")[1].content, null);

@@ -79,6 +79,30 @@ impl Format {
         })
     }
 
+    /// Whether `key` is a field a provider's response has but its request refuses ("Extra
+    /// inputs are not permitted"): kept in the canonical message (the store, the log and the
+    /// budget read it) and never written back into this format. Anthropic's `Message` response
+    /// fields (`id`, `type`, `model`, `stop_reason`, `stop_sequence`, `usage`, `container`,
+    /// `stop_details`, `context_management`; `MessageParam` has `role` and `content` only) and an
+    /// OpenAI message's `id` (`ChatCompletionMessageParam` has none).
+    pub fn response_only(self, key: &str) -> bool {
+        match self {
+            Format::Anthropic => matches!(
+                key,
+                "id" | "type"
+                    | "model"
+                    | "stop_reason"
+                    | "stop_sequence"
+                    | "usage"
+                    | "container"
+                    | "stop_details"
+                    | "context_management"
+            ),
+            Format::Openai => key == "id",
+            _ => false,
+        }
+    }
+
     /// Whether consecutive tool results are carried by one message in this format.
     fn merges_tool_results(self) -> bool {
         matches!(self, Format::Anthropic | Format::AiSdk | Format::Gemini)
@@ -462,7 +486,17 @@ pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
             .collect()
     });
     let messages = named.as_deref().unwrap_or(messages);
-    groups(messages, format).into_iter().filter_map(|r| messages.get(r)).map(|g| encode_group(g, format)).collect()
+    let mut out: Vec<Value> =
+        groups(messages, format).into_iter().filter_map(|r| messages.get(r)).map(|g| encode_group(g, format)).collect();
+    if format == Format::Ui {
+        // A UIMessage needs an id: one the source had none for gets its position (`msg-3`).
+        for (k, v) in out.iter_mut().enumerate() {
+            if let Some(o) = v.as_object_mut().filter(|o| !o.contains_key("id")) {
+                o.insert("id".into(), Value::String(format!("msg-{k}")));
+            }
+        }
+    }
+    out
 }
 
 /// Writes `extra` fields into `obj` when the message came from `format`, without overwriting the
@@ -470,7 +504,7 @@ pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
 pub(crate) fn put_extra(obj: &mut Map<String, Value>, m: &Message, format: Format) {
     if m.origin == Some(format) {
         for (k, v) in &m.extra {
-            if !obj.contains_key(k) {
+            if !obj.contains_key(k) && !format.response_only(k) {
                 obj.insert(k.clone(), v.clone());
             }
         }

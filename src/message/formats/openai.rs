@@ -180,6 +180,19 @@ pub(super) fn encode(m: &Message) -> Value {
         {
             o.insert("content".into(), Value::Null);
         }
+        // Several text blocks stay blocks (the request takes text parts), never run together.
+        Content::Parts(p)
+            if m.role == Role::Tool && p.len() > 1 && p.iter().all(|x| matches!(x, ContentPart::Text { .. })) =>
+        {
+            let texts: Vec<Value> = p
+                .iter()
+                .filter_map(|x| match x {
+                    ContentPart::Text { text, .. } => Some(json!({"type": "text", "text": text})),
+                    _ => None,
+                })
+                .collect();
+            o.insert("content".into(), Value::Array(texts));
+        }
         Content::Parts(_) if m.role == Role::Tool && !keep_parts => {
             o.insert("content".into(), json!(content_as_string(&m.content)));
         }
@@ -188,7 +201,11 @@ pub(super) fn encode(m: &Message) -> Value {
             o.insert("content".into(), Value::Array(parts));
         }
     }
-    put_opt(&mut o, "name", m.name.as_deref());
+    // A tool message has no `name` in the Chat Completions request (`ChatCompletionToolMessageParam`):
+    // written back only to an OpenAI message that had one.
+    if m.role != Role::Tool || own {
+        put_opt(&mut o, "name", m.name.as_deref());
+    }
     if !m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty() {
         let mut calls: Vec<Value> = Vec::new();
         for c in &m.tool_calls {

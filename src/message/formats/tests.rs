@@ -90,7 +90,7 @@ fn unmodelled_fields_round_trip_in_every_format() {
         Format::Openai,
     );
     roundtrip(
-        json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "sig"}, {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"q": 1}}], "id": "msg_1"}),
+        json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "sig"}, {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"q": 1}}]}),
         Format::Anthropic,
     );
     roundtrip(
@@ -302,4 +302,20 @@ fn numbers_in_json_text_arguments_read_as_javascript_reads_them() {
     assert_eq!(m[0].tool_calls[0].args, json!({"amount": 10}));
     // The original text is still what goes back out to OpenAI.
     assert_eq!(encode_messages(&m, Format::Openai), vec![call]);
+}
+
+#[test]
+fn response_only_fields_are_kept_but_never_written_into_a_request() {
+    // An Anthropic `Message` response kept whole, and an OpenAI message with an app's id.
+    let response = json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
+        "content": [{"type": "text", "text": "hello"}], "stop_reason": "end_turn", "stop_sequence": null,
+        "usage": {"input_tokens": 5, "output_tokens": 2, "cache_read_input_tokens": 100}});
+    let d = dec(response);
+    assert_eq!(d[0].id.as_deref(), Some("msg_1"));
+    assert_eq!(d[0].extra["usage"]["cache_read_input_tokens"], json!(100), "kept for the budget and the log");
+    let back = encode_messages(&d, Format::Anthropic);
+    assert_eq!(back, vec![json!({"role": "assistant", "content": [{"type": "text", "text": "hello"}]})]);
+    let openai = dec(json!({"id": "m7", "role": "user", "content": "hi"}));
+    assert_eq!(openai[0].id.as_deref(), Some("m7"));
+    assert_eq!(encode_messages(&openai, Format::Openai), vec![json!({"role": "user", "content": "hi"})]);
 }

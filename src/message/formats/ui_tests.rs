@@ -135,12 +135,13 @@ fn other_formats_convert_into_ui_messages() {
     assert_eq!(
         ui,
         vec![
-            json!({"role": "user", "parts": [{"type": "text", "text": "weather?"}]}),
-            json!({"role": "assistant", "parts": [
+            // A UIMessage needs an id: messages without one get their position.
+            json!({"id": "msg-0", "role": "user", "parts": [{"type": "text", "text": "weather?"}]}),
+            json!({"id": "msg-1", "role": "assistant", "parts": [
                 {"type": "text", "text": "Checking."},
                 {"type": "tool-weather", "toolCallId": "c1", "state": "output-available", "input": {"city": "Paris"}, "output": "sunny"}
             ]}),
-            json!({"role": "assistant", "parts": [{"type": "text", "text": "Sunny."}]}),
+            json!({"id": "msg-2", "role": "assistant", "parts": [{"type": "text", "text": "Sunny."}]}),
         ]
     );
     let back = decode_messages(&ui, None).unwrap().messages;

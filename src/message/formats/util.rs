@@ -105,9 +105,9 @@ pub(crate) fn args_text(call: &ToolCall) -> String {
     call.args.to_string()
 }
 
-/// Tool-result content as one string, for formats that accept only text: text parts joined with
-/// no separator (LangChain's `.text`), anything else as its JSON text. Never returns `""` for
-/// content that was present: an empty list becomes `"[]"`.
+/// Tool-result content as one string, for formats that accept only text: text parts one per line
+/// (as a provider renders consecutive text blocks; never run together), anything else as its
+/// JSON text. Never returns `""` for content that was present: an empty list becomes `"[]"`.
 pub(crate) fn content_as_string(content: &Content) -> String {
     match content {
         Content::Text(t) => t.clone(),
@@ -123,7 +123,14 @@ pub(crate) fn content_as_string(content: &Content) -> String {
                 })
                 .unwrap_or_default()
         }
-        Content::Parts(parts) if parts.iter().all(|p| matches!(p, ContentPart::Text { .. })) => content.text(),
+        Content::Parts(parts) if parts.iter().all(|p| matches!(p, ContentPart::Text { .. })) => parts
+            .iter()
+            .filter_map(|p| match p {
+                ContentPart::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
         Content::Parts(parts) => serde_json::to_string(parts).unwrap_or_default(),
     }
 }
