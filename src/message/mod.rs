@@ -9,6 +9,7 @@
 
 pub mod formats;
 pub mod units;
+pub mod usage;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -218,6 +219,10 @@ pub struct Message {
     /// For a tool result: success or error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ToolStatus>,
+    /// The tokens the model call behind this (assistant) message used, read from its format's
+    /// own usage fields ([`usage::usage_of`]) so they survive conversion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<usage::Usage>,
     /// The format this message was decoded from; `extra` is only emitted back into that format.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<formats::Format>,
@@ -243,6 +248,7 @@ impl Message {
             invalid_tool_calls: Vec::new(),
             tool_call_id: None,
             status: None,
+            usage: None,
             origin: None,
             extra: Map::new(),
         }

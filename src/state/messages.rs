@@ -17,7 +17,6 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{Message, Role, ToolStatus};
 
-use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 use super::message_ops::MessageOp;
@@ -442,16 +441,11 @@ impl MessagesChannel {
     }
 }
 
-/// Tokens an assistant message reports using: LangChain `usage_metadata.total_tokens`, an
-/// OpenAI-style `usage.total_tokens`, or Anthropic `usage.input_tokens + output_tokens`.
+/// Tokens an assistant message reports using: its canonical usage (input, cache reads and
+/// writes included, plus output; see [`crate::message::usage`]), or for a message stored
+/// before usage was canonical, the same read from its format's fields.
 fn tokens_of(m: &Message) -> u64 {
-    let n = |v: Option<&Value>, k: &str| v.and_then(|u| u.get(k)).and_then(Value::as_u64);
-    let meta = m.extra.get("usage_metadata");
-    let usage = m.extra.get("usage");
-    n(meta, "total_tokens")
-        .or_else(|| n(usage, "total_tokens"))
-        .or_else(|| Some(n(usage, "input_tokens")? + n(usage, "output_tokens").unwrap_or(0)))
-        .unwrap_or(0)
+    m.usage.or_else(|| crate::message::usage::usage_of(m)).map_or(0, |u| u.total())
 }
 
 fn unknown_id(id: &str, index: usize) -> Error {

@@ -250,5 +250,11 @@ pub(super) fn encode(m: &Message) -> Value {
         o.insert("status".into(), json!(if s == ToolStatus::Error { "error" } else { "success" }));
     }
     put_extra(&mut o, m, Format::Langchain);
+    // Usage read from another format's fields travels as the AIMessage's `usage_metadata`.
+    if let (Some(usage), false) = (&m.usage, o.contains_key("usage_metadata")) {
+        if m.role == Role::Assistant {
+            o.insert("usage_metadata".into(), crate::message::usage::langchain_usage_metadata(usage));
+        }
+    }
     Value::Object(o)
 }

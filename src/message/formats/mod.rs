@@ -143,8 +143,19 @@ fn parts_format(obj: &Map<String, Value>) -> Result<Option<Format>> {
 }
 
 /// The keys of a canonical [`Message`] (its serde field names).
-const CANONICAL_KEYS: [&str; 10] =
-    ["id", "role", "content", "name", "tool_calls", "invalid_tool_calls", "tool_call_id", "status", "origin", "extra"];
+const CANONICAL_KEYS: [&str; 11] = [
+    "id",
+    "role",
+    "content",
+    "name",
+    "tool_calls",
+    "invalid_tool_calls",
+    "tool_call_id",
+    "status",
+    "usage",
+    "origin",
+    "extra",
+];
 
 /// Whether `obj` is a canonical message: canonical keys only, and the `origin` or `extra` that no
 /// provider format has at the top level.
@@ -413,6 +424,9 @@ pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
     };
     for m in &mut messages {
         m.origin = Some(format);
+        if m.role == Role::Assistant {
+            m.usage = super::usage::usage_of(m);
+        }
     }
     Ok(messages)
 }

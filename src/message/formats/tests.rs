@@ -319,3 +319,46 @@ fn response_only_fields_are_kept_but_never_written_into_a_request() {
     assert_eq!(openai[0].id.as_deref(), Some("m7"));
     assert_eq!(encode_messages(&openai, Format::Openai), vec![json!({"role": "user", "content": "hi"})]);
 }
+
+#[test]
+fn usage_is_read_from_every_format_and_survives_conversion() {
+    use crate::message::usage::Usage;
+    let cases = [
+        // Anthropic's input excludes the cache: a Claude Code turn read 1,000,000 cached tokens.
+        (
+            json!({"role": "assistant", "type": "message", "content": [{"type": "text", "text": "a"}],
+                "usage": {"input_tokens": 3, "output_tokens": 598, "cache_read_input_tokens": 1_000_000, "cache_creation_input_tokens": 20}}),
+            Usage {
+                input_tokens: 1_000_023,
+                output_tokens: 598,
+                cache_read_tokens: 1_000_000,
+                cache_creation_tokens: 20,
+            },
+        ),
+        (
+            json!({"type": "ai", "content": "b", "usage_metadata": {"input_tokens": 50, "output_tokens": 5, "total_tokens": 55, "input_token_details": {"cache_read": 40}}}),
+            Usage { input_tokens: 50, output_tokens: 5, cache_read_tokens: 40, cache_creation_tokens: 0 },
+        ),
+        (
+            json!({"role": "assistant", "content": "c", "usage": {"prompt_tokens": 70, "completion_tokens": 7, "total_tokens": 77, "prompt_tokens_details": {"cached_tokens": 64}}}),
+            Usage { input_tokens: 70, output_tokens: 7, cache_read_tokens: 64, cache_creation_tokens: 0 },
+        ),
+        (
+            json!({"role": "assistant", "content": [{"type": "text", "text": "d"}], "providerOptions": {}, "usage": {"inputTokens": 9, "outputTokens": 1, "cachedInputTokens": 4}}),
+            Usage { input_tokens: 9, output_tokens: 1, cache_read_tokens: 4, cache_creation_tokens: 0 },
+        ),
+        (
+            json!({"id": "m1", "role": "assistant", "parts": [{"type": "text", "text": "e"}], "metadata": {"usage": {"inputTokens": 12, "outputTokens": 2}}}),
+            Usage { input_tokens: 12, output_tokens: 2, cache_read_tokens: 0, cache_creation_tokens: 0 },
+        ),
+    ];
+    for (v, want) in cases {
+        let d = dec(v.clone());
+        assert_eq!(d[0].usage, Some(want), "{v}");
+        // Read as LangChain, it keeps its usage (as `usage_metadata`), and reads back the same.
+        let lc = encode_messages(&d, Format::Langchain);
+        assert_eq!(lc[0]["usage_metadata"]["total_tokens"], json!(want.total()), "{v}");
+        let again = decode_messages(&lc, None).unwrap().messages;
+        assert_eq!(again[0].usage.map(|u| u.total()), Some(want.total()), "{v}");
+    }
+}
