@@ -40,6 +40,7 @@ pub mod message;
 pub mod project;
 pub mod repair;
 pub mod state;
+pub mod stream;
 pub mod subagent;
 pub mod tasks;
 pub mod transcript;

@@ -9,6 +9,8 @@
 //! | [`TranscriptKind::TauBench`] | tau-bench results: JSON array of runs, each with `traj` (OpenAI Chat messages) | one per run |
 //! | [`TranscriptKind::ClaudeCode`] | Claude Code session JSONL: records with `sessionId` / `message` | 1 |
 //! | [`TranscriptKind::OpenHands`] | OpenHands event stream: JSON array of events with `action` / `observation` / `source` | 1 |
+//! | [`TranscriptKind::UiStream`] | AI SDK 6 UIMessageChunk stream: JSON array of chunks, the first `{type: "start"}` | 1 |
+//! | [`TranscriptKind::LanggraphMessages`] | LangGraph `streamMode: "messages"` recording: JSON array of `[namespace, [chunk, metadata]]` or `[chunk, metadata]` | 1 |
 //!
 //! [`read_transcript`] detects the kind from the text; [`read_transcript_kind`] forces one.
 //!
@@ -29,6 +31,7 @@ mod swe_agent;
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::{decode_messages, detect, Decoded, Format};
 use crate::message::Message;
+use crate::stream::StreamFormat;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -36,7 +39,7 @@ use serde_json::Value;
 use tsify::Tsify;
 
 /// The kind of a transcript file. In JS (serde kebab-case): `"openai-chat" | "swe-agent" |
-/// "tau-bench" | "claude-code" | "open-hands"`.
+/// "tau-bench" | "claude-code" | "open-hands" | "ui-stream" | "langgraph-messages"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 #[serde(rename_all = "kebab-case")]
@@ -56,6 +59,12 @@ pub enum TranscriptKind {
     /// OpenHands event stream (trajectory export): `[{id, source, action | observation, args,
     /// content, cause, tool_call_metadata, …}, …]`. One run.
     OpenHands,
+    /// AI SDK 6 UIMessageChunk stream (`[{type: "start"}, {type: "text-delta", …}, …]`),
+    /// assembled by [`crate::stream`]. One run; the stream's report is not kept (use the stream
+    /// reader for it).
+    UiStream,
+    /// LangGraph `streamMode: "messages"` recording, assembled by [`crate::stream`]. One run.
+    LanggraphMessages,
 }
 
 impl TranscriptKind {
@@ -67,6 +76,8 @@ impl TranscriptKind {
             TranscriptKind::TauBench => "tau-bench",
             TranscriptKind::ClaudeCode => "claude-code",
             TranscriptKind::OpenHands => "open-hands",
+            TranscriptKind::UiStream => "ui-stream",
+            TranscriptKind::LanggraphMessages => "langgraph-messages",
         }
     }
 }
@@ -95,7 +106,8 @@ enum Input {
 /// Detection, in order: JSONL whose records carry `sessionId` or `message` → Claude Code;
 /// JSON object with a `history` list → SWE-agent; non-empty JSON array whose elements all have a
 /// `traj` → tau-bench; JSON array whose elements all have `source` and `action` or `observation` (no
-/// `role`) → OpenHands; JSON array (or JSONL) whose elements are all messages → OpenAI chat (an
+/// `role`) → OpenHands; a JSON array of UIMessageChunks starting with `start` → ui-stream; a JSON
+/// array of LangGraph `[namespace, [chunk, metadata]]` items → langgraph-messages; JSON array (or JSONL) whose elements are all messages → OpenAI chat (an
 /// empty array is an empty chat). A single JSON object with `sessionId` / `message` is read as a
 /// one-record Claude Code session, and a JSON array whose elements all are such records as a
 /// Claude Code session (index = array position).
@@ -131,6 +143,8 @@ fn read_input(input: Input, kind: TranscriptKind) -> Result<Transcript> {
         TranscriptKind::TauBench => read_tau(&json_only(input, kind)?)?,
         TranscriptKind::ClaudeCode => vec![claude_code::read(&records(input))?],
         TranscriptKind::OpenHands => vec![openhands::read(&json_only(input, kind)?)?],
+        TranscriptKind::UiStream => vec![read_stream(input, kind, StreamFormat::UiStream)?],
+        TranscriptKind::LanggraphMessages => vec![read_stream(input, kind, StreamFormat::LanggraphMessages)?],
     };
     Ok(Transcript { kind, runs })
 }
@@ -210,6 +224,11 @@ fn detect_kind(input: &Input) -> Option<TranscriptKind> {
                 Some(TranscriptKind::TauBench)
             } else if items.iter().all(openhands::is_event) {
                 Some(TranscriptKind::OpenHands)
+            } else if let Some(f) = crate::stream::detect_stream(items) {
+                Some(match f {
+                    StreamFormat::UiStream => TranscriptKind::UiStream,
+                    StreamFormat::LanggraphMessages => TranscriptKind::LanggraphMessages,
+                })
             } else if items.iter().all(claude_code::is_record) {
                 Some(TranscriptKind::ClaudeCode)
             } else if items.iter().all(|v| detect(v).is_ok()) {
@@ -255,6 +274,17 @@ fn read_chat(input: Input) -> Result<Vec<Message>> {
     };
     let (positions, values): (Vec<usize>, Vec<Value>) = recs.into_iter().unzip();
     decode_mapped(&values, Format::Openai, &positions).map(|d| d.messages)
+}
+
+/// A recorded stream (a JSON array of chunks) assembled into one run.
+fn read_stream(input: Input, kind: TranscriptKind, format: StreamFormat) -> Result<Vec<Message>> {
+    match json_only(input, kind)? {
+        Value::Array(items) => crate::stream::read_stream(&items, format).map(|r| r.messages),
+        _ => Err(Error::new(
+            ErrorCode::UnknownTranscriptFormat,
+            format!("a {} transcript is a JSON array of chunks", kind.as_str()),
+        )),
+    }
 }
 
 fn read_tau(doc: &Value) -> Result<Vec<Vec<Message>>> {

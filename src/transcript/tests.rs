@@ -6,6 +6,8 @@ const SWE: &str = include_str!("../../tests/fixtures/transcripts/sweagent-marshm
 const CLAUDE: &str = include_str!("../../tests/fixtures/transcripts/claudecode-coverage-test-fix.jsonl");
 const TAU: &str = include_str!("../../tests/fixtures/transcripts/taubench-gpt4o-airline-historical.json");
 const OPENHANDS: &str = include_str!("../../tests/fixtures/transcripts/openhands-basic-gui-mode.json");
+const UI_STREAM: &str = include_str!("../../tests/fixtures/transcripts/aisdk-uistream-langgraph-hitl-interrupt.json");
+const LG_STREAM: &str = include_str!("../../tests/fixtures/transcripts/langgraph-lc-stream-supervisor.json");
 
 fn one_run(t: Transcript) -> Vec<Message> {
     assert_eq!(t.runs.len(), 1);
@@ -258,7 +260,33 @@ fn kind_names() {
         TranscriptKind::TauBench,
         TranscriptKind::ClaudeCode,
         TranscriptKind::OpenHands,
+        TranscriptKind::UiStream,
+        TranscriptKind::LanggraphMessages,
     ] {
         assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::json!(kind.as_str()));
     }
+}
+
+#[test]
+fn recorded_streams_are_detected_by_shape_and_assembled_as_one_run() {
+    let t = read_transcript(UI_STREAM).unwrap();
+    assert_eq!(t.kind, TranscriptKind::UiStream);
+    let ms = one_run(t);
+    assert_eq!((ms.len(), calls(&ms)), (1, 1));
+    assert_eq!(ms[0].tool_calls[0].name, "delete_file");
+    let t = read_transcript(LG_STREAM).unwrap();
+    assert_eq!(t.kind, TranscriptKind::LanggraphMessages);
+    let ms = one_run(t);
+    assert_eq!((ms.len(), calls(&ms)), (3, 2));
+    assert_eq!(ms[2].content.text().split(' ').next(), Some("The"));
+    // The other kinds keep theirs.
+    for (text, kind) in [
+        (SWE, TranscriptKind::SweAgent),
+        (CLAUDE, TranscriptKind::ClaudeCode),
+        (TAU, TranscriptKind::TauBench),
+        (OPENHANDS, TranscriptKind::OpenHands),
+    ] {
+        assert_eq!(read_transcript(text).unwrap().kind, kind);
+    }
+    assert_eq!(read_transcript(r#"[{"type": "human", "content": "hi"}]"#).unwrap().kind, TranscriptKind::OpenaiChat);
 }
