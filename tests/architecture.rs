@@ -48,6 +48,7 @@ fn forbidden_arrows_do_not_exist() {
         ("project", &["tasks", "subagent", "js"]),
         ("tasks", &["subagent", "js"]),
         ("transcript", &["state", "project", "tasks", "js"]),
+        ("stream", &["state", "project", "tasks", "subagent", "transcript", "js"]),
     ];
     let mut found = Vec::new();
     // Test code may reach across layers (it checks how they work together); shipped code may not.

@@ -28,10 +28,21 @@ import type {
   ErrorDetails,
   RepairOptions,
   EncodedTranscript,
+  StreamOptions,
+  StreamResult,
+  StreamReader,
 } from "./node/stategate_wasm.js";
 
 /** The types generated from the Rust core (tsify and wasm-bindgen), re-exported as they are. */
 export type {
+  StreamOptions,
+  StreamResult,
+  StreamReport,
+  StreamFormat,
+  StreamEnd,
+  UnansweredCall,
+  PendingApproval,
+  StreamReader,
   Violation,
   Fix,
   Message,
@@ -146,6 +157,23 @@ export interface Api {
   providerOf(format: Format): Provider;
   /** Reads a recorded transcript file's text; runs are encoded in `format` (default `"openai"`). */
   readTranscript(text: string, opts?: { format?: Format }): Transcript;
+  /**
+   * Reads a whole recorded stream: an AI SDK 6 UIMessageChunk stream (`format: "ui-stream"`,
+   * assembled as the AI SDK's `readUIMessageStream` does) or a LangGraph `streamMode:
+   * "messages"` recording (`"langgraph-messages"`, chunks of one message id concatenated as
+   * `@langchain/core`'s `AIMessageChunk.concat` does). Returns `{messages, report}`: the messages
+   * in `opts.to` (default `"ui"` / `"langchain"`), the report's `dangling` calls, `pendingApprovals`,
+   * `openParts`, `end` (`"finish" | "abort" | "error" | "cut" | "unmarked"`) and `reasons` (pass it to
+   * {@link Api.repairMessages} to answer the dangling calls). Throws `INVALID_MESSAGE` with
+   * `details.index` = the refused chunk, `TOO_LARGE`, `INVALID_OPTION`.
+   */
+  readStream(chunks: readonly unknown[], opts: StreamOptions): StreamResult;
+  /**
+   * The incremental stream reader: `new StreamReader({format, to?})`, `push(chunk)` (returns
+   * nothing; a refused chunk throws, and so does every later `push` / `end`), `messages(to?)` (so
+   * far), `end()` → `{messages, report}` as {@link Api.readStream}.
+   */
+  StreamReader: typeof StreamReader;
   /**
    * The state store class (DESIGN §3): `new StateStore({runId?, channels?, clock?, onEvents?, audit?})`. Call
    * `store.free()` when done with it, or let the garbage collector release it.
@@ -326,7 +354,7 @@ export function guardClass<C extends { prototype: object; name: string }>(cls: C
 }
 
 /** The guarded classes of each loaded wasm module (guarded once, however often makeApi runs). */
-const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: typeof Wasm.AsyncTasks; IndexedDbLog: typeof Wasm.IndexedDbLog }>();
+const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: typeof Wasm.AsyncTasks; IndexedDbLog: typeof Wasm.IndexedDbLog; StreamReader: typeof Wasm.StreamReader }>();
 
 function check(messages: unknown): void {
   let array: boolean;
@@ -354,6 +382,7 @@ export function makeApi(wasm: typeof Wasm): Api {
       StateStore: guardClass(wasm.StateStore),
       AsyncTasks: guardClass(wasm.AsyncTasks, ["handle", "poll", "untracked"]),
       IndexedDbLog: guardClass(wasm.IndexedDbLog, ["open", "destroy", "append", "load", "saveCheckpoint"]),
+      StreamReader: guardClass(wasm.StreamReader),
     };
     guardedModules.set(wasm, classes);
   }
@@ -379,6 +408,11 @@ export function makeApi(wasm: typeof Wasm): Api {
     }),
     providerOf: guarded("providerOf", (format) => wasm.providerOf(format) as Provider),
     readTranscript: guarded("readTranscript", (text, opts = {}) => wasm.readTranscript(text, opts.format)),
+    readStream: guarded("readStream", (chunks, opts) => {
+      if (!Array.isArray(chunks)) throw stategateError("INVALID_MESSAGE", "chunks must be an array");
+      return wasm.readStream(chunks, opts);
+    }),
+    StreamReader: classes.StreamReader,
     StateStore: classes.StateStore,
     verifyLog: guarded("verifyLog", (events, opts) => wasm.verifyLog(events as StoreEvent[] | string, opts)),
     IndexedDbLog: classes.IndexedDbLog,

@@ -22,6 +22,12 @@ export const decodeMessages = api.decodeMessages;
 export const providerOf = api.providerOf;
 /** See {@link Api.readTranscript}. */
 export const readTranscript = api.readTranscript;
+/** See {@link Api.readStream}. */
+export const readStream = api.readStream;
+/** See {@link Api.StreamReader}. */
+export const StreamReader = api.StreamReader;
+/** A stream reader instance. */
+export type StreamReader = InstanceType<typeof api.StreamReader>;
 /** See {@link Api.StateStore}. */
 export const StateStore = api.StateStore;
 /** A state store instance. */

@@ -9,6 +9,7 @@ mod indexeddb;
 mod interop;
 mod log;
 mod store;
+mod stream;
 mod subagent;
 mod tasks;
 mod transport;
@@ -18,6 +19,7 @@ pub use indexeddb::JsIndexedDbLog;
 
 pub use log::verify_log_js;
 pub use store::JsStateStore;
+pub use stream::{read_stream, JsStreamReader};
 pub use subagent::{subagent_input_js, subagent_result_js};
 pub use tasks::JsAsyncTasks;
 

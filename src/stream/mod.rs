@@ -87,7 +87,7 @@ pub enum StreamEnd {
     Finish,
     /// The last chunk is an `abort` chunk (ui-stream): the run was stopped.
     Abort,
-    /// The last chunk is an `error` chunk (ui-stream); `error_text` holds its text.
+    /// The last chunk is an `error` chunk (ui-stream); `errorText` holds its text.
     Error,
     /// The stream stopped without a closing chunk (ui-stream): cut off, possibly mid-message.
     Cut,
@@ -99,7 +99,8 @@ pub enum StreamEnd {
 /// A tool call the stream left without a result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
-pub struct DanglingCall {
+#[serde(rename_all = "camelCase")]
+pub struct UnansweredCall {
     /// The call id (what `repairMessages`' `reasons` is keyed by).
     pub id: String,
     /// The tool's name (empty for an invalid call without one).
@@ -114,6 +115,7 @@ pub struct DanglingCall {
 /// `tool-approval-request`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
 pub struct PendingApproval {
     /// The approval id (`approvalId`).
     pub approval_id: String,
@@ -129,6 +131,7 @@ pub struct PendingApproval {
 /// What a stream left open, from [`StreamReader::end`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
 pub struct StreamReport {
     /// The stream's format.
     pub format: StreamFormat,
@@ -143,7 +146,7 @@ pub struct StreamReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_text: Option<String>,
     /// Calls without a result, in stream order (pending approvals among them).
-    pub dangling: Vec<DanglingCall>,
+    pub dangling: Vec<UnansweredCall>,
     /// Approvals asked for and not answered.
     pub pending_approvals: Vec<PendingApproval>,
     /// Parts still streaming when the stream stopped: text and reasoning part ids without their
@@ -312,7 +315,7 @@ pub fn read_stream(chunks: &[Value], format: StreamFormat) -> Result<StreamRead>
 }
 
 /// Calls (valid and invalid) of assistant messages that no tool message answers, in order.
-fn dangling(messages: &[Message]) -> Vec<DanglingCall> {
+fn dangling(messages: &[Message]) -> Vec<UnansweredCall> {
     let answered: HashSet<&str> = messages.iter().filter_map(|m| m.tool_call_id.as_deref()).collect();
     messages
         .iter()
@@ -320,7 +323,7 @@ fn dangling(messages: &[Message]) -> Vec<DanglingCall> {
         .flat_map(|m| {
             let valid = m.tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str()));
             let invalid = m.invalid_tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str()));
-            valid.chain(invalid).filter(|(id, _)| !answered.contains(id)).map(|(id, name)| DanglingCall {
+            valid.chain(invalid).filter(|(id, _)| !answered.contains(id)).map(|(id, name)| UnansweredCall {
                 id: id.to_string(),
                 name: name.to_string(),
                 message_id: m.id.clone(),

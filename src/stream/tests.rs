@@ -42,7 +42,11 @@ fn the_ui_stream_recording_assembles_one_message_awaiting_approval() {
     assert_eq!((r.format, r.chunks, r.end), (StreamFormat::UiStream, 100, StreamEnd::Finish));
     assert_eq!(
         r.dangling,
-        vec![DanglingCall { id: "call_LOd3dMxgYxmNLWZVWXra9xWQ".into(), name: "delete_file".into(), message_id: None }]
+        vec![UnansweredCall {
+            id: "call_LOd3dMxgYxmNLWZVWXra9xWQ".into(),
+            name: "delete_file".into(),
+            message_id: None
+        }]
     );
     assert_eq!(
         r.pending_approvals,

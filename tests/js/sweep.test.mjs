@@ -55,7 +55,7 @@ import path from "node:path";
 import * as pkg from "../../pkg/index.js";
 import { mulberry32 } from "../support/prng.mjs";
 
-const { StateStore, AsyncTasks, FileLog, isStategateError } = pkg;
+const { StateStore, AsyncTasks, FileLog, StreamReader, isStategateError } = pkg;
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -174,7 +174,12 @@ function buildPool() {
       lists.push(pkg.convertMessages(run.slice(start, start + 8), { to: FORMATS[k++ % FORMATS.length] }));
     }
   }
-  POOL = { lists, transcripts };
+  // Recorded streams (issue 15): an AI SDK UIMessageChunk stream and a LangGraph messages stream.
+  const streams = {
+    "ui-stream": JSON.parse(fixture("aisdk-uistream-langgraph-hitl-interrupt.json")),
+    "langgraph-messages": JSON.parse(fixture("langgraph-lc-stream-supervisor.json")),
+  };
+  POOL = { lists, transcripts, streams };
 }
 
 const clone = (v) => structuredClone(v);
@@ -569,7 +574,13 @@ function wrongType(r, ctx, type) {
 // ---------------------------------------------------------------------------------------------
 // Mutations of valid inputs: one place replaced, at a random depth
 
-const isWasmObject = (v) => v instanceof StateStore || v instanceof AsyncTasks || v instanceof FileLog;
+const isWasmObject = (v) => {
+  try {
+    return v instanceof StateStore || v instanceof AsyncTasks || v instanceof FileLog || v instanceof StreamReader;
+  } catch {
+    return false; // a revoked Proxy
+  }
+};
 
 /** `[proxy, label]` around `target`: revoked, a throwing trap, or a `get` that lies for one key. */
 function wrapProxy(r, ctx, target) {
@@ -977,6 +988,11 @@ const TARGETS = [
   fn("subagentResult", (r, ctx) => [ctx.child, "c2", opt(r, 0.3, () => ({ allow: ["files"] }))], ["store", "string", "object"], { child: true }),
   fn("isStategateError", (r) => [r.pick([() => pkg.stategateError("INVALID_OPTION", "x"), () => new Error("plain"), () => new TypeError("t")])()], ["any"]),
   fn("stategateError", (r) => [r.pick([...ERROR_CODES]), "a message", opt(r, 0.5, () => ({ field: "x", index: 1 }))], ["string", "string", "object"]),
+  fn("readStream", (r) => {
+    const format = r.pick(Object.keys(POOL.streams));
+    const chunks = POOL.streams[format];
+    return [clone(chunks.slice(0, r.range(1, chunks.length))), { format, ...(r.chance(0.4) && { to: r.pick(FORMATS) }) }];
+  }, ["array", "object"]),
   // The module itself, never a copy: makeApi guards the classes of any other module object again.
   fn("makeApi", () => [pkg.raw], ["object"], { noMutate: true }),
 
@@ -1044,6 +1060,14 @@ const TARGETS = [
   method(AsyncTasks, "tools", () => [], [], { tasks: true }),
   method(AsyncTasks, "free", () => [], [], { tasks: true, frees: true }),
   { ...method(AsyncTasks, "free", () => [], [], { tasks: true, frees: true }), name: "AsyncTasks[Symbol.dispose]", call: (recv, args) => AsyncTasks.prototype[Symbol.dispose].apply(recv, args) },
+
+  // StreamReader (the case's own has read the first chunks of its stream)
+  { name: "new StreamReader", recv: null, call: (_, args) => new StreamReader(...args), types: ["object"], valid: (r) => [{ format: r.pick(Object.keys(POOL.streams)) }] },
+  method(StreamReader, "push", (r, ctx) => [clone(ctx.streamChunks[ctx.streamAt] ?? ctx.streamChunks[0])], ["any"], { stream: true }),
+  method(StreamReader, "messages", (r) => [opt(r, 0.6, () => r.pick(FORMATS))], ["string"], { stream: true }),
+  method(StreamReader, "end", () => [], [], { stream: true }),
+  method(StreamReader, "free", () => [], [], { stream: true, frees: true }),
+  { ...method(StreamReader, "free", () => [], [], { stream: true, frees: true }), name: "StreamReader[Symbol.dispose]", call: (recv, args) => StreamReader.prototype[Symbol.dispose].apply(recv, args) },
 
   // FileLog
   { name: "FileLog.open", recv: null, call: (_, args) => FileLog.open(...args), types: ["string"], valid: (r, ctx) => [fs.mkdtempSync(path.join(ctx.root, "open-"))], confine: true },
@@ -1240,6 +1264,13 @@ async function runCase(i, targets, root, witness) {
       }
       if (target.tasks || (target.withTasks && r.chance(0.5))) ctx.tasks = await makeTasks(r, ctx);
       if (target.log) ctx.log = makeLog(r, ctx);
+      if (target.stream) {
+        const format = r.pick(Object.keys(POOL.streams));
+        ctx.streamChunks = POOL.streams[format];
+        ctx.streamAt = r.range(0, 6);
+        ctx.stream = ctx.track(new StreamReader({ format }));
+        for (const c of ctx.streamChunks.slice(0, ctx.streamAt)) ctx.stream.push(c);
+      }
     } catch (e) {
       const bad = badError(e);
       if (bad) fail(`setup: ${bad}`, describeError(e));
@@ -1249,7 +1280,7 @@ async function runCase(i, targets, root, witness) {
     // The inputs.
     let recv;
     if (target.recv) {
-      const own = target.recv === AsyncTasks ? ctx.tasks : target.recv === FileLog ? ctx.log : ctx.subject;
+      const own = target.recv === AsyncTasks ? ctx.tasks : target.recv === FileLog ? ctx.log : target.recv === StreamReader ? ctx.stream : ctx.subject;
       const [v, l] = receiver(r, ctx, target.recv, own);
       recv = v;
       parts.push(`receiver: ${l}`);
