@@ -68,7 +68,8 @@ test("real transcripts project at 2k, 8k and 32k tokens in every format and pass
 });
 
 test("the BPE count is the tokenizer's: used equals the sum of per-message counts", () => {
-  const { run } = runs()[0];
+  // The Claude Code session: plain text messages to check the count of (not a recorded stream).
+  const { run } = runs().find((r) => r.file.startsWith("claudecode"));
   const { report } = projectMessages(run, { budget: 8_000, tokenizer: bpe });
   const sum = report.systemTokens + report.sections.filter((s) => s.included).reduce((a, s) => a + s.tokens, 0) + report.messages.reduce((a, m) => a + m.tokens, 0);
   assert.equal(report.used, sum);
