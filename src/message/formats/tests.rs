@@ -140,8 +140,18 @@ fn converts_a_tool_exchange_between_all_formats() {
     let canon = decode_messages(&openai, None).unwrap().messages;
     for f in Format::ALL {
         let encoded = encode_messages(&canon, f);
-        let expected_len = if f.merges_tool_results() { 4 } else { 5 };
+        // Item formats write each call as an item (responses_tests.rs checks them further).
+        let expected_len = if f.merges_tool_results() {
+            4
+        } else if f.is_items() {
+            6
+        } else {
+            5
+        };
         assert_eq!(encoded.len(), expected_len, "{f:?}: {encoded:?}");
+        if f.is_items() {
+            continue;
+        }
         let again = decode_messages(&encoded, Some(f)).unwrap().messages;
         assert_eq!(again.len(), 5, "{f:?}");
         for (a, b) in canon.iter().zip(&again) {
