@@ -566,8 +566,9 @@ fn merge_turn(group: &[Message]) -> Message {
     m
 }
 
-/// Encodes one group (see [`groups`]): one output message, or in an item format one or more
-/// items per message.
+/// Encodes one group (see [`groups`]): one output message, or in an item format the items of
+/// each message (one or more, none for an assistant message of another format with nothing an
+/// item can carry).
 pub fn encode_group(group: &[Message], format: Format) -> Vec<Value> {
     if format.is_items() {
         return group.iter().flat_map(|m| responses::encode(m, format)).collect();
@@ -598,7 +599,8 @@ pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
 }
 
 /// [`encode_messages`], with, for each canonical message, the index of the first output message
-/// its group was written to.
+/// its group was written to (for a group written as nothing, an item-format assistant message
+/// with nothing to carry, the index the next output message has).
 pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<usize>) {
     // Gemini names a result by its function (`functionResponse.name` is required): give nameless
     // results the name of the call they answer.

@@ -46,9 +46,15 @@
 //! Encoding: a message of this format comes back as the item it was. Any other message is
 //! written as the Responses API (or the SDK) takes it as input: a system / user message as a
 //! message item (content text, `input_text` / `input_image` parts), an assistant message as its
-//! message item (when it has content) followed by one `function_call` per call, a tool result as
-//! one output item. Ids, reasoning and raw parts of other formats are not written (the API checks
-//! item ids and reasoning items against its own records).
+//! message item (when it carries something) followed by one `function_call` per call, a tool
+//! result as one output item (text, or `input_text` / `input_image` parts when it has images; the
+//! SDK's `name` and `status`, which it requires). Ids, reasoning and raw parts of other formats
+//! are not written (the API checks item ids and reasoning items against its own records); an
+//! assistant message left with nothing gives no item. Between the two item formats (the same
+//! API's items), item ids, `status`, reasoning with its encrypted content and refusals go across,
+//! and hosted items too: the SDK's `hosted_tool_call` / `unknown` carry the API item in
+//! `providerData`, and an API item goes to the SDK as an `unknown` item carrying it, as the SDK
+//! itself sends them (`sdk_items_convert_to_the_api_items_the_sdk_itself_sends`).
 
 use super::util::{
     args_text, as_obj, call_from_json_text, content_as_string, extra_of, kind, opt_array, opt_id, opt_str, put_opt,
@@ -478,14 +484,15 @@ fn verbatim(m: &Message) -> Option<&Value> {
 
 /// Encodes one canonical message as the items of `format` (Responses or OpenAI Agents): one item
 /// for a message of this format (the one it came from), else a message item and / or one
-/// `function_call` per call, or one result item. Never empty.
+/// `function_call` per call, or one result item; none for an assistant message of another format
+/// with nothing an item can carry.
 pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
     let d = Dialect::of(format);
     let own = m.origin == Some(format);
-    if own {
-        if let Some(raw) = verbatim(m) {
-            return vec![raw.clone()];
-        }
+    // From the other item format: the same API's items in the other schema.
+    let sibling = !own && m.origin.is_some_and(Format::is_items);
+    if let Some(raw) = verbatim(m).filter(|_| own || sibling) {
+        return if own { vec![raw.clone()] } else { sibling_verbatim(raw, d).into_iter().collect() };
     }
     let mut items = Vec::new();
     match m.role {
@@ -496,15 +503,24 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                 Content::Parts(parts) => parts.iter().partition(|p| matches!(p, ContentPart::Reasoning { .. })),
                 _ => (Vec::new(), Vec::new()),
             };
-            if own && !reasoning.is_empty() {
-                items.push(encode_reasoning(&reasoning, d));
+            if (own || sibling) && !reasoning.is_empty() {
+                items.push(encode_reasoning(&reasoning, d, own));
+                if sibling {
+                    carry_encrypted_content(m, items.last_mut(), d);
+                }
             }
             let content = match &m.content {
                 Content::Parts(_) => Content::Parts(rest.into_iter().cloned().collect()),
                 c => c.clone(),
             };
             let has_calls = !m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty();
-            if !content.is_empty() || (items.is_empty() && !has_calls) {
+            // What the message item would carry: nothing (an assistant message of another format
+            // with only reasoning or raw blocks) gives no item at all, rather than an empty one.
+            let carries = match &content {
+                Content::Parts(parts) => parts.iter().any(|p| encode_part(p, m.role, d, own, sibling).is_some()),
+                c => !c.is_empty(),
+            };
+            if carries || (own && items.is_empty() && !has_calls) {
                 items.push(encode_message(m, &content, d, own));
             }
             for c in &m.tool_calls {
@@ -516,15 +532,76 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
         }
     }
     // A message of this format came from one item: its id and unmodelled fields go back on it.
-    if own {
-        if let Some(Value::Object(first)) = items.first_mut() {
-            if let Some(id) = &m.id {
-                first.entry("id").or_insert_with(|| json!(id));
-            }
+    // One of the other item format keeps its item id (the API's own) and status.
+    if let Some(Value::Object(first)) = items.first_mut().filter(|_| own || sibling) {
+        if let Some(id) = m.id.as_deref().filter(|id| own || *id != "FAKE_ID") {
+            first.entry("id").or_insert_with(|| json!(id));
+        }
+        if own {
             put_extra(first, m, format);
+        } else if let Some(status) = m.extra.get("status").filter(|s| s.is_string()) {
+            let call_or_result = matches!(
+                first.get("type").and_then(Value::as_str),
+                Some("function_call" | "function_call_output" | "function_call_result")
+            );
+            if call_or_result {
+                first.insert("status".into(), status.clone());
+            }
         }
     }
     items
+}
+
+/// A hosted item kept whole by the other item format, in this one: the SDK's `hosted_tool_call`
+/// / `unknown` carry the API item in `providerData`; the API's items go to the SDK as `unknown`
+/// items with the API item as `providerData` (which the SDK sends back as it is). Other SDK
+/// items (with camelCase keys of their own) are not written.
+fn sibling_verbatim(raw: &Value, d: Dialect) -> Option<Value> {
+    match d {
+        Dialect::Agents => {
+            let mut o = Map::new();
+            o.insert("type".into(), json!("unknown"));
+            if let Some(id) = raw.get("id").filter(|id| id.is_string()) {
+                o.insert("id".into(), id.clone());
+            }
+            o.insert("providerData".into(), raw.clone());
+            Some(Value::Object(o))
+        }
+        Dialect::Api => {
+            let kind = raw.get("type").and_then(Value::as_str)?;
+            let Some(Value::Object(data)) = raw.get("providerData") else { return None };
+            let inner = data.get("type").and_then(Value::as_str)?;
+            if !matches!(kind, "hosted_tool_call" | "unknown")
+                || !API_KEPT.contains(&inner) && !SHARED_KEPT.contains(&inner)
+            {
+                return None;
+            }
+            let mut item = data.clone();
+            for key in ["id", "status"] {
+                if let Some(v) = raw.get(key).filter(|v| v.is_string()) {
+                    item.entry(key).or_insert_with(|| v.clone());
+                }
+            }
+            Some(Value::Object(item))
+        }
+    }
+}
+
+/// The encrypted content of a reasoning item of the other item format, onto `item`: the API's
+/// `encrypted_content`, the SDK's `providerData.encrypted_content` (or `encryptedContent`).
+fn carry_encrypted_content(m: &Message, item: Option<&mut Value>, d: Dialect) {
+    let from_sdk =
+        m.extra.get("providerData").and_then(|p| p.get("encrypted_content").or_else(|| p.get("encryptedContent")));
+    let Some(enc) = m.extra.get("encrypted_content").or(from_sdk).filter(|e| e.is_string()).cloned() else { return };
+    let Some(Value::Object(o)) = item else { return };
+    match d {
+        Dialect::Api => {
+            o.insert("encrypted_content".into(), enc);
+        }
+        Dialect::Agents => {
+            o.insert("providerData".into(), json!({"encrypted_content": enc}));
+        }
+    }
 }
 
 fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Value {
@@ -541,8 +618,10 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
         o.insert("type".into(), json!("message"));
     }
     o.insert("role".into(), json!(role));
-    let parts_of =
-        |parts: &[ContentPart]| -> Vec<Value> { parts.iter().filter_map(|p| encode_part(p, m.role, d, own)).collect() };
+    let sibling = !own && m.origin.is_some_and(Format::is_items);
+    let parts_of = |parts: &[ContentPart]| -> Vec<Value> {
+        parts.iter().filter_map(|p| encode_part(p, m.role, d, own, sibling)).collect()
+    };
     let value = match content {
         Content::Absent if own => None,
         Content::Null if own => Some(Value::Null),
@@ -567,11 +646,15 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
     Value::Object(o)
 }
 
-/// One content part as an item part; `None` for what the target cannot carry.
-fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool) -> Option<Value> {
+/// One content part as an item part; `None` for what the target cannot carry. `own`: the part
+/// came from this format (its `extra` and raw parts are written back); `sibling`: from the other
+/// item format (a refusal stays a refusal).
+fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: bool) -> Option<Value> {
     let mut o = Map::new();
     let extra = match part {
-        ContentPart::Text { text, extra } if own && extra.get("type").and_then(Value::as_str) == Some("refusal") => {
+        ContentPart::Text { text, extra }
+            if (own || sibling) && extra.get("type").and_then(Value::as_str) == Some("refusal") =>
+        {
             o.insert("type".into(), json!("refusal"));
             o.insert("refusal".into(), json!(text));
             extra
@@ -657,7 +740,7 @@ fn encode_result(m: &Message, d: Dialect, own: bool) -> Value {
             {
                 raw.clone()
             }
-            _ => Value::Array(parts.iter().filter_map(|p| encode_part(p, Role::Tool, d, true)).collect()),
+            _ => Value::Array(parts.iter().filter_map(|p| encode_part(p, Role::Tool, d, true, false)).collect()),
         }),
         // Text, and images where there are some (the API and the SDK take `input_image` parts in a
         // result); anything else as text.
@@ -665,7 +748,7 @@ fn encode_result(m: &Message, d: Dialect, own: bool) -> Value {
             parts
                 .iter()
                 .filter_map(|p| match p {
-                    ContentPart::Image { .. } => encode_part(p, Role::Tool, d, false),
+                    ContentPart::Image { .. } => encode_part(p, Role::Tool, d, false, false),
                     ContentPart::Text { text, .. } => Some(json!({"type": "input_text", "text": text})),
                     other => {
                         let text = content_as_string(&Content::Parts(vec![other.clone()]));
@@ -682,7 +765,7 @@ fn encode_result(m: &Message, d: Dialect, own: bool) -> Value {
     Value::Object(o)
 }
 
-fn encode_reasoning(parts: &[&ContentPart], d: Dialect) -> Value {
+fn encode_reasoning(parts: &[&ContentPart], d: Dialect, own: bool) -> Value {
     let summary: Vec<Value> = parts
         .iter()
         .filter_map(|p| match p {
@@ -692,7 +775,9 @@ fn encode_reasoning(parts: &[&ContentPart], d: Dialect) -> Value {
                 let mut e = Map::new();
                 e.insert("type".into(), json!(d.summary_type()));
                 e.insert("text".into(), json!(text));
-                e.extend(extra.clone());
+                if own {
+                    e.extend(extra.clone());
+                }
                 Some(Value::Object(e))
             }
             _ => None,

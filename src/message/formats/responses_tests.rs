@@ -307,13 +307,14 @@ fn converts_an_item_history_to_every_format_and_back() {
             Format::Gemini => json!({"role": "user", "content": [{"type": "input_text", "text": "weather?"}]}),
             _ => json!({"role": "user", "content": "weather?"}),
         };
+        // The SDK's required result status comes along.
+        let mut result = json!({"type": "function_call_output", "call_id": "c1", "output": "sunny"});
+        if f == Format::OpenaiAgents {
+            result["status"] = json!("completed");
+        }
         assert_eq!(
             items,
-            vec![
-                user,
-                json!({"type": "function_call", "call_id": "c1", "name": "weather", "arguments": "{}"}),
-                json!({"type": "function_call_output", "call_id": "c1", "output": "sunny"}),
-            ],
+            vec![user, json!({"type": "function_call", "call_id": "c1", "name": "weather", "arguments": "{}"}), result,],
             "from {f:?}"
         );
     }
@@ -336,4 +337,42 @@ fn plain_messages_in_an_item_list_take_its_format() {
     // The hint decides for lists with no sure item.
     let d = decode_messages(&items[..2], Some(Format::OpenaiAgents)).unwrap();
     assert_eq!(d.formats, vec![Format::OpenaiAgents; 2]);
+}
+
+#[test]
+fn sdk_items_convert_to_the_api_items_the_sdk_itself_sends() {
+    // `api-input.json` is what the SDK sent for the first six items of `result.history`, then the
+    // web search item as the API wrote it.
+    let sdk = list(AGENTS_HISTORY);
+    let api = list(API_INPUT);
+    let canon = decode_messages(&sdk, None).unwrap().messages;
+    let ours = encode_messages(&canon, Format::Responses);
+    assert_eq!(ours.get(..7), api.get(..7));
+    // The final message: its text, id and kind (the SDK adds `status` and `annotations` itself).
+    assert_eq!(
+        ours[7],
+        json!({"role": "assistant", "content": [{"type": "output_text", "text": "Sunny, 12:00."}], "id": "msg_1"})
+    );
+    // And back: the API's items in the SDK's schema read as the same conversation.
+    let canon = decode_messages(&api, None).unwrap().messages;
+    let sdk_again = encode_messages(&canon, Format::OpenaiAgents);
+    let again = decode_messages(&sdk_again, None).unwrap();
+    assert!(again.formats.iter().all(|f| *f == Format::OpenaiAgents), "{:?}", again.formats);
+    assert_eq!(sdk_again[1]["providerData"], json!({"encrypted_content": "gAAAAenc1"}));
+    assert_eq!(sdk_again[2]["callId"], "call_w");
+    assert_eq!(
+        sdk_again[4],
+        json!({"type": "function_call_result", "callId": "call_w", "name": "", "status": "completed", "output": "sunny in Paris"})
+    );
+    assert_eq!(sdk_again[6], json!({"type": "unknown", "id": "ws_1", "providerData": api[6]}));
+    let texts = |ms: &[Message]| ms.iter().map(|m| m.content.text()).collect::<Vec<_>>();
+    assert_eq!(texts(&again.messages), texts(&canon));
+    // An assistant message with nothing an item can carry gives no item, not an empty one.
+    let thinking = decode_messages(
+        &[json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "signature": "s"}]})],
+        None,
+    )
+    .unwrap()
+    .messages;
+    assert_eq!(encode_indexed(&thinking, Format::Responses), (vec![], vec![0]));
 }
