@@ -42,6 +42,8 @@
 //!   raw part. These are not paired as tool calls and results: the API pairs them itself, and
 //!   another format has no such tools; they are written back only to their own format.
 //! - An item `type` neither schema defines is `INVALID_MESSAGE` naming it, never guessed.
+//! - An item's `id` is the message's id, and is also kept in `extra`: only that one is written
+//!   back, so an id the store gave an item that had none (`{run}:{k}`) never reaches the API.
 //!
 //! Encoding: a message of this format comes back as the item it was. Any other message is
 //! written as the Responses API (or the SDK) takes it as input: a system / user message as a
@@ -326,7 +328,7 @@ fn decode_message(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
             .field("content"))
         }
     };
-    m.extra = extra_of(obj, &["role", "content", "id"]);
+    m.extra = extra_of(obj, &["role", "content"]);
     if role_name == "developer" {
         m.extra.insert("role".into(), json!("developer"));
     }
@@ -400,7 +402,7 @@ fn decode_call(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
         Ok(c) => m.tool_calls.push(c),
         Err(invalid) => m.invalid_tool_calls.push(invalid),
     }
-    m.extra = extra_of(obj, &["type", key, "name", "arguments", "id"]);
+    m.extra = extra_of(obj, &["type", key, "name", "arguments"]);
     Ok(m)
 }
 
@@ -434,7 +436,7 @@ fn decode_result(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
             .field("output"))
         }
     };
-    m.extra = extra_of(obj, &["type", key, "output", "id", "name"]);
+    m.extra = extra_of(obj, &["type", key, "output", "name"]);
     Ok(m)
 }
 
@@ -460,7 +462,7 @@ fn decode_reasoning(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
     let mut m = Message::new(Role::Assistant, "");
     m.id = opt_id(obj, "id")?;
     m.content = Content::Parts(parts);
-    m.extra = extra_of(obj, &["type", "id", key]);
+    m.extra = extra_of(obj, &["type", key]);
     Ok(m)
 }
 
@@ -532,10 +534,11 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
         }
     }
     // A message of this format came from one item: its id and unmodelled fields go back on it.
-    // One of the other item format keeps its item id (the API's own) and status.
+    // One of the other item format keeps its item id (the API's own) and status. The item's id
+    // is the one in `extra`, never `Message.id`, which may be one the store gave it.
     if let Some(Value::Object(first)) = items.first_mut().filter(|_| own || sibling) {
-        if let Some(id) = m.id.as_deref().filter(|id| own || *id != "FAKE_ID") {
-            first.entry("id").or_insert_with(|| json!(id));
+        if let Some(id) = m.extra.get("id").filter(|id| sibling && id.is_string() && id.as_str() != Some("FAKE_ID")) {
+            first.entry("id").or_insert_with(|| id.clone());
         }
         if own {
             put_extra(first, m, format);
