@@ -15,8 +15,8 @@ import { StateStore, projectMessages, providerOf, readTranscript, validateMessag
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const FIXTURES = path.join(ROOT, "tests/fixtures/transcripts");
-const FORMATS = ["langchain", "openai", "anthropic", "ai-sdk", "gemini"];
-const PROVIDER = { langchain: "openai", openai: "openai", anthropic: "anthropic", "ai-sdk": "openai", gemini: "gemini" };
+const FORMATS = ["langchain", "openai", "anthropic", "ai-sdk", "gemini", "responses", "openai-agents"];
+const PROVIDER = { langchain: "openai", openai: "openai", anthropic: "anthropic", "ai-sdk": "openai", gemini: "gemini", responses: "openai", "openai-agents": "openai" };
 
 test("providerOf is the core's table", () => {
   for (const f of FORMATS) assert.equal(providerOf(f), PROVIDER[f]);
