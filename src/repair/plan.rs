@@ -237,12 +237,23 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     // across turns, as in tau-bench); pass 1: any unused real result; pass 2: a placeholder.
     let assistants: Vec<usize> =
         shapes.iter().enumerate().filter(|(_, s)| s.role == Role::Assistant).map(|(a, _)| a).collect();
+    // A call id repeated within one turn (a `function_call` item given twice) is one call: the
+    // repeats take no result of their own. (Within one message the decoder refuses repeats.)
+    let mut first_in_turn: HashSet<(usize, &str)> = HashSet::new();
+    let mut repeated: HashSet<(usize, usize)> = HashSet::new();
+    for &a in &assistants {
+        for (k, c) in shapes.get(a).map(|s| s.calls.as_slice()).unwrap_or_default().iter().enumerate() {
+            if !first_in_turn.insert((leader(a), c.id.as_str())) {
+                repeated.insert((a, k));
+            }
+        }
+    }
     let mut picked: HashMap<(usize, usize), usize> = HashMap::new();
     for pass in 0..3 {
         for &a in &assistants {
             let Some(s) = shapes.get(a) else { continue };
             for (k, c) in s.calls.iter().enumerate() {
-                if picked.contains_key(&(a, k)) {
+                if picked.contains_key(&(a, k)) || repeated.contains(&(a, k)) {
                     continue;
                 }
                 let candidates = results.get(c.id.as_str()).map(Vec::as_slice).unwrap_or_default();
@@ -271,6 +282,9 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
             continue;
         };
         for (k, c) in s.calls.iter().enumerate() {
+            if repeated.contains(&(a, k)) {
+                continue;
+            }
             match picked.get(&(a, k)).copied() {
                 Some(r) => {
                     real.push(r);

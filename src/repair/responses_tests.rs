@@ -130,3 +130,20 @@ fn parallel_results_in_any_order_after_the_turn_are_in_place() {
     let (fixed, _) = repair_values(&split, &RepairOptions::default()).unwrap();
     assert_eq!(fixed, vec![split[0].clone(), split[2].clone(), split[1].clone()]);
 }
+
+#[test]
+fn a_function_call_item_given_twice_is_one_call() {
+    // Found by running the fuzz harnesses (strict) over mutations of the fixtures: the repeat took
+    // a placeholder of its own (a duplicate result), and merged into one Chat message twice.
+    let items = vec![json!({"role": "user", "content": "go"}), fc("a", "f", "{}"), fc("a", "f", "{}"), out("a", "A")];
+    for p in PROVIDERS {
+        let opts = RepairOptions { provider: Some(p), ..Default::default() };
+        let (fixed, _) = repair_values(&items, &opts).unwrap();
+        assert_eq!(validate_values(&fixed, p).unwrap(), vec![], "{p:?}");
+        assert_eq!(fixed.len(), 4, "{p:?}: {fixed:?}");
+    }
+    let canon = decode_messages(&items, None).unwrap().messages;
+    let chat = crate::encode_messages(&canon, Format::Openai);
+    assert_eq!(chat[1]["tool_calls"].as_array().map(Vec::len), Some(1));
+    assert!(decode_messages(&chat, None).is_ok());
+}

@@ -192,9 +192,10 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
     let mut turn_size = vec![0usize; shapes.len()];
     for (i, s) in shapes.iter().enumerate() {
         let leader = leaders.get(i).copied().unwrap_or(i);
-        turn_calls.extend(s.calls.iter().map(|c| (leader, c.id.as_str())));
+        // A call id repeated within a turn is one call.
+        let new = s.calls.iter().filter(|c| turn_calls.insert((leader, c.id.as_str()))).count();
         if let Some(n) = turn_size.get_mut(leader) {
-            *n += s.calls.len();
+            *n += new;
         }
     }
     // How many results sit in each assistant message's result block (counted once: linear).

@@ -545,7 +545,8 @@ pub fn group_roles(roles: &[Role], format: Format) -> Vec<Range<usize>> {
 }
 
 /// One assistant message for a turn of several (see [`same_turn`]): the content of each in
-/// order (text as text parts), then all calls, valid then invalid; the first one's id and name.
+/// order (text as text parts), then all calls, valid then invalid (a call id seen before in the
+/// turn is left out); the first one's id and name.
 /// `extra` is left out: it belongs to the items, and only the item format writes it.
 fn merge_turn(group: &[Message]) -> Message {
     let mut parts = Vec::new();
@@ -562,6 +563,10 @@ fn merge_turn(group: &[Message]) -> Message {
         m.tool_calls.extend(g.tool_calls.iter().cloned());
         m.invalid_tool_calls.extend(g.invalid_tool_calls.iter().cloned());
     }
+    // One message cannot carry a call id twice (check_calls): a repeated item gives it once.
+    let mut seen = std::collections::HashSet::new();
+    m.tool_calls.retain(|c| seen.insert(c.id.clone()));
+    m.invalid_tool_calls.retain(|c| seen.insert(c.id.clone()));
     m.content = Content::Parts(parts);
     m
 }
