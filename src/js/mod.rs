@@ -33,7 +33,7 @@ use wasm_bindgen::prelude::*;
 type JsResult<T> = Result<T, JsValue>;
 
 /// Converts messages (an array, or its JSON text) from any supported format(s) to `to`
-/// (`"langchain" | "openai" | "anthropic" | "ai-sdk" | "gemini"`).
+/// (`"langchain" | "openai" | "anthropic" | "ai-sdk" | "gemini" | "responses" | "openai-agents"`).
 ///
 /// Throws `INVALID_MESSAGE`, `UNKNOWN_ROLE`, `MISSING_TOOL_CALL_ID`, `INVALID_TOOL_CALL` (with
 /// `details.index`), `INVALID_JSON`, `INVALID_OPTION`.

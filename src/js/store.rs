@@ -180,7 +180,7 @@ impl JsStateStore {
     }
 
     /// The messages, encoded in `format` (`"langchain" | "openai" | "anthropic" | "ai-sdk" |
-    /// "gemini"`), or canonical when absent. Throws `INVALID_OPTION`.
+    /// "gemini" | "responses" | "openai-agents"`), or canonical when absent. Throws `INVALID_OPTION`.
     #[wasm_bindgen(unchecked_return_type = "unknown[]")]
     pub fn messages(
         &self,

@@ -5,7 +5,8 @@
 //! of the call it answers. Fields a format has that we do not model are kept verbatim in
 //! [`Message::extra`], so decoding a message and encoding it back to the same format loses nothing.
 //!
-//! Provider formats (LangChain, OpenAI Chat, Anthropic, AI SDK, Gemini) live in [`formats`].
+//! Provider formats (LangChain, OpenAI Chat, Anthropic, AI SDK, Gemini, OpenAI Responses items,
+//! OpenAI Agents SDK items) live in [`formats`].
 
 pub mod formats;
 pub mod units;

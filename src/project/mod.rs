@@ -116,7 +116,10 @@ pub struct MessageReport {
     /// Its tokens as sent.
     pub tokens: usize,
     /// The index in the encoded output of the message that carries it (formats that put a
-    /// turn's tool results in one message give several entries the same index).
+    /// turn's tool results in one message give several entries the same index; so do the items
+    /// of one Responses turn written as one message in another format). In an item format
+    /// (Responses, OpenAI Agents) an assistant message with calls is several items: this is the
+    /// first of them.
     pub output: usize,
     /// For a tool result, the call it answers (a result the repair inserted has no `id`: this
     /// names it, as the fix in `repairs` does).
@@ -198,6 +201,7 @@ pub fn provider_of(format: Format) -> Provider {
     match format {
         Format::Anthropic => Provider::Anthropic,
         Format::Gemini => Provider::Gemini,
+        // OpenAI Chat, LangChain, AI SDK, and the Responses / OpenAI Agents items (OpenAI's API).
         _ => Provider::Openai,
     }
 }
@@ -461,10 +465,7 @@ pub fn project(
     out.extend(summary);
     let body_at = out.len();
     out.extend(window);
-    let mut output_of = vec![0; out.len()];
-    for (g, range) in crate::message::formats::groups(&out, opts.format).into_iter().enumerate() {
-        output_of.get_mut(range).unwrap_or_default().fill(g);
-    }
+    let (encoded, output_of) = crate::message::formats::encode_indexed(&out, opts.format);
     for (i, m) in out.iter().enumerate().skip(body_at) {
         let tokens = tok.of(m)?;
         let output = output_of.get(i).copied().unwrap_or_default();
@@ -477,7 +478,6 @@ pub fn project(
         });
     }
     report.used = tok.sum(&out)?;
-    let encoded = encode_messages(&out, opts.format);
     check_leaks(&encoded, &ctx.private)?;
     Ok(Projection { messages: out, encoded, report })
 }

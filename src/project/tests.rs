@@ -389,3 +389,59 @@ fn report_names_the_output_message_of_each_kept_message() {
         assert_eq!(p.encoded.len(), outputs.last().unwrap() + 1, "{format:?}");
     }
 }
+
+#[test]
+fn projecting_items_reports_the_first_item_of_each_message() {
+    let chat = vec![
+        json!({"role": "user", "content": "weather?"}),
+        json!({"role": "assistant", "content": "Checking.", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{}"}},
+            {"id": "c2", "type": "function", "function": {"name": "time", "arguments": "{}"}}]}),
+    ];
+    let history = decode_messages(&chat, None).unwrap().messages;
+    let opts = ProjectOptions { format: Format::Responses, ..ProjectOptions::default() };
+    let (encoded, report) = project_tail(history, false, 0, &opts, &mut Estimate, "estimate").unwrap();
+    let kinds: Vec<&str> = encoded.iter().map(|v| v["type"].as_str().unwrap_or("message")).collect();
+    assert_eq!(
+        kinds,
+        vec!["message", "message", "function_call", "function_call", "function_call_output", "function_call_output"]
+    );
+    assert_eq!(report.messages.iter().map(|m| m.output).collect::<Vec<_>>(), vec![0, 1, 4, 5]);
+    assert_eq!(crate::repair::validate_values(&encoded, Provider::Openai).unwrap(), vec![]);
+}
+
+#[test]
+fn projecting_an_sdk_history_elsewhere_merges_each_turn_and_back_into_items() {
+    let items = crate::message::formats::values_from_json_text(include_str!(
+        "../../tests/fixtures/responses/agents-history.json"
+    ))
+    .unwrap();
+    let history = decode_messages(&items, None).unwrap().messages;
+    for format in Format::ALL {
+        let opts = ProjectOptions { format, ..ProjectOptions::default() };
+        let (encoded, report) = project_tail(history.clone(), false, 0, &opts, &mut Estimate, "estimate").unwrap();
+        let outputs: Vec<usize> = report.messages.iter().map(|m| m.output).collect();
+        let want = match format {
+            // Every item as it came.
+            Format::OpenaiAgents => {
+                assert_eq!(encoded, items);
+                vec![0, 1, 2, 3, 4, 5, 6, 7]
+            }
+            Format::Responses => vec![0, 1, 2, 3, 4, 5, 6, 7],
+            // [reasoning, call, call] is one assistant message; so is [web search, message].
+            Format::AiSdk => vec![0, 1, 1, 1, 2, 2, 3, 3],
+            // One UIMessage holds a turn and its results.
+            Format::Ui => vec![0, 1, 1, 1, 1, 1, 2, 2],
+            // The web search says nothing to Anthropic and Gemini: the repair drops it.
+            Format::Anthropic | Format::Gemini => vec![0, 1, 1, 1, 2, 2, 3],
+            _ => vec![0, 1, 1, 1, 2, 3, 4, 4],
+        };
+        assert_eq!(outputs, want, "{format:?}");
+        let back = decode_messages(&encoded, Some(format)).unwrap();
+        let v = crate::repair::validate_shapes(
+            &crate::repair::shapes_of(&back.messages, &back.source, &back.formats),
+            provider_of(format),
+        );
+        assert_eq!(v, vec![], "{format:?}: {encoded:?}");
+    }
+}

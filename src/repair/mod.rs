@@ -114,7 +114,8 @@ pub enum Output {
 /// the canonical messages of one input message, stay together); a group that is
 /// exactly one whole input message, unchanged, is kept as [`Output::Original`]; any other group is
 /// materialised (`unit(i)` gives the canonical message at position `i`, decoded on demand, so
-/// untouched input messages are never converted) and encoded.
+/// untouched input messages are never converted) and encoded (one output message, or in an item
+/// format one or more items).
 pub fn assemble(
     items: &[Item],
     shapes: &[Shape],
@@ -166,7 +167,7 @@ pub fn assemble(
                 };
                 messages.push(m);
             }
-            out.push(Output::New(encode_group(&messages, format)));
+            out.extend(encode_group(&messages, format).into_iter().map(Output::New));
         }
         start = end;
     }
@@ -232,5 +233,7 @@ pub fn repair_values(values: &[Value], opts: &RepairOptions) -> Result<(Vec<Valu
     Ok((values, report))
 }
 
+#[cfg(test)]
+mod responses_tests;
 #[cfg(test)]
 mod tests;

@@ -5,6 +5,8 @@
 //! - A call without a result gets a synthetic tool result with status `error`, placed right after
 //!   its assistant message and before the real results there (deepagents `PatchToolCalls` places
 //!   it the same way). Its text says why: missing, interrupted, rejected, or invalid arguments.
+//!   A run of assistant items (Responses, OpenAI Agents: one item per call) is one assistant
+//!   message here: its results go after the whole run, in their order.
 //! - A result that exists but sits elsewhere is moved next to its call, never duplicated.
 //! - Several results for one call: the real one is kept over a placeholder, then the first.
 //! - Orphan results (no call) are dropped, or kept in place with `keep_orphans`.
@@ -14,7 +16,7 @@
 //! - Idempotent; a real result is never dropped unless it duplicates another real result.
 
 use super::shape::{Shape, ToolContent};
-use super::validate::{block_owner, Provider};
+use super::validate::{block_owner, turn_leaders, Provider};
 use crate::message::Role;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -221,17 +223,37 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     }
     let called: HashSet<&str> = shapes.iter().flat_map(|s| s.calls.iter().map(|c| c.id.as_str())).collect();
     let owner = block_owner(shapes);
+    let leaders = turn_leaders(shapes);
+    let leader = |a: usize| leaders.get(a).copied().unwrap_or(a);
+    // The last message of each turn, by the turn's first: its results go after it.
+    let mut turn_end: Vec<usize> = (0..shapes.len()).collect();
+    for (i, &l) in leaders.iter().enumerate() {
+        if let Some(end) = turn_end.get_mut(l) {
+            *end = i;
+        }
+    }
     let mut used: HashSet<usize> = HashSet::new();
     // Pass 0: each call takes a real result already in its own result block (ids can repeat
     // across turns, as in tau-bench); pass 1: any unused real result; pass 2: a placeholder.
     let assistants: Vec<usize> =
         shapes.iter().enumerate().filter(|(_, s)| s.role == Role::Assistant).map(|(a, _)| a).collect();
+    // A call id repeated within one turn (a `function_call` item given twice) is one call: the
+    // repeats take no result of their own. (Within one message the decoder refuses repeats.)
+    let mut first_in_turn: HashSet<(usize, &str)> = HashSet::new();
+    let mut repeated: HashSet<(usize, usize)> = HashSet::new();
+    for &a in &assistants {
+        for (k, c) in shapes.get(a).map(|s| s.calls.as_slice()).unwrap_or_default().iter().enumerate() {
+            if !first_in_turn.insert((leader(a), c.id.as_str())) {
+                repeated.insert((a, k));
+            }
+        }
+    }
     let mut picked: HashMap<(usize, usize), usize> = HashMap::new();
     for pass in 0..3 {
         for &a in &assistants {
             let Some(s) = shapes.get(a) else { continue };
             for (k, c) in s.calls.iter().enumerate() {
-                if picked.contains_key(&(a, k)) {
+                if picked.contains_key(&(a, k)) || repeated.contains(&(a, k)) {
                     continue;
                 }
                 let candidates = results.get(c.id.as_str()).map(Vec::as_slice).unwrap_or_default();
@@ -239,7 +261,7 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                 let pick = candidates.iter().copied().find(|&r| {
                     !used.contains(&r)
                         && match pass {
-                            0 => real(r) && owner.get(r) == Some(&Some(a)),
+                            0 => real(r) && owner.get(r) == Some(&Some(leader(a))),
                             1 => real(r),
                             _ => true,
                         }
@@ -251,16 +273,22 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
             }
         }
     }
-    let mut answers: Vec<Vec<Item>> = vec![Vec::new(); shapes.len()];
+    // Per turn (by its first message): the placeholders, in call order, then the real results.
+    let mut synthetic_of: Vec<Vec<Item>> = vec![Vec::new(); shapes.len()];
+    let mut real_of: Vec<Vec<usize>> = vec![Vec::new(); shapes.len()];
     for &a in &assistants {
         let Some(s) = shapes.get(a) else { continue };
-        let mut synthetic = Vec::new();
-        let mut real = Vec::new();
+        let (Some(synthetic), Some(real)) = (synthetic_of.get_mut(leader(a)), real_of.get_mut(leader(a))) else {
+            continue;
+        };
         for (k, c) in s.calls.iter().enumerate() {
+            if repeated.contains(&(a, k)) {
+                continue;
+            }
             match picked.get(&(a, k)).copied() {
                 Some(r) => {
                     real.push(r);
-                    if owner.get(r) != Some(&Some(a)) {
+                    if owner.get(r) != Some(&Some(leader(a))) {
                         report.push(fix(
                             FixKind::MisplacedResult,
                             Action::Moved,
@@ -286,8 +314,11 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                 }
             }
         }
+    }
+    let mut answers: Vec<Vec<Item>> = vec![Vec::new(); shapes.len()];
+    for (l, (synthetic, mut real)) in synthetic_of.into_iter().zip(real_of).enumerate() {
         real.sort_unstable();
-        if let Some(slot) = answers.get_mut(a) {
+        if let Some(slot) = turn_end.get(l).and_then(|&end| answers.get_mut(end)) {
             slot.extend(synthetic);
             slot.extend(real.into_iter().map(|r| Item::Keep(r, tool_fix(shapes.get(r), provider))));
         }
@@ -317,12 +348,13 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                     || (s.role == Role::User && matches!(provider, Provider::Anthropic | Provider::Gemini));
                 if refused_empty && s.empty_for(provider) && s.calls.is_empty() {
                     report.push(fix(FixKind::EmptyMessage, Action::Dropped, s.source, None));
-                    continue;
+                } else {
+                    if s.empty_text_part {
+                        report.push(fix(FixKind::EmptyText, Action::Dropped, s.source, None));
+                    }
+                    items.push(Item::Keep(i, content_fix));
                 }
-                if s.empty_text_part {
-                    report.push(fix(FixKind::EmptyText, Action::Dropped, s.source, None));
-                }
-                items.push(Item::Keep(i, content_fix));
+                // The turn's results, even when its last message was dropped.
                 if let Some(slot) = answers.get_mut(i) {
                     items.append(slot);
                 }
@@ -347,6 +379,6 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
 }
 
 fn tool_fix(s: Option<&Shape>, provider: Provider) -> ContentFix {
-    let needs = s.is_some_and(|s| provider.text_only_tool_results() && s.tool_content != ToolContent::Text);
+    let needs = s.is_some_and(|s| provider.text_only_results_of(s.format) && s.tool_content != ToolContent::Text);
     ContentFix { drop_empty_text: false, tool_content_to_text: needs }
 }

@@ -70,7 +70,7 @@ impl Shape {
     /// Whether the message carries nothing once written into `provider`'s request: empty, or only
     /// blocks that are kept for their own format and this is another one.
     pub fn empty_for(&self, provider: super::Provider) -> bool {
-        self.empty || (self.foreign_only && self.format != provider.format())
+        self.empty || (self.foreign_only && !provider.takes(self.format))
     }
 }
 

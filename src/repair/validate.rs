@@ -10,10 +10,14 @@
 //!   text blocks must be non-empty; only the final assistant message may be empty.
 //! - Gemini: the turn after a function-call turn carries as many function responses as there
 //!   were calls; parts must not be empty text; responses are objects (text only here).
+//! - OpenAI Responses / Agents SDK items are checked by OpenAI's rules, where a run of assistant
+//!   items is one assistant message (its reasoning, text and each `function_call` are items of
+//!   their own; [`same_turn`]): every `function_call` needs a `function_call_output` after the
+//!   run, and an output needs its call. Results there may carry images (`input_image` parts).
 
 use super::shape::{Shape, ToolContent};
 use crate::error::{Error, ErrorCode, Result};
-use crate::message::formats::Format;
+use crate::message::formats::{same_turn, Format};
 use crate::message::Role;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -61,6 +65,19 @@ impl Provider {
     /// we build from text).
     pub fn text_only_tool_results(self) -> bool {
         matches!(self, Provider::Openai | Provider::Gemini)
+    }
+
+    /// Whether tool results of messages in `format` must be text for this provider: as
+    /// [`Provider::text_only_tool_results`], except OpenAI's Responses items (Responses, OpenAI
+    /// Agents), whose results take `input_image` / `input_file` parts.
+    pub fn text_only_results_of(self, format: Format) -> bool {
+        self.text_only_tool_results() && !(self == Provider::Openai && format.is_items())
+    }
+
+    /// Whether this provider's requests are written in `format`: OpenAI's in OpenAI Chat and in
+    /// the Responses items (Responses, OpenAI Agents); the others' in their own format.
+    pub fn takes(self, format: Format) -> bool {
+        format == self.format() || (self == Provider::Openai && format.is_items())
     }
 }
 
@@ -114,9 +131,29 @@ fn v(rule: Rule, index: usize, id: Option<&str>, message: String) -> Violation {
     Violation { rule, index, tool_call_id: id.map(str::to_string), message }
 }
 
-/// For each tool result, the assistant message whose result block it sits in: the nearest
-/// preceding assistant message with only tool results between them.
+/// For each message, the first assistant message of its turn: itself, or for an assistant item
+/// that continues a run of assistant items ([`same_turn`]), the first of the run. Other messages
+/// are their own.
+pub(crate) fn turn_leaders(shapes: &[Shape]) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::with_capacity(shapes.len());
+    for (i, s) in shapes.iter().enumerate() {
+        let prev = i.checked_sub(1).and_then(|p| shapes.get(p));
+        let leader = match prev {
+            Some(p) if same_turn((p.role, Some(p.format)), (s.role, Some(s.format))) => {
+                out.last().copied().unwrap_or(i)
+            }
+            _ => i,
+        };
+        out.push(leader);
+    }
+    out
+}
+
+/// For each tool result, the turn whose result block it sits in, named by the turn's first
+/// assistant message ([`turn_leaders`]): the nearest preceding assistant turn with only tool
+/// results between them.
 pub(crate) fn block_owner(shapes: &[Shape]) -> Vec<Option<usize>> {
+    let leaders = turn_leaders(shapes);
     let mut owner = None;
     shapes
         .iter()
@@ -124,7 +161,7 @@ pub(crate) fn block_owner(shapes: &[Shape]) -> Vec<Option<usize>> {
         .map(|(i, s)| match s.role {
             Role::Tool => owner,
             Role::Assistant => {
-                owner = Some(i);
+                owner = Some(leaders.get(i).copied().unwrap_or(i));
                 None
             }
             _ => {
@@ -149,6 +186,18 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
         }
     }
     let owner = block_owner(shapes);
+    let leaders = turn_leaders(shapes);
+    // The calls of each turn, by the turn's first message.
+    let mut turn_calls: std::collections::HashSet<(usize, &str)> = std::collections::HashSet::new();
+    let mut turn_size = vec![0usize; shapes.len()];
+    for (i, s) in shapes.iter().enumerate() {
+        let leader = leaders.get(i).copied().unwrap_or(i);
+        // A call id repeated within a turn is one call.
+        let new = s.calls.iter().filter(|c| turn_calls.insert((leader, c.id.as_str()))).count();
+        if let Some(n) = turn_size.get_mut(leader) {
+            *n += new;
+        }
+    }
     // How many results sit in each assistant message's result block (counted once: linear).
     let mut block_size = vec![0usize; shapes.len()];
     for o in owner.iter().flatten() {
@@ -156,18 +205,17 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
             *n += 1;
         }
     }
-    // A result is in place when it sits in the result block of an assistant message that made its call.
-    let in_place = |t: usize, id: &str| {
-        owner.get(t).copied().flatten().and_then(|o| shapes.get(o)).is_some_and(|a| a.calls.iter().any(|c| c.id == id))
-    };
+    // A result is in place when it sits in the result block of an assistant turn that made its call.
+    let in_place = |t: usize, id: &str| owner.get(t).copied().flatten().is_some_and(|o| turn_calls.contains(&(o, id)));
     let in_place_count = |id: &str| results_by_id.get(id).map_or(0, |r| r.iter().filter(|&&t| in_place(t, id)).count());
     let last = shapes.len().saturating_sub(1);
     for (i, s) in shapes.iter().enumerate() {
         match s.role {
             Role::Assistant => {
+                let leader = leaders.get(i).copied().unwrap_or(i);
                 for c in &s.calls {
                     let results = results_by_id.get(c.id.as_str()).map(Vec::as_slice).unwrap_or_default();
-                    let answered_here = results.iter().any(|&t| owner.get(t) == Some(&Some(i)));
+                    let answered_here = results.iter().any(|&t| owner.get(t) == Some(&Some(leader)));
                     // Unanswered here, and no stray result that could be moved here.
                     if !answered_here && results.len() == in_place_count(&c.id) {
                         out.push(v(
@@ -178,17 +226,15 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
                         ));
                     }
                 }
+                // Counted once per turn, at its first message.
                 let results_in_block = block_size.get(i).copied().unwrap_or(0);
-                if provider == Provider::Gemini && !s.calls.is_empty() && results_in_block != s.calls.len() {
+                let calls = if leader == i { turn_size.get(i).copied().unwrap_or(0) } else { 0 };
+                if provider == Provider::Gemini && calls > 0 && results_in_block != calls {
                     out.push(v(
                         Rule::CallResponseCountMismatch,
                         s.source,
                         None,
-                        format!(
-                            "{} function calls but {} function responses in the next turn",
-                            s.calls.len(),
-                            results_in_block
-                        ),
+                        format!("{calls} function calls but {results_in_block} function responses in the next turn"),
                     ));
                 }
             }
@@ -257,7 +303,7 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
                         ));
                     }
                 }
-                if provider.text_only_tool_results() {
+                if provider.text_only_results_of(s.format) {
                     match s.tool_content {
                         ToolContent::EmptyParts | ToolContent::Json => out.push(v(
                             Rule::ToolContentNotText,

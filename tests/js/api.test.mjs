@@ -8,7 +8,7 @@ import { validateMessages, repairMessages, convertMessages, readTranscript, deco
 const fixture = (name) => readFileSync(new URL(`../fixtures/transcripts/${name}`, import.meta.url), "utf8");
 const call = (id, name, args = "{}") => ({ id, type: "function", function: { name, arguments: args } });
 const PROVIDERS = ["openai", "anthropic", "gemini"];
-const FORMATS = ["langchain", "openai", "anthropic", "ai-sdk", "gemini", "ui"];
+const FORMATS = ["langchain", "openai", "anthropic", "ai-sdk", "gemini", "ui", "responses", "openai-agents"];
 
 test("rejected call: error result right after the assistant message, before the real one; idempotent", () => {
   const input = [

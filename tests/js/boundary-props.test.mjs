@@ -131,7 +131,7 @@ test("one input, one answer: hand-shaped messages of every format give the same 
       assert.deepEqual(ra, outcome(() => repairMessages(text, { provider })), `seed ${seed} repair ${provider}: ${text}`);
       if (ra.ok) assert.deepEqual(outcome(() => validateMessages(ra.ok.messages, { provider })), { ok: [] }, `seed ${seed}: repaired output validates for ${provider}: ${text}`);
     }
-    for (const to of ["langchain", "openai", "anthropic", "ai-sdk", "gemini"]) {
+    for (const to of ["langchain", "openai", "anthropic", "ai-sdk", "gemini", "responses", "openai-agents"]) {
       assert.deepEqual(outcome(() => convertMessages(messages, { to })), outcome(() => convertMessages(text, { to })), `seed ${seed} convert ${to}: ${text}`);
     }
     assert.deepEqual(outcome(() => decodeMessages(messages)), outcome(() => decodeMessages(text)), `seed ${seed} decode`);

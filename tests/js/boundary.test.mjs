@@ -250,7 +250,7 @@ test("7. a private value split over two text parts is caught in every format", (
   const key = s.registerChannel({ name: "vault", reducer: "replace", visibility: "private", owner: "mem" });
   s.apply({ author: "mem", update: { vault: "CANARY-priv-31337x" } });
   s.apply({ author: "u", update: { messages: [{ role: "user", content: [{ type: "text", text: "CANARY-priv" }, { type: "text", text: "-31337x" }] }] } });
-  for (const format of ["langchain", "openai", "anthropic", "ai-sdk", "gemini"]) {
+  for (const format of ["langchain", "openai", "anthropic", "ai-sdk", "gemini", "responses", "openai-agents"]) {
     assert.throws(() => s.modelView({ budget: 1000, format }), (e) => coded("PRIVATE_LEAK")(e) && e.details.channel === "vault", format);
   }
   assert.ok(key.startsWith("sgk_"));

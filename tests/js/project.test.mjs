@@ -15,8 +15,8 @@ import { StateStore, projectMessages, providerOf, readTranscript, validateMessag
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const FIXTURES = path.join(ROOT, "tests/fixtures/transcripts");
-const FORMATS = ["langchain", "openai", "anthropic", "ai-sdk", "gemini", "ui"];
-const PROVIDER = { langchain: "openai", openai: "openai", anthropic: "anthropic", "ai-sdk": "openai", gemini: "gemini", ui: "openai" };
+const FORMATS = ["langchain", "openai", "anthropic", "ai-sdk", "gemini", "ui", "responses", "openai-agents"];
+const PROVIDER = { langchain: "openai", openai: "openai", anthropic: "anthropic", "ai-sdk": "openai", gemini: "gemini", ui: "openai", responses: "openai", "openai-agents": "openai" };
 
 test("providerOf is the core's table", () => {
   for (const f of FORMATS) assert.equal(providerOf(f), PROVIDER[f]);

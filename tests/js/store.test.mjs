@@ -477,7 +477,7 @@ test("private channel: the value never appears in systemView, toJSON, messages, 
     assert.ok(!leaks(JSON.stringify(view), SECRET, "critic-only-thought"), "secret in systemView()");
     assert.ok(!leaks(JSON.stringify(store.toJSON()), SECRET, "critic-only-thought"), "secret in toJSON()");
     assert.ok(!leaks(JSON.stringify(store), SECRET, "critic-only-thought"), "secret in JSON.stringify(store)");
-    for (const f of [undefined, "langchain", "openai", "anthropic", "ai-sdk", "gemini"]) {
+    for (const f of [undefined, "langchain", "openai", "anthropic", "ai-sdk", "gemini", "responses", "openai-agents"]) {
       assert.ok(!leaks(JSON.stringify(store.messages(f)), SECRET), `secret in messages(${f})`);
     }
   };

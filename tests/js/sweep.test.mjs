@@ -121,7 +121,7 @@ function caseSeed(seed, i) {
 // ---------------------------------------------------------------------------------------------
 // Valid inputs: messages in every format, fixtures, commands, options
 
-const FORMATS = ["langchain", "openai", "anthropic", "ai-sdk", "gemini", "ui"];
+const FORMATS = ["langchain", "openai", "anthropic", "ai-sdk", "gemini", "ui", "responses", "openai-agents"];
 const PROVIDERS = ["openai", "anthropic", "gemini"];
 const REASONS = ["missing", "interrupted", "rejected", "invalid_args"];
 const REDUCERS = ["messages", "merge", "append", "union", "counter", "replace"];

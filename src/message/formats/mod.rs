@@ -1,26 +1,31 @@
 //! Provider formats: detection, decoding into canonical [`Message`]s and encoding back.
 //!
-//! Five formats (DESIGN §2): LangChain (dict, serialized `lc: 1`, and `{type, data}`), OpenAI Chat,
-//! Anthropic Messages, AI SDK `ModelMessage`, Gemini `Content`. Each input message is detected on
-//! its own by its keys, so one list may mix formats; messages that look the same in several
-//! formats (`{role: "user", content: "hi"}`) take the list's dominant format.
+//! Seven formats (DESIGN §2): LangChain (dict, serialized `lc: 1`, and `{type, data}`), OpenAI Chat,
+//! Anthropic Messages, AI SDK `ModelMessage`, Gemini `Content`, and two flat item lists: OpenAI
+//! Responses API input items and OpenAI Agents SDK items. Each input message is detected on its
+//! own by its keys, so one list may mix formats; messages that look the same in several formats
+//! (`{role: "user", content: "hi"}`) take the list's dominant format.
 //!
 //! One source message may decode to several canonical messages (an Anthropic user message with
 //! three `tool_result` blocks gives three tool messages), and the encoder groups canonical messages
 //! back the way each provider wants them ([`groups`]): consecutive tool results become one
-//! Anthropic user message, one Gemini user turn, one AI SDK tool message.
+//! Anthropic user message, one Gemini user turn, one AI SDK tool message. The item formats go the
+//! other way: one item per message, call and result, so an assistant turn is a run of assistant
+//! items ([`same_turn`]), merged into one message in the other formats, and an assistant message
+//! with calls is written as several items.
 
 mod ai_sdk;
 mod anthropic;
 mod gemini;
 mod langchain;
 mod openai;
+mod responses;
 mod ui;
 #[cfg(test)]
 mod ui_tests;
 pub(crate) mod util;
 
-use super::{Message, Role};
+use super::{Content, ContentPart, Message, Role};
 use crate::error::{Error, ErrorCode, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -29,7 +34,8 @@ use std::ops::Range;
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
 
-/// A message format. In JS: `"langchain" | "openai" | "anthropic" | "ai-sdk" | "gemini"`.
+/// A message format. In JS: `"langchain" | "openai" | "anthropic" | "ai-sdk" | "gemini" | "ui" |
+/// "responses" | "openai-agents"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 #[serde(rename_all = "kebab-case")]
@@ -50,12 +56,28 @@ pub enum Format {
     /// tool parts `tool-<name>` / `dynamic-tool` carrying their state and result, `file`,
     /// sources, `data-*`, `step-start`).
     Ui,
+    /// OpenAI Responses API input items (`ResponseInputItem`): `message`, `function_call`
+    /// (`call_id`, `arguments` as JSON text), `function_call_output`, `reasoning`, and hosted tool
+    /// items kept verbatim. One item per message, call and result.
+    Responses,
+    /// OpenAI Agents SDK items (`AgentInputItem`: `result.history`, `RunState`, Sessions): the
+    /// Responses items in the SDK's own schema (`callId`, `function_call_result`, `providerData`,
+    /// `hosted_tool_call`).
+    OpenaiAgents,
 }
 
 impl Format {
     /// All formats, in a fixed order.
-    pub const ALL: [Format; 6] =
-        [Format::Langchain, Format::Openai, Format::Anthropic, Format::AiSdk, Format::Gemini, Format::Ui];
+    pub const ALL: [Format; 8] = [
+        Format::Langchain,
+        Format::Openai,
+        Format::Anthropic,
+        Format::AiSdk,
+        Format::Gemini,
+        Format::Ui,
+        Format::Responses,
+        Format::OpenaiAgents,
+    ];
 
     /// The format's name as used in options (`"ai-sdk"`).
     pub fn as_str(self) -> &'static str {
@@ -66,6 +88,8 @@ impl Format {
             Format::AiSdk => "ai-sdk",
             Format::Gemini => "gemini",
             Format::Ui => "ui",
+            Format::Responses => "responses",
+            Format::OpenaiAgents => "openai-agents",
         }
     }
 
@@ -107,6 +131,21 @@ impl Format {
     fn merges_tool_results(self) -> bool {
         matches!(self, Format::Anthropic | Format::AiSdk | Format::Gemini)
     }
+
+    /// Whether this is a flat item list (Responses, OpenAI Agents): one item per message, per tool
+    /// call and per tool result, so an assistant turn is a run of items ([`same_turn`]).
+    pub fn is_items(self) -> bool {
+        matches!(self, Format::Responses | Format::OpenaiAgents)
+    }
+}
+
+/// Whether a message (role, format) continues the assistant turn of the message before it: both
+/// are assistant items of an item format (Responses, OpenAI Agents), where a turn's reasoning,
+/// text and each call are items of their own. Validation and repair treat such a run as one
+/// assistant message; encoding into another format merges it into one.
+pub fn same_turn(prev: (Role, Option<Format>), next: (Role, Option<Format>)) -> bool {
+    let items = |f: Option<Format>| f.is_some_and(Format::is_items);
+    prev.0 == Role::Assistant && next.0 == Role::Assistant && items(prev.1) && items(next.1)
 }
 
 /// How sure detection is of a message's format.
@@ -120,6 +159,13 @@ pub enum Detected {
     /// `decodeMessages`): only canonical keys, with its `origin` format or its `extra` fields.
     /// Read back as it is, so feeding stategate's own output in gives the same messages.
     Canonical,
+    /// A message item (or another item) the Responses API and the OpenAI Agents SDK write alike:
+    /// it takes the list's item format (OpenAI Agents when the hint says so or some item is
+    /// the SDK's only, else Responses).
+    Item,
+    /// `{role: "developer", …}` with no other mark, which OpenAI Chat and the Responses API both
+    /// take: Responses when the list's dominant format is an item format, else OpenAI.
+    Developer,
 }
 
 /// The format the content parts' types name (parts only one format has), if any. Parts of two
@@ -132,14 +178,31 @@ fn parts_format(obj: &Map<String, Value>) -> Result<Option<Format>> {
         .filter_map(|p| p.get("type").and_then(Value::as_str))
         .filter_map(|t| part_format(t).map(|f| (t, f)));
     let Some((first_kind, first)) = kinds.next() else { return Ok(None) };
-    if let Some((kind, other)) = kinds.find(|(_, f)| *f != first) {
-        return Err(Error::new(
-            ErrorCode::InvalidMessage,
-            format!("content parts of two formats in one message: `{first_kind}` ({}) and `{kind}` ({}); use one format per message", first.as_str(), other.as_str()),
-        )
-        .field("content"));
+    // `refusal` and `input_audio` parts are OpenAI Chat's and the Responses API's alike.
+    let shared = |kind: &str| matches!(kind, "refusal" | "input_audio");
+    let all: Vec<(&str, Format)> = std::iter::once((first_kind, first)).chain(kinds).collect();
+    if let Some((kind, f)) = all.iter().copied().find(|(_, f)| *f == Format::Responses) {
+        return match all.iter().copied().find(|(k, g)| *g != Format::Responses && !shared(k)) {
+            Some((other_kind, other)) => Err(two_formats(kind, f, other_kind, other)),
+            None => Ok(Some(Format::Responses)),
+        };
+    }
+    if let Some((kind, other)) = all.iter().copied().find(|(_, f)| *f != first) {
+        return Err(two_formats(first_kind, first, kind, other));
     }
     Ok(Some(first))
+}
+
+fn two_formats(a: &str, fa: Format, b: &str, fb: Format) -> Error {
+    Error::new(
+        ErrorCode::InvalidMessage,
+        format!(
+            "content parts of two formats in one message: `{a}` ({}) and `{b}` ({}); use one format per message",
+            fa.as_str(),
+            fb.as_str()
+        ),
+    )
+    .field("content")
 }
 
 /// The keys of a canonical [`Message`] (its serde field names).
@@ -165,10 +228,35 @@ fn is_canonical(obj: &Map<String, Value>) -> bool {
     marked && obj.keys().all(|k| CANONICAL_KEYS.contains(&k.as_str()))
 }
 
+/// LangChain's message `type`s (its dict and chunk names).
+const LANGCHAIN_TYPES: &[&str] = &[
+    "human",
+    "user",
+    "ai",
+    "assistant",
+    "system",
+    "developer",
+    "tool",
+    "remove",
+    "chat",
+    "function",
+    "HumanMessageChunk",
+    "AIMessageChunk",
+    "ToolMessageChunk",
+    "SystemMessageChunk",
+];
+
 /// Detects the format of one message from its keys.
 ///
-/// Errors: `INVALID_MESSAGE` when `value` is not an object or has neither `role`, `type`, `lc`
-/// nor `parts`.
+/// A `type` that names a Responses / Agents SDK item (`function_call`, `reasoning`,
+/// `web_search_call`, …) is an item of that format, whatever other keys it has; `type: "message"`
+/// is a Responses message item, or an Anthropic Messages API response (`{id, type: "message",
+/// role, model, content: blocks}`) when its parts or keys are Anthropic's. Any other `type` without
+/// `role` is a LangChain message when it has `content` (or the `{type, data}` envelope) or names a
+/// LangChain type; else it is refused as an unknown Responses item.
+///
+/// Errors: `INVALID_MESSAGE` when `value` is not an object, has neither `role`, `type`, `lc` nor
+/// `parts`, or has a `type` that is neither LangChain's nor a Responses item type.
 pub fn detect(value: &Value) -> Result<Detected> {
     let obj = value.as_object().ok_or_else(|| {
         Error::new(ErrorCode::InvalidMessage, format!("a message must be an object, got {}", util::kind(value)))
@@ -180,20 +268,16 @@ pub fn detect(value: &Value) -> Result<Detected> {
         return Ok(Detected::Sure(Format::Langchain));
     }
     if let Some(Value::String(t)) = obj.get("type") {
-        if !obj.contains_key("role") {
-            return Ok(Detected::Sure(Format::Langchain));
+        if let Some(d) = responses::detect_item(obj, t) {
+            return Ok(d);
         }
-        // An Anthropic Messages API response kept whole: `{id, type: "message", role, model, …}`
-        // (its parts must be Anthropic's too).
         if t == "message" {
-            return match parts_format(obj)? {
-                Some(f) if f != Format::Anthropic => Err(Error::new(
-                    ErrorCode::InvalidMessage,
-                    format!("an Anthropic message (`type: \"message\"`) with content parts of {}; use one format per message", f.as_str()),
-                )
-                .field("content")),
-                _ => Ok(Detected::Sure(Format::Anthropic)),
-            };
+            return message_item(obj);
+        }
+        if !obj.contains_key("role") {
+            let langchain =
+                obj.contains_key("content") || obj.contains_key("data") || LANGCHAIN_TYPES.contains(&t.as_str());
+            return if langchain { Ok(Detected::Sure(Format::Langchain)) } else { Err(responses::unknown_type(t)) };
         }
     }
     if let Some(Value::Array(parts)) = obj.get("parts") {
@@ -208,8 +292,16 @@ pub fn detect(value: &Value) -> Result<Detected> {
     if role == "model" {
         return Ok(Detected::Sure(Format::Gemini));
     }
-    if obj.contains_key("tool_calls") || obj.contains_key("tool_call_id") || role == "developer" {
+    if obj.contains_key("tool_calls") || obj.contains_key("tool_call_id") {
         return Ok(Detected::Sure(Format::Openai));
+    }
+    // Parts only the Responses items use, the SDK's `providerData` or an item's `status` / `phase`.
+    let responses_parts = matches!(parts_format(obj)?, Some(Format::Responses));
+    if responses_parts || obj.contains_key("providerData") || obj.contains_key("status") || obj.contains_key("phase") {
+        return Ok(responses::detect_message(obj));
+    }
+    if role == "developer" {
+        return Ok(Detected::Developer);
     }
     if obj.contains_key("providerOptions") {
         return Ok(Detected::Sure(Format::AiSdk));
@@ -256,6 +348,40 @@ fn parts_list_format(obj: &Map<String, Value>, parts: &[Value]) -> Result<Format
     }
 }
 
+/// A `type: "message"` object: an Anthropic Messages API response kept whole (`{id, type:
+/// "message", role, model, content: blocks}`: Anthropic parts, or `model` / `stop_reason` /
+/// `usage`), else a Responses message item. Parts of another format are refused.
+fn message_item(obj: &Map<String, Value>) -> Result<Detected> {
+    let anthropic_keys = ["model", "stop_reason", "stop_sequence", "usage"].iter().any(|k| obj.contains_key(*k));
+    match parts_format(obj)? {
+        Some(Format::Anthropic) => Ok(Detected::Sure(Format::Anthropic)),
+        Some(Format::Responses) => Ok(responses::detect_message(obj)),
+        None if anthropic_keys => Ok(Detected::Sure(Format::Anthropic)),
+        None => Ok(responses::detect_message(obj)),
+        // `refusal` / `input_audio` parts are the Responses API's too; `image_url` is Chat's only.
+        Some(Format::Openai) if !anthropic_keys && !has_part(obj, "image_url") => Ok(responses::detect_message(obj)),
+        Some(f) => Err(message_with(f)),
+    }
+}
+
+/// Whether some content part of `obj` has this `type`.
+fn has_part(obj: &Map<String, Value>, kind: &str) -> bool {
+    obj.get("content")
+        .and_then(Value::as_array)
+        .is_some_and(|parts| parts.iter().any(|p| p.get("type").and_then(Value::as_str) == Some(kind)))
+}
+
+fn message_with(f: Format) -> Error {
+    Error::new(
+        ErrorCode::InvalidMessage,
+        format!(
+            "a `type: \"message\"` object (an Anthropic response or a Responses message item) with content parts of {}; use one format per message",
+            f.as_str()
+        ),
+    )
+    .field("content")
+}
+
 /// The format a content-part `type` belongs to, when only one format uses it.
 fn part_format(kind: &str) -> Option<Format> {
     match kind {
@@ -270,6 +396,7 @@ fn part_format(kind: &str) -> Option<Format> {
             Some(Format::AiSdk)
         }
         "image_url" | "input_audio" | "refusal" => Some(Format::Openai),
+        "input_text" | "output_text" | "input_image" | "input_file" => Some(Format::Responses),
         _ => None,
     }
 }
@@ -308,20 +435,33 @@ pub fn values_from_json_text(text: &str) -> Result<Vec<Value>> {
 ///
 /// `hint` is the format given to plain messages that fit several formats; without it, the first
 /// message whose format is certain decides, else OpenAI. A plain message is `{role, content}`,
-/// so it only takes a role-based format (OpenAI, Anthropic, AI SDK): next to LangChain dicts or
-/// Gemini contents it decodes as OpenAI. Gemini results without ids are paired
-/// with the calls of the preceding model turn by order (Gemini's own rule).
+/// so it only takes a role-based format (OpenAI, Anthropic, AI SDK, Responses, OpenAI Agents):
+/// next to LangChain dicts or Gemini contents it decodes as OpenAI. A message item both item
+/// formats share ([`Detected::Item`]) takes the list's item format: OpenAI Agents when the hint
+/// says so or some item is the SDK's only, else Responses; a plain `developer` message is a
+/// Responses item in a list whose dominant format is an item format, else OpenAI. Gemini results
+/// without ids are paired with the calls of the preceding model turn by order (Gemini's own rule).
 ///
 /// Errors carry the index of the offending input message: `INVALID_MESSAGE`, `UNKNOWN_ROLE`,
 /// `MISSING_TOOL_CALL_ID`, `INVALID_TOOL_CALL`.
 pub fn decode_messages<V: std::borrow::Borrow<Value>>(values: &[V], hint: Option<Format>) -> Result<Decoded> {
     let detected =
         values.iter().enumerate().map(|(i, v)| detect(v.borrow()).map_err(|e| e.at(i))).collect::<Result<Vec<_>>>()?;
-    let dominant =
-        match hint.or_else(|| detected.iter().find_map(|d| if let Detected::Sure(f) = d { Some(*f) } else { None })) {
-            Some(f @ (Format::Anthropic | Format::AiSdk)) => f,
-            _ => Format::Openai,
-        };
+    let first_sure = detected.iter().find_map(|d| if let Detected::Sure(f) = d { Some(*f) } else { None });
+    // The item format of the list: the hint's, else the SDK's when some item is the SDK's only,
+    // else the Responses API's.
+    let items = match hint {
+        Some(f) if f.is_items() => f,
+        _ if detected.contains(&Detected::Sure(Format::OpenaiAgents)) => Format::OpenaiAgents,
+        _ => Format::Responses,
+    };
+    let has_items =
+        hint.is_some_and(Format::is_items) || detected.iter().any(|d| matches!(d, Detected::Sure(f) if f.is_items()));
+    let dominant = match hint.or(first_sure) {
+        Some(f @ (Format::Anthropic | Format::AiSdk)) => f,
+        Some(f) if f.is_items() => items,
+        _ => Format::Openai,
+    };
     let mut out = Decoded {
         messages: Vec::with_capacity(values.len()),
         source: Vec::with_capacity(values.len()),
@@ -332,6 +472,11 @@ pub fn decode_messages<V: std::borrow::Borrow<Value>>(values: &[V], hint: Option
         let (format, decoded) = match det {
             Detected::Sure(f) => (*f, decode_one(value.borrow(), *f).map_err(|e| e.at(i))?),
             Detected::Plain => (dominant, decode_one(value.borrow(), dominant).map_err(|e| e.at(i))?),
+            Detected::Item => (items, decode_one(value.borrow(), items).map_err(|e| e.at(i))?),
+            Detected::Developer => {
+                let f = if has_items && dominant.is_items() { Format::Responses } else { Format::Openai };
+                (f, decode_one(value.borrow(), f).map_err(|e| e.at(i))?)
+            }
             Detected::Canonical => {
                 let m: Message = serde_json::from_value(value.borrow().clone()).map_err(|e| {
                     Error::new(
@@ -421,6 +566,7 @@ pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
         Format::AiSdk => ai_sdk::decode(obj)?,
         Format::Gemini => gemini::decode(obj)?,
         Format::Ui => ui::decode(obj)?,
+        Format::Responses | Format::OpenaiAgents => vec![responses::decode(obj, format)?],
     };
     for m in &mut messages {
         m.origin = Some(format);
@@ -431,15 +577,38 @@ pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
     Ok(messages)
 }
 
-/// How the encoder groups canonical messages into output messages of `format`: each range becomes
-/// one output message. Consecutive tool results share one message where the format says so; a
+/// How the encoder groups canonical messages into output messages of `format`: each range is
+/// encoded together ([`encode_group`]). Consecutive tool results share one message where the
+/// format says so; a run of assistant items of an item format ([`same_turn`]) is one turn, so
+/// it is one group in every format that writes a turn as one message. In an item format every
+/// message is its own group (and may give several items: its text, then one per call). A
 /// UIMessage holds an assistant turn's steps and results (a step continues the message it was
 /// decoded from, see `ui::continues`).
 pub fn groups(messages: &[Message], format: Format) -> Vec<Range<usize>> {
-    group_with(&messages.iter().map(|m| m.role).collect::<Vec<_>>(), |i| ui::continues(messages, i), format)
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(messages.len());
+    for (i, m) in messages.iter().enumerate() {
+        let prev = i.checked_sub(1).and_then(|p| messages.get(p));
+        let joins = prev.is_some_and(|p| {
+            let turn = !format.is_items() && same_turn((p.role, p.origin), (m.role, m.origin));
+            match format {
+                // Results fold into the assistant message before them.
+                Format::Ui => {
+                    m.role == Role::Tool || (m.role == Role::Assistant && (turn || ui::continues(messages, i)))
+                }
+                _ => (format.merges_tool_results() && m.role == Role::Tool && p.role == Role::Tool) || turn,
+            }
+        });
+        match out.last_mut() {
+            Some(last) if joins => last.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
 }
 
-/// [`groups`] from the roles alone (no step continues an earlier UIMessage).
+/// [`groups`] from the roles alone, for messages of one format that are not item-format turns
+/// (repair encodes a run of items back into its own item format, where no turn is merged; no
+/// step continues an earlier UIMessage).
 pub fn group_roles(roles: &[Role], format: Format) -> Vec<Range<usize>> {
     group_with(roles, |_| false, format)
 }
@@ -462,16 +631,59 @@ pub fn group_with(roles: &[Role], continues: impl Fn(usize) -> bool, format: For
     out
 }
 
-/// Encodes one group (see [`groups`]) as one output message.
-pub fn encode_group(group: &[Message], format: Format) -> Value {
-    match format {
+/// One assistant message for a turn of several (see [`same_turn`]): the content of each in
+/// order (text as text parts), then all calls, valid then invalid (a call id seen before in the
+/// turn is left out); the first one's id and name.
+/// `extra` is left out: it belongs to the items, and only the item format writes it.
+fn merge_turn(group: &[Message]) -> Message {
+    let mut parts = Vec::new();
+    let mut m = group.first().cloned().unwrap_or_else(|| Message::new(Role::Assistant, ""));
+    m.tool_calls.clear();
+    m.invalid_tool_calls.clear();
+    m.extra.clear();
+    for g in group {
+        match &g.content {
+            Content::Text(t) if !t.is_empty() => parts.push(ContentPart::text(t.clone())),
+            Content::Parts(p) => parts.extend(p.iter().cloned()),
+            _ => {}
+        }
+        m.tool_calls.extend(g.tool_calls.iter().cloned());
+        m.invalid_tool_calls.extend(g.invalid_tool_calls.iter().cloned());
+    }
+    // One message cannot carry a call id twice (check_calls): a repeated item gives it once.
+    let mut seen = std::collections::HashSet::new();
+    m.tool_calls.retain(|c| seen.insert(c.id.clone()));
+    m.invalid_tool_calls.retain(|c| seen.insert(c.id.clone()));
+    m.content = Content::Parts(parts);
+    m
+}
+
+/// Encodes one group (see [`groups`]): one output message, or in an item format the items of
+/// each message (one or more, none for an assistant message of another format with nothing an
+/// item can carry).
+pub fn encode_group(group: &[Message], format: Format) -> Vec<Value> {
+    if format.is_items() {
+        return group.iter().flat_map(|m| responses::encode(m, format)).collect();
+    }
+    if format == Format::Ui {
+        return vec![ui::encode(group)];
+    }
+    let merged;
+    let group = if group.len() > 1 && group.first().is_some_and(|m| m.role == Role::Assistant) {
+        merged = [merge_turn(group)];
+        &merged[..]
+    } else {
+        group
+    };
+    vec![match format {
         Format::Langchain => group.first().map_or(Value::Null, langchain::encode),
         Format::Openai => group.first().map_or(Value::Null, openai::encode),
         Format::Anthropic => anthropic::encode(group),
         Format::AiSdk => ai_sdk::encode(group),
         Format::Gemini => gemini::encode(group),
         Format::Ui => ui::encode(group),
-    }
+        Format::Responses | Format::OpenaiAgents => Value::Null,
+    }]
 }
 
 /// Encodes canonical messages into `format`.
@@ -479,6 +691,13 @@ pub fn encode_group(group: &[Message], format: Format) -> Value {
 /// Fields a message kept in `extra` are emitted only when `format` is the message's origin; when
 /// converting, only what the target format defines is written.
 pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
+    encode_indexed(messages, format).0
+}
+
+/// [`encode_messages`], with, for each canonical message, the index of the first output message
+/// its group was written to (for a group written as nothing, an item-format assistant message
+/// with nothing to carry, the index the next output message has).
+pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<usize>) {
     // Gemini and the AI SDK name a result by its function (`functionResponse.name`,
     // `tool-result.toolName` are required): give nameless results the name of the call they answer.
     let named: Option<Vec<Message>> = (matches!(format, Format::Gemini | Format::AiSdk)
@@ -500,8 +719,14 @@ pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
             .collect()
     });
     let messages = named.as_deref().unwrap_or(messages);
-    let mut out: Vec<Value> =
-        groups(messages, format).into_iter().filter_map(|r| messages.get(r)).map(|g| encode_group(g, format)).collect();
+    let mut out = Vec::with_capacity(messages.len());
+    let mut index = vec![0; messages.len()];
+    for range in groups(messages, format) {
+        if let Some(slot) = index.get_mut(range.clone()) {
+            slot.fill(out.len());
+        }
+        out.extend(messages.get(range).map(|g| encode_group(g, format)).unwrap_or_default());
+    }
     if format == Format::Ui {
         // A UIMessage needs an id: one the source had none for gets its position (`msg-3`).
         for (k, v) in out.iter_mut().enumerate() {
@@ -510,7 +735,7 @@ pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
             }
         }
     }
-    out
+    (out, index)
 }
 
 /// Writes `extra` fields into `obj` when the message came from `format`, without overwriting the
@@ -525,5 +750,7 @@ pub(crate) fn put_extra(obj: &mut Map<String, Value>, m: &Message, format: Forma
     }
 }
 
+#[cfg(test)]
+mod responses_tests;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,793 @@
+//! Flat item lists: OpenAI Responses API input items (`"responses"`) and OpenAI Agents SDK items
+//! (`"openai-agents"`, the `AgentInputItem`s of `result.history`, `RunState` and Sessions).
+//!
+//! Both lists carry one item per message, per tool call and per tool result, so an assistant
+//! turn is a run of items: `reasoning`, then a `message`, then one `function_call` each. Each item
+//! decodes to one canonical message (so a round trip gives back the same items, and every item has
+//! its own input index); consecutive assistant items are one turn: validation and repair treat
+//! the run as one assistant message, and encoding into a format with one message per turn
+//! (OpenAI Chat, Anthropic, …) merges the run into one message ([`super::groups`]).
+//!
+//! The two schemas (sources: `openai` 7.55 `ResponseInputItem`, `@openai/agents-core` 0.20
+//! `protocol.ts` `ModelItem`) differ in their keys, so they are two formats sharing this codec:
+//!
+//! | item | Responses API | Agents SDK |
+//! | --- | --- | --- |
+//! | message | `{type?: "message", role, content, id?, status?, phase?}` | the same, plus `providerData`; `input_image.image`, `input_file.file` |
+//! | call | `{type: "function_call", call_id, name, arguments, id?, status?}` | `callId` |
+//! | result | `{type: "function_call_output", call_id, output}` | `{type: "function_call_result", callId, name, status, output}` |
+//! | reasoning | `{type: "reasoning", id, summary: [{type: "summary_text", text}], encrypted_content?}` | `content: [{type: "input_text", text}]`, `providerData` |
+//!
+//! Decoding:
+//! - A message item → a message of its role (`developer` → system; `role: "developer"` is kept in
+//!   `extra` and written back). Parts `input_text` / `output_text` → text (`annotations`,
+//!   `logprobs` kept in the part's `extra`); `refusal` → a text part whose `extra` says
+//!   `type: "refusal"` (written back as a refusal, and as plain text in other formats, never
+//!   dropped); `input_image` with a URL → an image; `input_file`, `input_audio`, `audio` and any
+//!   other part → kept verbatim.
+//! - `function_call` → an assistant message with one tool call; `arguments` is JSON text, kept in
+//!   `raw_args`; text that does not parse → an invalid tool call, never `{}`.
+//! - `function_call_output` / `function_call_result` → a tool message answering the call id;
+//!   `output` is a string or parts.
+//! - `reasoning` → an assistant message with one reasoning part per summary entry (an empty
+//!   summary gives one empty reasoning part, so the item is not an empty message); `id`,
+//!   `encrypted_content` and the rest are kept, so the item comes back exactly.
+//! - Every other item type the schemas define (hosted and built-in tool calls and their outputs:
+//!   `web_search_call`, `file_search_call`, `computer_call` / `computer_call_output`,
+//!   `code_interpreter_call`, `image_generation_call`, `local_shell_call` / output, `shell_call` /
+//!   output, `apply_patch_call` / output, `mcp_call`, `mcp_list_tools`, `mcp_approval_request` /
+//!   `mcp_approval_response`, `custom_tool_call` / output, `item_reference`, `compaction`, the
+//!   SDK's `hosted_tool_call`, `computer_call_result`, `unknown`, …) → an assistant message
+//!   (system for `additional_tools` / `configuration_update`) whose content is the item as one
+//!   raw part. These are not paired as tool calls and results: the API pairs them itself, and
+//!   another format has no such tools; they are written back only to their own format.
+//! - An item `type` neither schema defines is `INVALID_MESSAGE` naming it, never guessed.
+//! - An item's `id` is the message's id, and is also kept in `extra`: only that one is written
+//!   back, so an id the store gave an item that had none (`{run}:{k}`) never reaches the API.
+//!
+//! Encoding: a message of this format comes back as the item it was. Any other message is
+//! written as the Responses API (or the SDK) takes it as input: a system / user message as a
+//! message item (content text, `input_text` / `input_image` parts), an assistant message as its
+//! message item (when it carries something) followed by one `function_call` per call, a tool
+//! result as one output item (text, or `input_text` / `input_image` parts when it has images; the
+//! SDK's `name` and `status`, which it requires). Ids, reasoning and raw parts of other formats
+//! are not written (the API checks item ids and reasoning items against its own records); an
+//! assistant message left with nothing gives no item. Between the two item formats (the same
+//! API's items), item ids, `status`, reasoning with its encrypted content and refusals go across,
+//! and hosted items too: the SDK's `hosted_tool_call` / `unknown` carry the API item in
+//! `providerData`, and an API item goes to the SDK as an `unknown` item carrying it, as the SDK
+//! itself sends them (`sdk_items_convert_to_the_api_items_the_sdk_itself_sends`).
+
+use super::util::{
+    args_text, as_obj, call_from_json_text, content_as_string, extra_of, kind, opt_array, opt_id, opt_str, put_opt,
+};
+use super::{put_extra, Detected, Format};
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::{Content, ContentPart, Message, Role, ToolCall};
+use serde_json::{json, Map, Value};
+
+/// Which of the two item schemas a format is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    /// OpenAI Responses API `ResponseInputItem` (snake_case keys).
+    Api,
+    /// OpenAI Agents SDK `AgentInputItem` (camelCase keys, `providerData`).
+    Agents,
+}
+
+impl Dialect {
+    fn of(format: Format) -> Dialect {
+        if format == Format::OpenaiAgents {
+            Dialect::Agents
+        } else {
+            Dialect::Api
+        }
+    }
+
+    fn format(self) -> Format {
+        match self {
+            Dialect::Api => Format::Responses,
+            Dialect::Agents => Format::OpenaiAgents,
+        }
+    }
+
+    /// The key of a call id in calls and results.
+    fn call_id(self) -> &'static str {
+        match self {
+            Dialect::Api => "call_id",
+            Dialect::Agents => "callId",
+        }
+    }
+
+    /// The `type` of a function result item.
+    fn result_type(self) -> &'static str {
+        match self {
+            Dialect::Api => "function_call_output",
+            Dialect::Agents => "function_call_result",
+        }
+    }
+
+    /// The key of a reasoning item's summary entries.
+    fn summary_key(self) -> &'static str {
+        match self {
+            Dialect::Api => "summary",
+            Dialect::Agents => "content",
+        }
+    }
+
+    /// The `type` of one summary entry.
+    fn summary_type(self) -> &'static str {
+        match self {
+            Dialect::Api => "summary_text",
+            Dialect::Agents => "input_text",
+        }
+    }
+}
+
+/// Item types only the Responses API defines, kept verbatim.
+const API_KEPT: &[&str] = &[
+    "file_search_call",
+    "computer_call_output",
+    "web_search_call",
+    "additional_tools",
+    "configuration_update",
+    "compaction_trigger",
+    "image_generation_call",
+    "code_interpreter_call",
+    "local_shell_call",
+    "local_shell_call_output",
+    "mcp_list_tools",
+    "mcp_approval_request",
+    "mcp_approval_response",
+    "mcp_call",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "item_reference",
+];
+
+/// Item types only the Agents SDK defines, kept verbatim.
+const AGENTS_KEPT: &[&str] = &["hosted_tool_call", "computer_call_result", "unknown"];
+
+/// Item types both define (told apart by `callId` / `call_id` / `providerData`), kept verbatim.
+const SHARED_KEPT: &[&str] = &[
+    "computer_call",
+    "shell_call",
+    "shell_call_output",
+    "apply_patch_call",
+    "apply_patch_call_output",
+    "program",
+    "program_output",
+    "tool_search_call",
+    "tool_search_output",
+    "compaction",
+];
+
+/// Whether `t` is an item type kept verbatim.
+fn is_kept(t: &str) -> bool {
+    API_KEPT.contains(&t) || AGENTS_KEPT.contains(&t) || SHARED_KEPT.contains(&t)
+}
+
+/// The item types, for error messages.
+fn known_types() -> String {
+    let mut all = vec!["message", "function_call", "function_call_output", "reasoning"];
+    all.extend_from_slice(API_KEPT);
+    all.extend_from_slice(SHARED_KEPT);
+    format!("{}; OpenAI Agents SDK items also: function_call_result, {}", all.join(", "), AGENTS_KEPT.join(", "))
+}
+
+/// `INVALID_MESSAGE` for an item `type` neither schema defines.
+pub(super) fn unknown_type(t: &str) -> Error {
+    Error::new(
+        ErrorCode::InvalidMessage,
+        format!(
+            "unknown Responses item type {t:?} (an object with `type` and no `content` is read as an OpenAI Responses / Agents SDK item, not a LangChain message); known item types: {}",
+            known_types()
+        ),
+    )
+    .field("type")
+}
+
+/// How an object's own keys mark its schema: `providerData` / `callId` → Agents, `call_id` → API.
+fn key_dialect(obj: &Map<String, Value>) -> Option<Dialect> {
+    if obj.contains_key("providerData") || obj.contains_key("callId") {
+        Some(Dialect::Agents)
+    } else if obj.contains_key("call_id") {
+        Some(Dialect::Api)
+    } else {
+        None
+    }
+}
+
+fn sure(d: Dialect) -> Detected {
+    Detected::Sure(d.format())
+}
+
+/// Detects a non-message item by its `type`: `None` when `t` is no item type (or `message`).
+pub(super) fn detect_item(obj: &Map<String, Value>, t: &str) -> Option<Detected> {
+    Some(match t {
+        "function_call" => sure(key_dialect(obj).unwrap_or(Dialect::Api)),
+        "function_call_output" => sure(Dialect::Api),
+        "function_call_result" => sure(Dialect::Agents),
+        "reasoning" => {
+            let agents = !obj.contains_key("summary")
+                && (obj.contains_key("content") || obj.contains_key("rawContent") || obj.contains_key("providerData"));
+            sure(if agents { Dialect::Agents } else { Dialect::Api })
+        }
+        t if API_KEPT.contains(&t) => sure(Dialect::Api),
+        t if AGENTS_KEPT.contains(&t) => sure(Dialect::Agents),
+        t if SHARED_KEPT.contains(&t) => key_dialect(obj).map_or(Detected::Item, sure),
+        _ => return None,
+    })
+}
+
+/// Detects the schema of a message item (`type: "message"`, or `role` with Responses parts):
+/// the Agents SDK's `providerData`, `input_image.image`, `input_file.file` and `audio` / `image`
+/// parts; the API's `annotations`, `logprobs`, `image_url`, `file_id`, `file_data`, `file_url`,
+/// `input_audio` and `role: "developer"`. Neither (or both): [`Detected::Item`].
+pub(super) fn detect_message(obj: &Map<String, Value>) -> Detected {
+    let mut agents = obj.contains_key("providerData");
+    let mut api = obj.get("role").and_then(Value::as_str) == Some("developer");
+    if let Some(Value::Array(parts)) = obj.get("content") {
+        for p in parts.iter().filter_map(Value::as_object) {
+            let t = p.get("type").and_then(Value::as_str).unwrap_or_default();
+            agents |= p.contains_key("providerData")
+                || matches!(t, "audio" | "image")
+                || (t == "input_image" && p.contains_key("image"))
+                || (t == "input_file" && p.contains_key("file"));
+            api |= t == "input_audio"
+                || ["annotations", "logprobs", "image_url", "file_id", "file_data", "file_url"]
+                    .iter()
+                    .any(|k| p.contains_key(*k));
+        }
+    }
+    match (agents, api) {
+        (true, false) => sure(Dialect::Agents),
+        (false, true) => sure(Dialect::Api),
+        _ => Detected::Item,
+    }
+}
+
+/// Decodes one item of `format` (Responses or OpenAI Agents) into one canonical message.
+pub(super) fn decode(obj: &Map<String, Value>, format: Format) -> Result<Message> {
+    let d = Dialect::of(format);
+    let t = match obj.get("type") {
+        None | Some(Value::Null) => "message",
+        Some(Value::String(t)) => t.as_str(),
+        Some(v) => {
+            return Err(Error::new(
+                ErrorCode::InvalidMessage,
+                format!("an item's `type` must be a string, got {}", kind(v)),
+            )
+            .field("type"))
+        }
+    };
+    match t {
+        "message" => decode_message(obj, d),
+        "function_call" => decode_call(obj, d),
+        "function_call_output" | "function_call_result" if t == d.result_type() => decode_result(obj, d),
+        "function_call_output" | "function_call_result" => Err(Error::new(
+            ErrorCode::InvalidMessage,
+            format!(
+                "a `{t}` item belongs to the {} items; the {} write `{}`",
+                if t == "function_call_output" { "Responses API" } else { "OpenAI Agents SDK" },
+                if d == Dialect::Api { "Responses API" } else { "OpenAI Agents SDK" },
+                d.result_type()
+            ),
+        )
+        .field("type")),
+        "reasoning" => decode_reasoning(obj, d),
+        t if is_kept(t) => {
+            let role =
+                if matches!(t, "additional_tools" | "configuration_update") { Role::System } else { Role::Assistant };
+            let mut m = Message::new(role, "");
+            m.id = opt_id(obj, "id")?;
+            m.content = Content::Parts(vec![ContentPart::Other { raw: Value::Object(obj.clone()) }]);
+            Ok(m)
+        }
+        other => Err(unknown_type(other)),
+    }
+}
+
+/// The text part type a role's messages use.
+fn text_type(role: Role) -> &'static str {
+    if role == Role::Assistant {
+        "output_text"
+    } else {
+        "input_text"
+    }
+}
+
+fn decode_message(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
+    let role_name = obj.get("role").and_then(Value::as_str).unwrap_or_default();
+    let role = match role_name {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "system" | "developer" => Role::System,
+        other => {
+            return Err(Error::new(
+                ErrorCode::UnknownRole,
+                format!("unknown Responses message role {other:?}; expected user, assistant, system or developer"),
+            )
+            .field("role"))
+        }
+    };
+    let mut m = Message::new(role, "");
+    m.id = opt_id(obj, "id")?;
+    m.content = match obj.get("content") {
+        None => Content::Absent,
+        Some(Value::Null) => Content::Null,
+        Some(Value::String(s)) => Content::Text(s.clone()),
+        Some(Value::Array(parts)) => {
+            Content::Parts(parts.iter().map(|p| decode_part(p, role, d)).collect::<Result<_>>()?)
+        }
+        Some(v) => {
+            return Err(Error::new(
+                ErrorCode::InvalidMessage,
+                format!("a message item's `content` must be a string or a list of parts, got {}", kind(v)),
+            )
+            .field("content"))
+        }
+    };
+    m.extra = extra_of(obj, &["role", "content"]);
+    if role_name == "developer" {
+        m.extra.insert("role".into(), json!("developer"));
+    }
+    Ok(m)
+}
+
+/// One content part of a message item or a function result (`role` says which text type is the
+/// default; another one is kept in the part's `extra`).
+fn decode_part(v: &Value, role: Role, d: Dialect) -> Result<ContentPart> {
+    let p = as_obj(v, "a content part")?;
+    let t = p.get("type").and_then(Value::as_str).unwrap_or_default();
+    Ok(match t {
+        "input_text" | "output_text" => {
+            let mut extra = extra_of(p, &["type", "text"]);
+            if t != text_type(role) {
+                extra.insert("type".into(), json!(t));
+            }
+            ContentPart::Text { text: opt_str(p, "text")?.unwrap_or_default(), extra }
+        }
+        "refusal" => {
+            ContentPart::Text { text: opt_str(p, "refusal")?.unwrap_or_default(), extra: extra_of(p, &["refusal"]) }
+        }
+        "input_image" => {
+            let key = if d == Dialect::Api { "image_url" } else { "image" };
+            match p.get(key) {
+                Some(Value::String(s)) if is_url(s) => ContentPart::Image {
+                    url: Some(s.clone()),
+                    data: None,
+                    media_type: None,
+                    extra: extra_of(p, &["type", key]),
+                },
+                Some(Value::String(s)) if d == Dialect::Agents => ContentPart::Image {
+                    url: None,
+                    data: Some(s.clone()),
+                    media_type: None,
+                    extra: extra_of(p, &["type", key]),
+                },
+                _ => ContentPart::Other { raw: v.clone() },
+            }
+        }
+        _ => ContentPart::Other { raw: v.clone() },
+    })
+}
+
+fn is_url(s: &str) -> bool {
+    s.starts_with("http:") || s.starts_with("https:") || s.starts_with("data:")
+}
+
+fn decode_call(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
+    let key = d.call_id();
+    let id = opt_id(obj, key)?.filter(|id| !id.is_empty()).ok_or_else(|| {
+        Error::new(ErrorCode::InvalidToolCall, format!("a function_call item needs `{key}`, the id its result answers"))
+            .field(key)
+    })?;
+    let name = opt_str(obj, "name")?.unwrap_or_default();
+    let args = match obj.get("arguments") {
+        Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => String::new(),
+        Some(v) => {
+            return Err(Error::new(
+                ErrorCode::InvalidToolCall,
+                format!("a function_call's `arguments` is JSON text (a string), got {}", kind(v)),
+            )
+            .field("arguments"))
+        }
+    };
+    let mut m = Message::new(Role::Assistant, "");
+    m.content = Content::Absent;
+    m.id = opt_id(obj, "id")?;
+    match call_from_json_text(id, name, args, Map::new()) {
+        Ok(c) => m.tool_calls.push(c),
+        Err(invalid) => m.invalid_tool_calls.push(invalid),
+    }
+    m.extra = extra_of(obj, &["type", key, "name", "arguments"]);
+    Ok(m)
+}
+
+fn decode_result(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
+    let key = d.call_id();
+    let mut m = Message::new(Role::Tool, "");
+    m.tool_call_id = opt_id(obj, key)?;
+    m.id = opt_id(obj, "id")?;
+    m.name = opt_str(obj, "name")?;
+    m.content = match obj.get("output") {
+        None => Content::Absent,
+        Some(Value::Null) => Content::Null,
+        Some(Value::String(s)) => Content::Text(s.clone()),
+        Some(Value::Array(parts)) => {
+            Content::Parts(parts.iter().map(|p| decode_part(p, Role::Tool, d)).collect::<Result<_>>()?)
+        }
+        // The SDK's single output object: `{type: "text", text}` is text (its `type` kept, so it
+        // is written back as the object), `image` / `file` are kept whole.
+        Some(v @ Value::Object(o)) => match o.get("type").and_then(Value::as_str) {
+            Some("text") => Content::Parts(vec![ContentPart::Text {
+                text: opt_str(o, "text")?.unwrap_or_default(),
+                extra: extra_of(o, &["text"]),
+            }]),
+            _ => Content::Parts(vec![ContentPart::Other { raw: v.clone() }]),
+        },
+        Some(v) => {
+            return Err(Error::new(
+                ErrorCode::InvalidMessage,
+                format!("a function result's `output` must be a string or a list of parts, got {}", kind(v)),
+            )
+            .field("output"))
+        }
+    };
+    m.extra = extra_of(obj, &["type", key, "output", "name"]);
+    Ok(m)
+}
+
+fn decode_reasoning(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
+    let key = d.summary_key();
+    let mut parts = Vec::new();
+    for entry in opt_array(obj, key)? {
+        let e = as_obj(entry, "a reasoning summary entry")?;
+        let text = opt_str(e, "text")?.unwrap_or_default();
+        let mut extra = extra_of(e, &["type", "text"]);
+        // An empty entry keeps its type, so it is told from the part standing for an empty summary.
+        match e.get("type") {
+            Some(t) if text.is_empty() || t.as_str() != Some(d.summary_type()) => {
+                extra.insert("type".into(), t.clone());
+            }
+            _ => {}
+        }
+        parts.push(ContentPart::Reasoning { text, extra });
+    }
+    if parts.is_empty() {
+        parts.push(ContentPart::Reasoning { text: String::new(), extra: Map::new() });
+    }
+    let mut m = Message::new(Role::Assistant, "");
+    m.id = opt_id(obj, "id")?;
+    m.content = Content::Parts(parts);
+    m.extra = extra_of(obj, &["type", key]);
+    Ok(m)
+}
+
+/// The item a message of this format kept whole, if it is one.
+fn verbatim(m: &Message) -> Option<&Value> {
+    match &m.content {
+        Content::Parts(parts) => match parts.as_slice() {
+            [ContentPart::Other { raw }]
+                if m.tool_calls.is_empty()
+                    && m.invalid_tool_calls.is_empty()
+                    && m.role != Role::Tool
+                    && raw.get("type").and_then(Value::as_str).is_some_and(is_kept) =>
+            {
+                Some(raw)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Encodes one canonical message as the items of `format` (Responses or OpenAI Agents): one item
+/// for a message of this format (the one it came from), else a message item and / or one
+/// `function_call` per call, or one result item; none for an assistant message of another format
+/// with nothing an item can carry.
+pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
+    let d = Dialect::of(format);
+    let own = m.origin == Some(format);
+    // From the other item format: the same API's items in the other schema.
+    let sibling = !own && m.origin.is_some_and(Format::is_items);
+    if let Some(raw) = verbatim(m).filter(|_| own || sibling) {
+        return if own { vec![raw.clone()] } else { sibling_verbatim(raw, d).into_iter().collect() };
+    }
+    let mut items = Vec::new();
+    match m.role {
+        Role::Tool => items.push(encode_result(m, d, own)),
+        Role::System | Role::User => items.push(encode_message(m, &m.content, d, own)),
+        Role::Assistant => {
+            let (reasoning, rest): (Vec<&ContentPart>, Vec<&ContentPart>) = match &m.content {
+                Content::Parts(parts) => parts.iter().partition(|p| matches!(p, ContentPart::Reasoning { .. })),
+                _ => (Vec::new(), Vec::new()),
+            };
+            if (own || sibling) && !reasoning.is_empty() {
+                items.push(encode_reasoning(&reasoning, d, own));
+                if sibling {
+                    carry_encrypted_content(m, items.last_mut(), d);
+                }
+            }
+            let content = match &m.content {
+                Content::Parts(_) => Content::Parts(rest.into_iter().cloned().collect()),
+                c => c.clone(),
+            };
+            let has_calls = !m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty();
+            // What the message item would carry: nothing (an assistant message of another format
+            // with only reasoning or raw blocks) gives no item at all, rather than an empty one.
+            let carries = match &content {
+                Content::Parts(parts) => parts.iter().any(|p| encode_part(p, m.role, d, own, sibling).is_some()),
+                c => !c.is_empty(),
+            };
+            if carries || (own && items.is_empty() && !has_calls) {
+                items.push(encode_message(m, &content, d, own));
+            }
+            for c in &m.tool_calls {
+                items.push(encode_call(&c.id, &c.name, args_text(c), d, own.then_some(c)));
+            }
+            for c in &m.invalid_tool_calls {
+                items.push(encode_call(&c.id, &c.name, c.args.clone(), d, None));
+            }
+        }
+    }
+    // A message of this format came from one item: its id and unmodelled fields go back on it.
+    // One of the other item format keeps its item id (the API's own) and status. The item's id
+    // is the one in `extra`, never `Message.id`, which may be one the store gave it.
+    if let Some(Value::Object(first)) = items.first_mut().filter(|_| own || sibling) {
+        if let Some(id) = m.extra.get("id").filter(|id| sibling && id.is_string() && id.as_str() != Some("FAKE_ID")) {
+            first.entry("id").or_insert_with(|| id.clone());
+        }
+        if own {
+            put_extra(first, m, format);
+        } else if let Some(status) = m.extra.get("status").filter(|s| s.is_string()) {
+            let call_or_result = matches!(
+                first.get("type").and_then(Value::as_str),
+                Some("function_call" | "function_call_output" | "function_call_result")
+            );
+            if call_or_result {
+                first.insert("status".into(), status.clone());
+            }
+        }
+    }
+    items
+}
+
+/// A hosted item kept whole by the other item format, in this one: the SDK's `hosted_tool_call`
+/// / `unknown` carry the API item in `providerData`; the API's items go to the SDK as `unknown`
+/// items with the API item as `providerData` (which the SDK sends back as it is). Other SDK
+/// items (with camelCase keys of their own) are not written.
+fn sibling_verbatim(raw: &Value, d: Dialect) -> Option<Value> {
+    match d {
+        Dialect::Agents => {
+            let mut o = Map::new();
+            o.insert("type".into(), json!("unknown"));
+            if let Some(id) = raw.get("id").filter(|id| id.is_string()) {
+                o.insert("id".into(), id.clone());
+            }
+            o.insert("providerData".into(), raw.clone());
+            Some(Value::Object(o))
+        }
+        Dialect::Api => {
+            let kind = raw.get("type").and_then(Value::as_str)?;
+            let Some(Value::Object(data)) = raw.get("providerData") else { return None };
+            let inner = data.get("type").and_then(Value::as_str)?;
+            if !matches!(kind, "hosted_tool_call" | "unknown")
+                || !API_KEPT.contains(&inner) && !SHARED_KEPT.contains(&inner)
+            {
+                return None;
+            }
+            let mut item = data.clone();
+            for key in ["id", "status"] {
+                if let Some(v) = raw.get(key).filter(|v| v.is_string()) {
+                    item.entry(key).or_insert_with(|| v.clone());
+                }
+            }
+            Some(Value::Object(item))
+        }
+    }
+}
+
+/// The encrypted content of a reasoning item of the other item format, onto `item`: the API's
+/// `encrypted_content`, the SDK's `providerData.encrypted_content` (or `encryptedContent`).
+fn carry_encrypted_content(m: &Message, item: Option<&mut Value>, d: Dialect) {
+    let from_sdk =
+        m.extra.get("providerData").and_then(|p| p.get("encrypted_content").or_else(|| p.get("encryptedContent")));
+    let Some(enc) = m.extra.get("encrypted_content").or(from_sdk).filter(|e| e.is_string()).cloned() else { return };
+    let Some(Value::Object(o)) = item else { return };
+    match d {
+        Dialect::Api => {
+            o.insert("encrypted_content".into(), enc);
+        }
+        Dialect::Agents => {
+            o.insert("providerData".into(), json!({"encrypted_content": enc}));
+        }
+    }
+}
+
+fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Value {
+    let mut o = Map::new();
+    let role = match m.role {
+        Role::System if own && m.extra.get("role").and_then(Value::as_str) == Some("developer") => "developer",
+        Role::System => "system",
+        Role::Assistant => "assistant",
+        _ => "user",
+    };
+    // The SDK's assistant item requires `status` and a list of parts.
+    let sdk_assistant = d == Dialect::Agents && m.role == Role::Assistant && !own;
+    if sdk_assistant {
+        o.insert("type".into(), json!("message"));
+    }
+    o.insert("role".into(), json!(role));
+    let sibling = !own && m.origin.is_some_and(Format::is_items);
+    let parts_of = |parts: &[ContentPart]| -> Vec<Value> {
+        parts.iter().filter_map(|p| encode_part(p, m.role, d, own, sibling)).collect()
+    };
+    let value = match content {
+        Content::Absent if own => None,
+        Content::Null if own => Some(Value::Null),
+        Content::Parts(parts) if own => Some(Value::Array(parts_of(parts))),
+        Content::Text(t) if sdk_assistant => Some(json!([{"type": "output_text", "text": t}])),
+        Content::Text(t) => Some(json!(t)),
+        Content::Null | Content::Absent if sdk_assistant => Some(json!([])),
+        Content::Null | Content::Absent => Some(json!("")),
+        // System content is text in the SDK (and plain text is what every schema takes).
+        Content::Parts(_) if m.role == Role::System => Some(json!(content.text())),
+        Content::Parts(parts) => {
+            let parts = parts_of(parts);
+            Some(if parts.is_empty() && !sdk_assistant { json!("") } else { Value::Array(parts) })
+        }
+    };
+    if let Some(v) = value {
+        o.insert("content".into(), v);
+    }
+    if sdk_assistant {
+        o.insert("status".into(), json!("completed"));
+    }
+    Value::Object(o)
+}
+
+/// One content part as an item part; `None` for what the target cannot carry. `own`: the part
+/// came from this format (its `extra` and raw parts are written back); `sibling`: from the other
+/// item format (a refusal stays a refusal).
+fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: bool) -> Option<Value> {
+    let mut o = Map::new();
+    let extra = match part {
+        ContentPart::Text { text, extra }
+            if (own || sibling) && extra.get("type").and_then(Value::as_str) == Some("refusal") =>
+        {
+            o.insert("type".into(), json!("refusal"));
+            o.insert("refusal".into(), json!(text));
+            extra
+        }
+        ContentPart::Text { text, extra } => {
+            o.insert("type".into(), json!(text_type(role)));
+            o.insert("text".into(), json!(text));
+            extra
+        }
+        // An assistant message item takes no input images.
+        ContentPart::Image { .. } if role == Role::Assistant => return None,
+        ContentPart::Image { url, data, media_type, extra } => {
+            o.insert("type".into(), json!("input_image"));
+            match d {
+                Dialect::Api => {
+                    let url = match (url, data) {
+                        (Some(u), _) => u.clone(),
+                        (None, Some(data)) => {
+                            format!("data:{};base64,{data}", media_type.as_deref().unwrap_or("image/png"))
+                        }
+                        (None, None) => return None,
+                    };
+                    o.insert("image_url".into(), json!(url));
+                    // `detail` is required in a message item's `input_image`.
+                    o.insert("detail".into(), json!("auto"));
+                }
+                Dialect::Agents => {
+                    o.insert("image".into(), json!(url.as_ref().or(data.as_ref())?));
+                }
+            }
+            extra
+        }
+        ContentPart::Reasoning { .. } => return None,
+        ContentPart::Other { raw } => return own.then(|| raw.clone()),
+    };
+    if own {
+        o.extend(extra.clone());
+    }
+    Some(Value::Object(o))
+}
+
+fn encode_call(id: &str, name: &str, arguments: String, d: Dialect, own: Option<&ToolCall>) -> Value {
+    let mut o = Map::new();
+    o.insert("type".into(), json!("function_call"));
+    o.insert(d.call_id().into(), json!(id));
+    o.insert("name".into(), json!(name));
+    o.insert("arguments".into(), json!(arguments));
+    if let Some(c) = own {
+        for (k, v) in &c.extra {
+            o.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    Value::Object(o)
+}
+
+fn encode_result(m: &Message, d: Dialect, own: bool) -> Value {
+    let mut o = Map::new();
+    o.insert("type".into(), json!(d.result_type()));
+    o.insert(d.call_id().into(), json!(m.tool_call_id.as_deref().unwrap_or_default()));
+    // The SDK requires a result's `name` and `status`; the API takes `name` back only as it came.
+    if d == Dialect::Agents && !own {
+        o.insert("name".into(), json!(m.name.as_deref().unwrap_or_default()));
+        o.insert("status".into(), json!("completed"));
+    } else if own {
+        put_opt(&mut o, "name", m.name.as_deref());
+    }
+    let output = match &m.content {
+        Content::Text(t) => Some(json!(t)),
+        Content::Absent if own => None,
+        Content::Null if own => Some(Value::Null),
+        Content::Null | Content::Absent => Some(json!("")),
+        Content::Parts(parts) if own => Some(match parts.as_slice() {
+            // The SDK's single output object, as it came.
+            [ContentPart::Text { text, extra }] if extra.get("type").and_then(Value::as_str) == Some("text") => {
+                let mut t = Map::new();
+                t.insert("type".into(), json!("text"));
+                t.insert("text".into(), json!(text));
+                t.extend(extra.clone());
+                Value::Object(t)
+            }
+            [ContentPart::Other { raw }]
+                if raw.get("type").and_then(Value::as_str).is_some_and(|t| matches!(t, "image" | "file")) =>
+            {
+                raw.clone()
+            }
+            _ => Value::Array(parts.iter().filter_map(|p| encode_part(p, Role::Tool, d, true, false)).collect()),
+        }),
+        // Text, and images where there are some (the API and the SDK take `input_image` parts in a
+        // result); anything else as text.
+        Content::Parts(parts) if parts.iter().any(|p| matches!(p, ContentPart::Image { .. })) => Some(Value::Array(
+            parts
+                .iter()
+                .filter_map(|p| match p {
+                    ContentPart::Image { .. } => encode_part(p, Role::Tool, d, false, false),
+                    ContentPart::Text { text, .. } => Some(json!({"type": "input_text", "text": text})),
+                    other => {
+                        let text = content_as_string(&Content::Parts(vec![other.clone()]));
+                        Some(json!({"type": "input_text", "text": text}))
+                    }
+                })
+                .collect(),
+        )),
+        Content::Parts(_) => Some(json!(content_as_string(&m.content))),
+    };
+    if let Some(v) = output {
+        o.insert("output".into(), v);
+    }
+    Value::Object(o)
+}
+
+fn encode_reasoning(parts: &[&ContentPart], d: Dialect, own: bool) -> Value {
+    let summary: Vec<Value> = parts
+        .iter()
+        .filter_map(|p| match p {
+            // The part standing for an empty summary.
+            ContentPart::Reasoning { text, extra } if text.is_empty() && extra.is_empty() => None,
+            ContentPart::Reasoning { text, extra } => {
+                let mut e = Map::new();
+                e.insert("type".into(), json!(d.summary_type()));
+                e.insert("text".into(), json!(text));
+                if own {
+                    e.extend(extra.clone());
+                }
+                Some(Value::Object(e))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut o = Map::new();
+    o.insert("type".into(), json!("reasoning"));
+    o.insert(d.summary_key().into(), Value::Array(summary));
+    Value::Object(o)
+}
