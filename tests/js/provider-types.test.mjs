@@ -8,6 +8,8 @@
 //   Gemini          `Content[]`                      (@google/genai 3.1.0)
 //   AI SDK          `ModelMessage[]`                 (ai 6.0.325; also its runtime `modelMessageSchema`)
 //   AI SDK UI       `UIMessage[]`                    (ai 6.0.325; also its runtime `validateUIMessages`)
+//   OpenAI Responses `ResponseInputItem[]`           (openai 7.55.0)
+//   OpenAI Agents   `AgentInputItem[]`               (@openai/agents 0.20.0)
 //
 // Run: node --test tests/js/provider-types.test.mjs
 
@@ -33,6 +35,8 @@ const TYPES = {
   gemini: { from: "@google/genai", type: "Content" },
   "ai-sdk": { from: "ai", type: "ModelMessage" },
   ui: { from: "ai", type: "UIMessage" },
+  responses: { from: "openai/resources/responses/responses", type: "ResponseInputItem" },
+  "openai-agents": { from: "@openai/agents", type: "AgentInputItem" },
 };
 
 /** Every history to check, per format: `[label, messages]`. */

@@ -635,6 +635,11 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
         Content::Null | Content::Absent => Some(json!("")),
         // System content is text in the SDK (and plain text is what every schema takes).
         Content::Parts(_) if m.role == Role::System => Some(json!(content.text())),
+        // An assistant message of a non-item format is an `EasyInputMessage` in the API: its
+        // text as a string (its input-part list takes no `output_text`, and an output message
+        // item needs the `id` and `status` only the API gives). SDK items keep the parts the
+        // SDK itself sends.
+        Content::Parts(_) if d == Dialect::Api && m.role == Role::Assistant && !sibling => Some(json!(content.text())),
         Content::Parts(parts) => {
             let parts = parts_of(parts);
             Some(if parts.is_empty() && !sdk_assistant { json!("") } else { Value::Array(parts) })
