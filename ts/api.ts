@@ -145,10 +145,13 @@ export interface Api {
    * changes nothing; a real result is never dropped.
    */
   repairMessages<T = unknown>(messages: readonly T[] | string, opts?: RepairOptions): RepairResult<T>;
-  /** Converts messages from any supported format(s) into `to`. */
-  convertMessages(messages: MessagesInput, opts: { to: Format }): unknown[];
-  /** Decodes messages into canonical {@link Message}s. */
-  decodeMessages(messages: MessagesInput): Message[];
+  /**
+   * Converts messages into `to`: each read by its keys (a message that matches no format
+   * exactly is refused, never guessed), or all read as `from` when given.
+   */
+  convertMessages(messages: MessagesInput, opts: { to: Format; from?: Format }): unknown[];
+  /** Decodes messages into canonical {@link Message}s: each detected, or all read as `opts.format`. */
+  decodeMessages(messages: MessagesInput, opts?: { format?: Format }): Message[];
   /**
    * The provider whose rules a format's output must pass: `"anthropic"` and `"gemini"` have
    * their own, every other format is held to OpenAI's. Throws `INVALID_OPTION` for an unknown format.
@@ -400,11 +403,11 @@ export function makeApi(wasm: typeof Wasm): Api {
     }) as Api["repairMessages"],
     convertMessages: guarded("convertMessages", (messages, opts) => {
       check(messages);
-      return wasm.convertMessages(messages, opts?.to as string);
+      return wasm.convertMessages(messages, opts?.to as string, opts?.from);
     }),
-    decodeMessages: guarded("decodeMessages", (messages) => {
+    decodeMessages: guarded("decodeMessages", (messages, opts) => {
       check(messages);
-      return wasm.decodeMessages(messages);
+      return wasm.decodeMessages(messages, opts?.format);
     }),
     providerOf: guarded("providerOf", (format) => wasm.providerOf(format) as Provider),
     readTranscript: guarded("readTranscript", (text, opts = {}) => wasm.readTranscript(text, opts.format)),

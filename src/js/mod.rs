@@ -41,18 +41,34 @@ type JsResult<T> = Result<T, JsValue>;
 pub fn convert_messages(
     messages: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string")] to: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Format")] from: Option<JsValue>,
 ) -> JsResult<JsValue> {
     let format = Format::parse(&string_arg(&to, "to")?).map_err(to_js_error)?;
-    let values = input_values(&messages)?;
-    let decoded = decode_messages(&values, None).map_err(to_js_error)?;
+    let decoded = read_messages(&messages, from)?;
     to_js(&encode_messages(&decoded.messages, format))
 }
 
-/// Decodes messages (array or JSON text) into canonical `Message`s.
+/// Messages (array or JSON text) read by detection, or all as `format` when given.
+fn read_messages(messages: &JsValue, format: Option<JsValue>) -> JsResult<crate::message::formats::Decoded> {
+    let values = input_values(messages)?;
+    match opt_string_arg(format, "format")? {
+        Some(f) => {
+            let f = Format::parse(&f).map_err(to_js_error)?;
+            crate::message::formats::decode_messages_as(&values, f)
+        }
+        None => decode_messages(&values, None),
+    }
+    .map_err(to_js_error)
+}
+
+/// Decodes messages (array or JSON text) into canonical `Message`s, each detected by its keys,
+/// or all read as `format` when given.
 #[wasm_bindgen(js_name = decodeMessages, unchecked_return_type = "Message[]")]
-pub fn decode(messages: JsValue) -> JsResult<JsValue> {
-    let values = input_values(&messages)?;
-    to_js(&decode_messages(&values, None).map_err(to_js_error)?.messages)
+pub fn decode(
+    messages: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Format")] format: Option<JsValue>,
+) -> JsResult<JsValue> {
+    to_js(&read_messages(&messages, format)?.messages)
 }
 
 /// Validates messages (an array, or its JSON text) against `provider`'s rules: `Violation[]`.

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { validateMessages, repairMessages, convertMessages, readTranscript, decodeMessages } from "../../pkg/index.js";
+import { validateMessages, repairMessages, convertMessages, readTranscript, decodeMessages, isStategateError } from "../../pkg/index.js";
 
 const fixture = (name) => readFileSync(new URL(`../fixtures/transcripts/${name}`, import.meta.url), "utf8");
 const call = (id, name, args = "{}") => ({ id, type: "function", function: { name, arguments: args } });
@@ -145,4 +145,13 @@ test("bad input: typed errors naming the code and the message index, never a cra
   assert.equal(repairMessages(many).messages.length, 100_000);
   // the module still works after all of the above
   assert.equal(decodeMessages([{ role: "user", content: "still alive" }])[0].content, "still alive");
+});
+
+test("a format option forces one reading: no detection, a message of another format refused with its index", () => {
+  const plain = [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }];
+  assert.deepEqual(decodeMessages(plain).map((m) => m.origin), ["openai", "openai"], "detected: the dominant default");
+  assert.deepEqual(decodeMessages(plain, { format: "ai-sdk" }).map((m) => m.origin), ["ai-sdk", "ai-sdk"]);
+  assert.deepEqual(convertMessages(plain, { to: "langchain", from: "anthropic" }).map((m) => m.type), ["human", "ai"]);
+  assert.throws(() => decodeMessages([...plain, { type: "human", content: "x" }], { format: "openai" }), (e) => isStategateError(e) && e.details.index === 2);
+  assert.throws(() => convertMessages(plain, { to: "openai", from: "chat" }), (e) => e.code === "INVALID_OPTION");
 });

@@ -445,8 +445,29 @@ pub fn values_from_json_text(text: &str) -> Result<Vec<Value>> {
 /// Errors carry the index of the offending input message: `INVALID_MESSAGE`, `UNKNOWN_ROLE`,
 /// `MISSING_TOOL_CALL_ID`, `INVALID_TOOL_CALL`.
 pub fn decode_messages<V: std::borrow::Borrow<Value>>(values: &[V], hint: Option<Format>) -> Result<Decoded> {
-    let detected =
-        values.iter().enumerate().map(|(i, v)| detect(v.borrow()).map_err(|e| e.at(i))).collect::<Result<Vec<_>>>()?;
+    decode_reading(values, hint, None)
+}
+
+/// [`decode_messages`] with every message read as `format`, no detection (the `format` /
+/// `from` option: a message that is not that format's is refused by its reader, never read as
+/// another). Errors as [`decode_messages`].
+pub fn decode_messages_as<V: std::borrow::Borrow<Value>>(values: &[V], format: Format) -> Result<Decoded> {
+    decode_reading(values, Some(format), Some(format))
+}
+
+fn decode_reading<V: std::borrow::Borrow<Value>>(
+    values: &[V],
+    hint: Option<Format>,
+    forced: Option<Format>,
+) -> Result<Decoded> {
+    let detected = match forced {
+        Some(f) => vec![Detected::Sure(f); values.len()],
+        None => values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| detect(v.borrow()).map_err(|e| e.at(i)))
+            .collect::<Result<Vec<_>>>()?,
+    };
     let first_sure = detected.iter().find_map(|d| if let Detected::Sure(f) = d { Some(*f) } else { None });
     // The item format of the list: the hint's, else the SDK's when some item is the SDK's only,
     // else the Responses API's.

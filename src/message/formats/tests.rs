@@ -367,3 +367,13 @@ fn usage_is_read_from_every_format_and_survives_conversion() {
         assert_eq!(again[0].usage.map(|u| u.total()), Some(want.total()), "{v}");
     }
 }
+
+#[test]
+fn a_forced_format_reads_every_message_as_it_and_refuses_the_others() {
+    let plain = vec![json!({"role": "user", "content": "hi"})];
+    assert_eq!(decode_messages(&plain, None).unwrap().messages[0].origin, Some(Format::Openai));
+    assert_eq!(decode_messages_as(&plain, Format::Anthropic).unwrap().messages[0].origin, Some(Format::Anthropic));
+    let mixed = vec![json!({"role": "user", "content": "hi"}), json!({"type": "human", "content": "x"})];
+    let e = decode_messages_as(&mixed, Format::Openai).unwrap_err();
+    assert_eq!(e.index, Some(1));
+}
