@@ -66,7 +66,7 @@ fn convert_to_anthropic_merges_parallel_results() {
       {"role": "tool", "tool_call_id": "a", "content": "1"},
       {"role": "tool", "tool_call_id": "b", "content": "2"}
     ]"#;
-    let out = Array::from(&convert_messages(JsValue::from_str(input), "anthropic".into()).unwrap());
+    let out = Array::from(&convert_messages(JsValue::from_str(input), "anthropic".into(), None).unwrap());
     assert_eq!(out.length(), 2);
     let results = Array::from(&get(&out.get(1), "content"));
     assert_eq!(results.length(), 2);

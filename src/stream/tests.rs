@@ -237,6 +237,7 @@ fn tool_call_chunks_merge_by_index_then_id_and_bad_args_stay_invalid() {
 }
 
 /// Cuts `text` at the given fractions into pieces (at char boundaries), empty pieces allowed.
+#[cfg(not(target_arch = "wasm32"))]
 fn cut(text: &str, cuts: &[usize]) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut at: Vec<usize> = cuts.iter().map(|c| c % (chars.len() + 1)).collect();
@@ -250,6 +251,7 @@ fn cut(text: &str, cuts: &[usize]) -> Vec<String> {
     out
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn ui_stream(text: &str, reasoning: &str, args: &str, cuts: &[usize]) -> Vec<Value> {
     let mut s = vec![json!({"type": "start", "messageId": "m1"}), json!({"type": "start-step"})];
     s.push(json!({"type": "reasoning-start", "id": "r"}));
@@ -276,6 +278,7 @@ fn ui_stream(text: &str, reasoning: &str, args: &str, cuts: &[usize]) -> Vec<Val
     s
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn lg_stream(text: &str, args: &str, cuts: &[usize]) -> Vec<Value> {
     let mut s = Vec::new();
     let pieces = cut(args, cuts);
@@ -295,6 +298,8 @@ fn lg_stream(text: &str, args: &str, cuts: &[usize]) -> Vec<Value> {
     s
 }
 
+// proptest is a native dev-dependency only (the wasm32 test build has no proptest).
+#[cfg(not(target_arch = "wasm32"))]
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
     #[test]
