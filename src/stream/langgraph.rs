@@ -80,6 +80,37 @@ struct Entry {
     chunked: bool,
 }
 
+/// Two chunks' `usage_metadata` added field by field, as LangChain's `mergeUsageMetadata` does
+/// when `AIMessageChunk.concat` merges them (numbers summed, `*_token_details` too).
+fn add_usage(left: Option<&Value>, right: Option<&Value>) -> Option<Value> {
+    fn add(l: &Value, r: &Value) -> Value {
+        match (l, r) {
+            (Value::Object(a), Value::Object(b)) => {
+                let mut out = a.clone();
+                for (k, v) in b {
+                    let merged = match a.get(k) {
+                        Some(old) => add(old, v),
+                        None => v.clone(),
+                    };
+                    out.insert(k.clone(), merged);
+                }
+                Value::Object(out)
+            }
+            (Value::Number(a), Value::Number(b)) => match (a.as_u64(), b.as_u64()) {
+                (Some(x), Some(y)) => json!(x.saturating_add(y)),
+                _ => json!(a.as_f64().unwrap_or(0.0) + b.as_f64().unwrap_or(0.0)),
+            },
+            (_, r) => r.clone(),
+        }
+    }
+    match (left.filter(|v| v.is_object()), right.filter(|v| v.is_object())) {
+        (Some(l), Some(r)) => Some(add(l, r)),
+        (Some(l), None) => Some(l.clone()),
+        (None, Some(r)) => Some(r.clone()),
+        (None, None) => None,
+    }
+}
+
 /// The assembly state of a langgraph-messages stream.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LanggraphStream {
@@ -339,6 +370,9 @@ impl LanggraphStream {
                 _ => &[],
             };
             entry.data.insert("tool_call_chunks".into(), Value::Array(merge_lists(left, right)?));
+            if let Some(usage) = add_usage(entry.data.get("usage_metadata"), data.get("usage_metadata")) {
+                entry.data.insert("usage_metadata".into(), usage);
+            }
             if let Some(Value::String(n)) = data.get("name") {
                 if entry.data.get("name").and_then(Value::as_str).is_none_or(str::is_empty) && !n.is_empty() {
                     entry.data.insert("name".into(), json!(n));
@@ -356,7 +390,7 @@ impl LanggraphStream {
             let mut kept = Map::new();
             kept.insert("type".into(), json!("ai"));
             kept.insert("content".into(), content);
-            for k in ["id", "name"] {
+            for k in ["id", "name", "usage_metadata"] {
                 if let Some(v) = data.get(k).filter(|v| !v.is_null()) {
                     kept.insert(k.into(), v.clone());
                 }

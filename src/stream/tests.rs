@@ -321,3 +321,21 @@ proptest::proptest! {
         proptest::prop_assert_eq!(&whole.messages[0].tool_calls[0].args, &json!({"q": q, "n": [1, 2]}));
     }
 }
+
+#[test]
+fn langgraph_usage_is_summed_as_concat_sums_it() {
+    let chunk = |content: &str, usage: Value| {
+        json!([["agent:1"], [{"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessageChunk"],
+            "kwargs": {"id": "z", "content": content, "usage_metadata": usage}}, {"langgraph_node": "agent"}]])
+    };
+    let chunks = vec![
+        chunk("x", json!({"input_tokens": 10, "output_tokens": 1, "total_tokens": 11})),
+        chunk(
+            "y",
+            json!({"input_tokens": 0, "output_tokens": 5, "total_tokens": 5, "output_token_details": {"reasoning": 2}}),
+        ),
+    ];
+    let read = read_stream(&chunks, StreamFormat::LanggraphMessages).unwrap();
+    let usage = read.messages[0].usage.unwrap();
+    assert_eq!((usage.input_tokens, usage.output_tokens, usage.total()), (10, 6, 16));
+}

@@ -170,3 +170,24 @@ test("random UIMessage histories: exact round trip, convertToModelMessages' read
     assert.deepEqual(validateMessages(messages, { provider: "openai" }), [], `seed ${seed}: repaired`);
   }
 });
+
+test("found by the fresh-eyes pass: steps from another format, system messages, signatures", async () => {
+  // A LangChain two-step turn as a UIMessage: the second step starts after the tool result, for
+  // stategate and for the ai package alike.
+  const lc = [
+    { type: "human", content: "q", id: "h" },
+    { type: "ai", content: "checking", id: "a1", tool_calls: [{ id: "c1", name: "w", args: {} }] },
+    { type: "tool", content: "18", tool_call_id: "c1" },
+    { type: "ai", content: "It is 18", id: "a1#1" },
+  ];
+  const ui = convertMessages(lc, { to: "ui" });
+  await validateUIMessages({ messages: ui });
+  const model = await convertToModelMessages(ui);
+  assert.deepEqual(model.map((m) => m.role), ["user", "assistant", "tool", "assistant"]);
+  // A UI system message is a SystemModelMessage (string content).
+  const sys = convertMessages([{ id: "s", role: "system", parts: [{ type: "text", text: "sys" }] }], { to: "ai-sdk" });
+  assertModelMessages(sys, "system");
+  // The AI SDK's Anthropic signature reaches Anthropic as a thinking block.
+  const out = convertMessages([{ role: "assistant", content: [{ type: "reasoning", text: "hm", providerOptions: { anthropic: { signature: "sig" } } }, { type: "text", text: "ok" }] }], { to: "anthropic" });
+  assert.deepEqual(out[0].content[0], { type: "thinking", thinking: "hm", signature: "sig" });
+});

@@ -267,6 +267,8 @@ pub(super) fn encode(group: &[Message]) -> Value {
     }
     let has_calls = !first.tool_calls.is_empty() || !first.invalid_tool_calls.is_empty();
     let content = match &first.content {
+        // `SystemModelMessage.content` is a string.
+        Content::Parts(_) if first.role == Role::System => json!(first.content.text()),
         Content::Text(t) if !has_calls || first.role != Role::Assistant => json!(t),
         Content::Text(t) if t.is_empty() => json!([]),
         Content::Text(t) => json!([{"type": "text", "text": t}]),

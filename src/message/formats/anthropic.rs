@@ -169,13 +169,26 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
         }
         ContentPart::Reasoning { text, extra } => {
             // Anthropic refuses thinking blocks without their signature; reasoning from other
-            // providers cannot be sent back as thinking, so it is left out.
-            if !extra.contains_key("signature") {
-                return None;
-            }
+            // providers cannot be sent back as thinking, so it is left out. The signature is an
+            // Anthropic block's own, or the one the AI SDK keeps for Anthropic
+            // (`providerOptions.anthropic.signature` in a ModelMessage,
+            // `providerMetadata.anthropic.signature` in a UIMessage).
+            let signature = extra
+                .get("signature")
+                .or_else(|| {
+                    extra.get("providerOptions").and_then(|p| p.get("anthropic")).and_then(|a| a.get("signature"))
+                })
+                .or_else(|| {
+                    extra.get("providerMetadata").and_then(|p| p.get("anthropic")).and_then(|a| a.get("signature"))
+                })
+                .filter(|s| s.is_string())?;
             o.insert("type".into(), json!("thinking"));
             o.insert("thinking".into(), json!(text));
-            extra
+            o.insert("signature".into(), signature.clone());
+            if own {
+                o.extend(extra.clone());
+            }
+            return Some(Value::Object(o));
         }
         ContentPart::Image { url, data, media_type, extra } => {
             o.insert("type".into(), json!("image"));
@@ -191,7 +204,7 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
         }
         ContentPart::Other { raw } => return own.then(|| raw.clone()),
     };
-    if own || matches!(part, ContentPart::Reasoning { .. }) {
+    if own {
         o.extend(extra.clone());
     }
     Some(Value::Object(o))

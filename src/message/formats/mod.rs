@@ -173,10 +173,14 @@ pub enum Detected {
 /// each): `INVALID_MESSAGE` naming both.
 fn parts_format(obj: &Map<String, Value>) -> Result<Option<Format>> {
     let Some(Value::Array(parts)) = obj.get("content") else { return Ok(None) };
-    let mut kinds = parts
-        .iter()
-        .filter_map(|p| p.get("type").and_then(Value::as_str))
-        .filter_map(|t| part_format(t).map(|f| (t, f)));
+    let mut kinds = parts.iter().filter_map(|p| {
+        let t = p.get("type").and_then(Value::as_str)?;
+        // OpenAI Chat's file part nests its data in `file`; the AI SDK's has `data` / `mediaType`.
+        if t == "file" && p.get("file").is_some_and(Value::is_object) {
+            return Some((t, Format::Openai));
+        }
+        part_format(t).map(|f| (t, f))
+    });
     let Some((first_kind, first)) = kinds.next() else { return Ok(None) };
     // `refusal` and `input_audio` parts are OpenAI Chat's and the Responses API's alike.
     let shared = |kind: &str| matches!(kind, "refusal" | "input_audio");
@@ -332,10 +336,18 @@ pub fn detect(value: &Value) -> Result<Detected> {
 /// untyped parts is refused, naming both candidates; an empty list is a UIMessage when the
 /// message has the `id` or `metadata` a UIMessage has.
 fn parts_list_format(obj: &Map<String, Value>, parts: &[Value]) -> Result<Format> {
-    if obj.get("role").and_then(Value::as_str) == Some("model") {
-        return Ok(Format::Gemini);
-    }
     let typed = parts.iter().filter(|p| p.get("type").is_some_and(Value::is_string)).count();
+    if obj.get("role").and_then(Value::as_str) == Some("model") {
+        // Gemini's own role, and Gemini parts have no `type`.
+        return match typed {
+            0 => Ok(Format::Gemini),
+            _ => Err(Error::new(
+                ErrorCode::InvalidMessage,
+                "a Gemini `role: \"model\"` content with typed parts (Gemini parts have no `type`; an AI SDK UIMessage's role is \"assistant\")",
+            )
+            .field("parts")),
+        };
+    }
     match (typed, parts.len()) {
         (0, 0) if obj.contains_key("id") || obj.contains_key("metadata") => Ok(Format::Ui),
         (0, _) => Ok(Format::Gemini),
@@ -719,9 +731,10 @@ pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
 /// its group was written to (for a group written as nothing, an item-format assistant message
 /// with nothing to carry, the index the next output message has).
 pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<usize>) {
-    // Gemini and the AI SDK name a result by its function (`functionResponse.name`,
-    // `tool-result.toolName` are required): give nameless results the name of the call they answer.
-    let named: Option<Vec<Message>> = (matches!(format, Format::Gemini | Format::AiSdk)
+    // Gemini, the AI SDK and the Agents SDK name a result by its function (`functionResponse.name`,
+    // `tool-result.toolName`, `function_call_result.name` are required): give nameless results the
+    // name of the call they answer.
+    let named: Option<Vec<Message>> = (matches!(format, Format::Gemini | Format::AiSdk | Format::OpenaiAgents)
         && messages.iter().any(|m| m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty()))
     .then(|| {
         let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();

@@ -198,7 +198,15 @@ pub(super) fn encode(m: &Message) -> Value {
         }
         Content::Parts(parts) => {
             let parts: Vec<Value> = parts.iter().filter_map(|p| encode_part(p, own)).collect();
-            o.insert("content".into(), Value::Array(parts));
+            let calls = !(m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty());
+            // Nothing this format can carry beside the calls (a UIMessage's step-start, say):
+            // `content: null`, as for a call-only turn.
+            let value = if parts.is_empty() && !own && m.role == Role::Assistant && calls {
+                Value::Null
+            } else {
+                Value::Array(parts)
+            };
+            o.insert("content".into(), value);
         }
     }
     // A tool message has no `name` in the Chat Completions request (`ChatCompletionToolMessageParam`):

@@ -253,7 +253,7 @@ fn a_canonical_turn_becomes_items_and_items_merge_into_one_turn_elsewhere() {
     );
     assert_eq!(
         sdk[5],
-        json!({"type": "function_call_result", "callId": "c1", "name": "", "status": "completed", "output": "sunny"})
+        json!({"type": "function_call_result", "callId": "c1", "name": "weather", "status": "completed", "output": "sunny"})
     );
     // The items read back as the same turn, and go back to Chat as one assistant message.
     for f in [Format::Responses, Format::OpenaiAgents] {
@@ -364,7 +364,7 @@ fn sdk_items_convert_to_the_api_items_the_sdk_itself_sends() {
     assert_eq!(sdk_again[2]["callId"], "call_w");
     assert_eq!(
         sdk_again[4],
-        json!({"type": "function_call_result", "callId": "call_w", "name": "", "status": "completed", "output": "sunny in Paris"})
+        json!({"type": "function_call_result", "callId": "call_w", "name": "weather", "status": "completed", "output": "sunny in Paris"})
     );
     assert_eq!(sdk_again[6], json!({"type": "unknown", "id": "ws_1", "providerData": api[6]}));
     let texts = |ms: &[Message]| ms.iter().map(|m| m.content.text()).collect::<Vec<_>>();

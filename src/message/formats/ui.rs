@@ -379,10 +379,12 @@ pub(super) fn encode(group: &[Message]) -> Value {
     obj.insert("role".into(), json!(role));
     let mut parts: Vec<Value> = Vec::new();
     let calls: Vec<&str> = group.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
+    let mut after_results = false;
     for m in group {
         let mine = m.origin == Some(Format::Ui);
         match m.role {
             Role::Tool => {
+                after_results = true;
                 // A result whose call is not in this message (it was repaired away or never made
                 // here): a dynamic tool part, so it is not lost.
                 if m.tool_call_id.as_deref().is_some_and(|c| !calls.contains(&c)) {
@@ -412,6 +414,14 @@ pub(super) fn encode(group: &[Message]) -> Value {
                         _ => step.push(part),
                     }
                 }
+                // A model call after tool results is a new step: it starts with `step-start`, the
+                // boundary `convertToModelMessages` splits at (a step from another format has none).
+                if after_results
+                    && step.first().and_then(|p| p.get("type")).and_then(Value::as_str) != Some("step-start")
+                {
+                    step.insert(0, json!({"type": "step-start"}));
+                }
+                after_results = false;
                 parts.extend(step);
             }
         }

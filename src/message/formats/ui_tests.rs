@@ -154,3 +154,57 @@ fn other_formats_convert_into_ui_messages() {
     };
     assert_eq!(shape(&back), shape(&canon), "the same conversation back");
 }
+
+#[test]
+fn fresh_eyes_findings_stay_fixed() {
+    // An OpenAI Chat file part is OpenAI's (its data nests in `file`), and round-trips exactly.
+    let file = json!({"role": "user", "content": [{"type": "text", "text": "read"}, {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0=", "filename": "a.pdf"}}]});
+    assert_eq!(detect(&file).unwrap(), Detected::Sure(Format::Openai));
+    assert_eq!(
+        encode_messages(&decode_messages(std::slice::from_ref(&file), None).unwrap().messages, Format::Openai),
+        vec![file]
+    );
+    // A Gemini `model` content cannot hold typed parts.
+    let e = detect(&json!({"role": "model", "parts": [{"text": "hi"}, {"type": "text", "text": "x"}]})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidMessage);
+    // Steps from another format become steps: a model call after tool results starts with step-start.
+    let lc = vec![
+        json!({"type": "human", "content": "q", "id": "h"}),
+        json!({"type": "ai", "content": "checking", "id": "a1", "tool_calls": [{"id": "c1", "name": "w", "args": {}}]}),
+        json!({"type": "tool", "content": "18", "tool_call_id": "c1"}),
+        json!({"type": "ai", "content": "It is 18", "id": "a1#1"}),
+    ];
+    let ui = encode_messages(&decode_messages(&lc, None).unwrap().messages, Format::Ui);
+    assert_eq!(ui.len(), 2, "{ui:?}");
+    let kinds: Vec<&str> = ui[1]["parts"].as_array().unwrap().iter().filter_map(|p| p["type"].as_str()).collect();
+    assert_eq!(kinds, ["text", "tool-w", "step-start", "text"]);
+    let again = decode_messages(&ui, None).unwrap().messages;
+    let roles: Vec<Role> = again.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::User, Role::Assistant, Role::Tool, Role::Assistant],
+        "the answer stays after its tool result"
+    );
+    // A UIMessage turn with only tool parts is `content: null` in OpenAI Chat, not `[]`.
+    let calls_only = json!({"id": "a", "role": "assistant", "parts": [{"type": "step-start"}, {"type": "tool-f", "toolCallId": "c", "state": "input-available", "input": {}}]});
+    let openai = encode_messages(&decode_messages(&[calls_only], None).unwrap().messages, Format::Openai);
+    assert_eq!(openai[0]["content"], Value::Null);
+    // The AI SDK keeps an Anthropic signature in providerOptions (a UIMessage in providerMetadata):
+    // the thinking block goes to Anthropic with it, and nothing else of the AI SDK's.
+    let aisdk = json!({"role": "assistant", "content": [{"type": "reasoning", "text": "hm", "providerOptions": {"anthropic": {"signature": "sig"}}}, {"type": "text", "text": "ok"}]});
+    let anthropic = encode_messages(&decode_messages(&[aisdk], None).unwrap().messages, Format::Anthropic);
+    assert_eq!(anthropic[0]["content"][0], json!({"type": "thinking", "thinking": "hm", "signature": "sig"}));
+    let reasoning = &history()[1];
+    let anthropic =
+        encode_messages(&decode_messages(std::slice::from_ref(reasoning), None).unwrap().messages, Format::Anthropic);
+    assert_eq!(
+        anthropic[0]["content"][0],
+        json!({"type": "thinking", "thinking": "Need the weather tool.", "signature": "sig"})
+    );
+    // A UI system message is an AI SDK system message: its content a string.
+    let system = json!({"id": "s", "role": "system", "parts": [{"type": "text", "text": "sys"}]});
+    assert_eq!(
+        encode_messages(&decode_messages(&[system], None).unwrap().messages, Format::AiSdk)[0]["content"],
+        json!("sys")
+    );
+}
