@@ -196,7 +196,11 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
                 (_, Some(d)) => {
                     json!({"type": "base64", "media_type": media_type.as_deref().unwrap_or("image/png"), "data": d})
                 }
-                (Some(u), None) => json!({"type": "url", "url": u}),
+                // A data URL is inline data: Anthropic's `url` source takes only http(s).
+                (Some(u), None) => match super::util::data_url(u) {
+                    Some((mt, d)) => json!({"type": "base64", "media_type": mt, "data": d}),
+                    None => json!({"type": "url", "url": u}),
+                },
                 (None, None) => return None,
             };
             o.insert("source".into(), source);

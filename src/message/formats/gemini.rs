@@ -156,7 +156,11 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
             let mt = media_type.as_deref().unwrap_or("image/png");
             match (data, url) {
                 (Some(d), _) => o.insert("inlineData".into(), json!({"mimeType": mt, "data": d})),
-                (None, Some(u)) => o.insert("fileData".into(), json!({"mimeType": mt, "fileUri": u})),
+                // A data URL is inline data (`fileData` takes a file's URI).
+                (None, Some(u)) => match super::util::data_url(u) {
+                    Some((mt, d)) => o.insert("inlineData".into(), json!({"mimeType": mt, "data": d})),
+                    None => o.insert("fileData".into(), json!({"mimeType": mt, "fileUri": u})),
+                },
                 (None, None) => return None,
             };
             extra

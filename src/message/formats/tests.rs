@@ -377,3 +377,21 @@ fn a_forced_format_reads_every_message_as_it_and_refuses_the_others() {
     let e = decode_messages_as(&mixed, Format::Openai).unwrap_err();
     assert_eq!(e.index, Some(1));
 }
+
+#[test]
+fn a_data_url_image_is_inline_data_wherever_it_goes() {
+    let openai = vec![
+        json!({"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/"}}]}),
+    ];
+    let canon = decode_messages(&openai, None).unwrap().messages;
+    let anthropic = encode_messages(&canon, Format::Anthropic);
+    assert_eq!(
+        anthropic[0]["content"][0]["source"],
+        json!({"type": "base64", "media_type": "image/jpeg", "data": "/9j/"})
+    );
+    let gemini = encode_messages(&canon, Format::Gemini);
+    assert_eq!(gemini[0]["parts"][0]["inlineData"], json!({"mimeType": "image/jpeg", "data": "/9j/"}));
+    let ui = encode_messages(&canon, Format::Ui);
+    assert_eq!(ui[0]["parts"][0]["mediaType"], json!("image/jpeg"));
+    assert_eq!(encode_messages(&canon, Format::Openai), openai, "its own format unchanged");
+}

@@ -262,7 +262,9 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
             }
         }
         ContentPart::Image { url, data, media_type, extra } => {
-            let media_type = media_type.clone().unwrap_or_else(|| "image/png".into());
+            // The media type a data URL names, when the part has none of its own.
+            let from_url = url.as_deref().and_then(super::util::data_url).map(|(mt, _)| mt.to_string());
+            let media_type = media_type.clone().or(from_url).unwrap_or_else(|| "image/png".into());
             let url = match (url, data) {
                 (Some(u), _) => u.clone(),
                 (None, Some(d)) => format!("data:{media_type};base64,{d}"),

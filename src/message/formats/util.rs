@@ -135,6 +135,15 @@ pub(crate) fn content_as_string(content: &Content) -> String {
     }
 }
 
+/// The media type and base64 data of a `data:<media type>;base64,<data>` URL (what OpenAI
+/// `image_url` and AI SDK / UIMessage `file` parts carry inline), or `None` for any other URL.
+pub(crate) fn data_url(url: &str) -> Option<(&str, &str)> {
+    let rest = url.strip_prefix("data:")?;
+    let (meta, data) = rest.split_once(',')?;
+    let media_type = meta.strip_suffix(";base64")?;
+    Some((media_type, data))
+}
+
 /// Inserts `key: value` only when `value` is `Some`.
 pub(crate) fn put_opt(obj: &mut Map<String, Value>, key: &str, value: Option<&str>) {
     if let Some(v) = value {
