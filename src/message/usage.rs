@@ -60,9 +60,10 @@ fn read(u: &Value, anthropic: bool) -> Option<Usage> {
             cache_creation_tokens: 0,
         });
     }
-    if let Some(input) = n(u, &["inputTokens"]) {
+    // AI SDK usage fields are `number | undefined`: either one says it is this shape.
+    if u.get("inputTokens").is_some() || u.get("outputTokens").is_some() {
         return Some(Usage {
-            input_tokens: input,
+            input_tokens: n(u, &["inputTokens"]).unwrap_or(0),
             output_tokens: n(u, &["outputTokens"]).unwrap_or(0),
             cache_read_tokens: n(u, &["inputTokenDetails", "cacheReadTokens"])
                 .or_else(|| n(u, &["cachedInputTokens"]))

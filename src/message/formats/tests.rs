@@ -353,6 +353,10 @@ fn usage_is_read_from_every_format_and_survives_conversion() {
             Usage { input_tokens: 9, output_tokens: 1, cache_read_tokens: 4, cache_creation_tokens: 0 },
         ),
         (
+            json!({"role": "assistant", "content": [{"type": "text", "text": "f"}], "providerOptions": {}, "usage": {"outputTokens": 40}}),
+            Usage { input_tokens: 0, output_tokens: 40, cache_read_tokens: 0, cache_creation_tokens: 0 },
+        ),
+        (
             json!({"id": "m1", "role": "assistant", "parts": [{"type": "text", "text": "e"}], "metadata": {"usage": {"inputTokens": 12, "outputTokens": 2}}}),
             Usage { input_tokens: 12, output_tokens: 2, cache_read_tokens: 0, cache_creation_tokens: 0 },
         ),
