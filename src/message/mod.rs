@@ -5,7 +5,7 @@
 //! of the call it answers. Fields a format has that we do not model are kept verbatim in
 //! [`Message::extra`], so decoding a message and encoding it back to the same format loses nothing.
 //!
-//! Provider formats (LangChain, OpenAI Chat, Anthropic, AI SDK, Gemini, OpenAI Responses items,
+//! Provider formats (LangChain, OpenAI Chat, Anthropic, AI SDK ModelMessage and UIMessage, Gemini, OpenAI Responses items,
 //! OpenAI Agents SDK items) live in [`formats`].
 
 pub mod formats;

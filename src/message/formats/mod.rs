@@ -1,7 +1,8 @@
 //! Provider formats: detection, decoding into canonical [`Message`]s and encoding back.
 //!
-//! Seven formats (DESIGN §2): LangChain (dict, serialized `lc: 1`, and `{type, data}`), OpenAI Chat,
-//! Anthropic Messages, AI SDK `ModelMessage`, Gemini `Content`, and two flat item lists: OpenAI
+//! Eight formats (DESIGN §2): LangChain (dict, serialized `lc: 1`, and `{type, data}`), OpenAI Chat,
+//! Anthropic Messages, AI SDK `ModelMessage`, Gemini `Content`, AI SDK `UIMessage` (`useChat`
+//! state; one UIMessage holds an assistant turn's steps and results), and two flat item lists: OpenAI
 //! Responses API input items and OpenAI Agents SDK items. Each input message is detected on its
 //! own by its keys, so one list may mix formats; messages that look the same in several formats
 //! (`{role: "user", content: "hi"}`) take the list's dominant format.
