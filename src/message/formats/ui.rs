@@ -22,7 +22,7 @@
 use super::util::{as_obj, content_as_string, extra_of, kind, opt_id};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
-use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
+use crate::message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
 use serde_json::{json, Map, Value};
 
 /// The key of a tool call's `extra` that holds its part's position among its step's parts.
@@ -88,9 +88,16 @@ fn decode_part(part: &Map<String, Value>, raw: &Value, ty: &str) -> Result<Conte
     })
 }
 
+/// The call a tool part records: a valid call, or (a `tool-input-error` part, `rawInput` and no
+/// `input`) a call whose input did not parse, kept as the text the model wrote.
+enum Call {
+    Valid(ToolCall),
+    Invalid(InvalidToolCall),
+}
+
 /// A tool part as the call it records (`None` while its input is still streaming: the model
 /// never saw that call) and the result it carries, if any.
-fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result<Option<(ToolCall, Option<Message>)>> {
+fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result<Option<(Call, Option<Message>)>> {
     let state = part.get("state").and_then(Value::as_str).unwrap_or_default();
     if !STATES.contains(&state) {
         return Err(invalid(format!(
@@ -110,12 +117,21 @@ fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result
         extra.insert("type".into(), json!("dynamic-tool"));
     }
     extra.insert(POSITION.into(), json!(position));
-    let call = ToolCall {
-        id: id.to_string(),
-        name: name.clone(),
-        args: part.get("input").cloned().unwrap_or_else(|| json!({})),
-        raw_args: None,
-        extra,
+    let call = match (part.get("input"), part.get("rawInput")) {
+        (None, Some(raw)) => Call::Invalid(InvalidToolCall {
+            id: id.to_string(),
+            name: name.clone(),
+            args: json_text(raw),
+            error: part.get("errorText").and_then(Value::as_str).map(str::to_string),
+            extra,
+        }),
+        (input, _) => Call::Valid(ToolCall {
+            id: id.to_string(),
+            name: name.clone(),
+            args: input.cloned().unwrap_or_else(|| json!({})),
+            raw_args: None,
+            extra,
+        }),
     };
     let result = match state {
         "output-available" => {
@@ -214,7 +230,10 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             if kind.starts_with("tool-") || kind == "dynamic-tool" {
                 match decode_tool(part, kind, position)? {
                     Some((call, result)) => {
-                        m.tool_calls.push(call);
+                        match call {
+                            Call::Valid(c) => m.tool_calls.push(c),
+                            Call::Invalid(c) => m.invalid_tool_calls.push(c),
+                        }
                         results.extend(result);
                     }
                     None => content.push(ContentPart::Other { raw: (*p).clone() }),
@@ -289,7 +308,7 @@ fn extend(obj: &mut Map<String, Value>, extra: &Map<String, Value>) {
 }
 
 /// A tool call with its result (if the group holds one) as a tool part.
-fn encode_tool(call: &ToolCall, result: Option<&Message>, own: bool) -> Value {
+fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>, own: bool) -> Value {
     let mut obj = Map::new();
     let dynamic = own && call.extra.get("type").and_then(Value::as_str) == Some("dynamic-tool");
     if dynamic {
@@ -328,7 +347,9 @@ fn encode_tool(call: &ToolCall, result: Option<&Message>, own: bool) -> Value {
         }
     };
     obj.insert("state".into(), json!(state));
-    obj.insert("input".into(), call.args.clone());
+    if let Some(input) = input {
+        obj.insert("input".into(), input.clone());
+    }
     if let Some(r) = result {
         match state {
             "output-available" => {
@@ -380,7 +401,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
     }
     obj.insert("role".into(), json!(role));
     let mut parts: Vec<Value> = Vec::new();
-    let calls: Vec<&str> = group.iter().flat_map(|m| m.tool_calls.iter().map(|c| c.id.as_str())).collect();
+    let calls: Vec<&str> = group.iter().flat_map(|m| m.call_ids()).collect();
     let mut after_results = false;
     for m in group {
         let mine = m.origin == Some(Format::Ui);
@@ -397,7 +418,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
                         raw_args: None,
                         extra: Map::from_iter([("type".to_string(), json!("dynamic-tool"))]),
                     };
-                    parts.push(encode_tool(&call, Some(m), true));
+                    parts.push(encode_tool(&call, Some(&call.args), Some(m), true));
                 }
             }
             _ => {
@@ -406,11 +427,36 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     Content::Parts(p) => p.iter().filter_map(|x| encode_part(x, mine)).collect(),
                     _ => Vec::new(),
                 };
-                for call in &m.tool_calls {
-                    let result =
-                        group.iter().find(|r| r.role == Role::Tool && r.tool_call_id.as_deref() == Some(&call.id));
-                    let part = encode_tool(call, result, mine);
-                    let at = call.extra.get(POSITION).and_then(Value::as_u64).filter(|_| mine).map(|p| p as usize);
+                let result_of =
+                    |id: &str| group.iter().find(|r| r.role == Role::Tool && r.tool_call_id.as_deref() == Some(id));
+                let position = |extra: &Map<String, Value>| {
+                    extra.get(POSITION).and_then(Value::as_u64).filter(|_| mine).map(|p| p as usize)
+                };
+                let mut tools: Vec<(Option<usize>, Value)> = m
+                    .tool_calls
+                    .iter()
+                    .map(|c| (position(&c.extra), encode_tool(c, Some(&c.args), result_of(&c.id), mine)))
+                    .collect();
+                // A call whose input did not parse: its text as `rawInput` (an answered part), or
+                // as its `input` while it waits (the AI SDK's `input-available` needs one).
+                for c in &m.invalid_tool_calls {
+                    let call = ToolCall {
+                        id: c.id.clone(),
+                        name: c.name.clone(),
+                        args: json!(c.args),
+                        raw_args: None,
+                        extra: c.extra.clone(),
+                    };
+                    let result = result_of(&c.id);
+                    let mut part = encode_tool(&call, result.is_none().then_some(&call.args), result, mine);
+                    if let (Some(_), Value::Object(o)) = (result, &mut part) {
+                        o.entry("rawInput").or_insert_with(|| json!(c.args));
+                    }
+                    tools.push((position(&c.extra), part));
+                }
+                // Back at their places, lowest first (then in call order).
+                tools.sort_by_key(|(at, _)| at.unwrap_or(usize::MAX));
+                for (at, part) in tools {
                     match at {
                         Some(at) if at <= step.len() => step.insert(at, part),
                         _ => step.push(part),

@@ -208,3 +208,20 @@ fn fresh_eyes_findings_stay_fixed() {
         json!("sys")
     );
 }
+
+#[test]
+fn a_tool_input_error_part_is_an_invalid_call_that_keeps_its_raw_text() {
+    let part = json!({"id": "a", "role": "assistant", "parts": [
+        {"type": "step-start"},
+        {"type": "tool-f", "toolCallId": "c1", "state": "output-error", "rawInput": "{bad", "errorText": "parse error"},
+        {"type": "text", "text": "after"}
+    ]});
+    let d = decode_messages(std::slice::from_ref(&part), None).unwrap().messages;
+    assert!(d[0].tool_calls.is_empty());
+    assert_eq!((d[0].invalid_tool_calls[0].id.as_str(), d[0].invalid_tool_calls[0].args.as_str()), ("c1", "{bad"));
+    assert_eq!(encode_messages(&d, Format::Ui), vec![part], "round trip exact, no `input` made up");
+    // The AI SDK sends the raw text as the call's input (convertToModelMessages: `rawInput`).
+    let model = encode_messages(&d, Format::AiSdk);
+    let call = model[0]["content"].as_array().unwrap().iter().find(|p| p["type"] == "tool-call").cloned();
+    assert_eq!(call, Some(json!({"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": "{bad"})));
+}
