@@ -213,7 +213,7 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     // Which result answers which call occurrence: real results first, then placeholders, each in
     // input order, and each result at most once.
     let mut results: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, s) in shapes.iter().enumerate() {
+    for (i, s) in shapes.iter().enumerate().filter(|(_, s)| !s.aside) {
         if let (Role::Tool, Some(id)) = (s.role, s.tool_call_id.as_deref()) {
             results.entry(id).or_default().push(i);
         }
@@ -328,6 +328,10 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     for (i, s) in shapes.iter().enumerate() {
         match s.role {
             Role::Tool if used.contains(&i) => {} // placed after its call
+            // An approval response stays where it is: it answers no call.
+            Role::Tool if s.aside => {
+                items.push(Item::Keep(i, ContentFix { drop_empty_text: false, tool_content_to_text: false }))
+            }
             Role::Tool => {
                 let id = s.tool_call_id.as_deref();
                 if id.is_some_and(|id| called.contains(id)) {

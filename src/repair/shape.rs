@@ -64,6 +64,9 @@ pub struct Shape {
     /// For a tool result: it is a placeholder written by a repair (ours or deepagents'), recognised
     /// by its text `Tool call <name> with id <id> …`.
     pub synthetic: bool,
+    /// Not a result at all: an AI SDK approval response ([`Message::is_aside`]). Validation skips
+    /// it; repair keeps it where it is.
+    pub aside: bool,
 }
 
 impl Shape {
@@ -106,6 +109,7 @@ impl Shape {
             && m.status != Some(ToolStatus::Success)
             && m.tool_call_id.as_deref().is_some_and(|id| is_placeholder(&content_as_string(&m.content), id));
         Shape {
+            aside: m.is_aside(),
             source,
             part,
             format,

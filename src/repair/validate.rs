@@ -174,6 +174,15 @@ pub(crate) fn block_owner(shapes: &[Shape]) -> Vec<Option<usize>> {
 
 /// Lists every violation of `provider`'s rules in message order, by input index.
 pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
+    // An AI SDK approval response is not part of what a provider is sent: it answers nothing and
+    // breaks nothing (each shape keeps its input index).
+    let kept: Vec<Shape>;
+    let shapes = if shapes.iter().any(|s| s.aside) {
+        kept = shapes.iter().filter(|s| !s.aside).cloned().collect();
+        &kept[..]
+    } else {
+        shapes
+    };
     let mut out = Vec::new();
     let mut calls_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut results_by_id: HashMap<&str, Vec<usize>> = HashMap::new();

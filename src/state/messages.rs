@@ -228,7 +228,7 @@ impl MessagesChannel {
                     self.calls.insert(c.to_string(), Call { assistant: id.clone(), result: None });
                 }
             }
-            if let (Role::Tool, Some(c)) = (m.role, &m.tool_call_id) {
+            if let (Role::Tool, Some(c), false) = (m.role, &m.tool_call_id, m.is_aside()) {
                 if let Some(call) = self.calls.get_mut(c) {
                     call.result.get_or_insert_with(|| id.clone());
                 }
@@ -248,7 +248,7 @@ impl MessagesChannel {
                     made.insert(c, None);
                 }
             }
-            let (Role::Tool, Some(call)) = (m.role, m.tool_call_id.as_deref()) else { continue };
+            let (Role::Tool, Some(call), false) = (m.role, m.tool_call_id.as_deref(), m.is_aside()) else { continue };
             match made.get_mut(call) {
                 None => {
                     return Err(Error::new(ErrorCode::UnknownToolCall, format!("after this update tool result '{id}' would answer call '{call}', which no earlier message makes"))
@@ -365,7 +365,8 @@ impl MessagesChannel {
                         self.register_calls(m, &id, &mut fx.new_calls);
                         fx.tool_calls += (fx.new_calls.len() - before) as u64;
                     }
-                    if m.role == Role::Tool {
+                    // An AI SDK approval response is kept in order but answers no call.
+                    if m.role == Role::Tool && !m.is_aside() {
                         self.answer(m, &id, index)?;
                         written_results.push((id.clone(), m.tool_call_id.clone().unwrap_or_default(), index));
                         fx.results.push((

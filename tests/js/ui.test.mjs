@@ -191,3 +191,15 @@ test("found by the fresh-eyes pass: steps from another format, system messages, 
   const out = convertMessages([{ role: "assistant", content: [{ type: "reasoning", text: "hm", providerOptions: { anthropic: { signature: "sig" } } }, { type: "text", text: "ok" }] }], { to: "anthropic" });
   assert.deepEqual(out[0].content[0], { type: "thinking", thinking: "hm", signature: "sig" });
 });
+
+test("the AI SDK's own ModelMessages with approvals: no orphan, an exact round trip, nothing of them elsewhere", async () => {
+  const theirs = JSON.parse(JSON.stringify(await convertToModelMessages(HISTORY)));
+  const v = validateMessages(theirs, { provider: "openai" });
+  assert.deepEqual(v.map((x) => [x.rule, x.toolCallId]), [["MISSING_TOOL_RESULT", "call_3"]], "the call awaiting approval, and no orphan");
+  assert.deepEqual(convertMessages(theirs, { to: "ai-sdk" }), theirs);
+  const openai = convertMessages(theirs, { to: "openai" });
+  assert.ok(!JSON.stringify(openai).includes("ap_2"), "approvals are not sent to OpenAI");
+  const { messages } = repairMessages(theirs, { provider: "openai" });
+  assertModelMessages(messages, "repaired");
+  assert.deepEqual(validateMessages(messages, { provider: "openai" }), []);
+});

@@ -14,6 +14,9 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
 use serde_json::{json, Map, Value};
 
+/// The key of a tool result's `extra` holding an AI SDK `json` output's value.
+const JSON_OUTPUT: &str = "$json";
+
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     let role = match obj.get("role").and_then(Value::as_str).unwrap_or_default() {
         "system" => Role::System,
@@ -66,6 +69,10 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             t.content = content;
             t.status = status;
             t.extra = extra_of(part, &["type", "toolCallId", "toolName", "output", "result", "isError"]);
+            // A `json` output reads as its JSON text; its value is kept so it goes back as `json`.
+            if let Some(v) = part.get("output").filter(|o| o.get("type").and_then(Value::as_str) == Some("json")) {
+                t.extra.insert(JSON_OUTPUT.into(), v.get("value").cloned().unwrap_or(Value::Null));
+            }
             out.push(t);
         }
         if let Some(first) = out.first_mut() {
@@ -244,20 +251,24 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 p.insert("toolCallId".into(), json!(t.tool_call_id.as_deref().unwrap_or_default()));
                 p.insert("toolName".into(), json!(t.name.as_deref().unwrap_or_default()));
                 let text = content_as_string(&t.content);
-                // A UIMessage's non-string output goes as `json`, as `convertToModelMessages` sends it.
-                let output = match t.extra.get("output") {
-                    Some(v)
-                        if t.origin == Some(Format::Ui)
-                            && kind == "text"
-                            && serde_json::to_string(v).is_ok_and(|j| j == text) =>
-                    {
+                // A non-string output (an AI SDK `json` one, a UIMessage's) goes as `json`, as
+                // `convertToModelMessages` sends it, while the result's text is unchanged.
+                let kept = match t.origin {
+                    Some(Format::Ui) => t.extra.get("output"),
+                    Some(Format::AiSdk) => t.extra.get(JSON_OUTPUT),
+                    _ => None,
+                };
+                let output = match kept {
+                    Some(v) if kind == "text" && serde_json::to_string(v).is_ok_and(|j| j == text) => {
                         json!({"type": "json", "value": v})
                     }
                     _ => json!({"type": kind, "value": text}),
                 };
                 p.insert("output".into(), output);
                 if own {
-                    p.extend(t.extra.clone());
+                    p.extend(
+                        t.extra.iter().filter(|(k, _)| k.as_str() != JSON_OUTPUT).map(|(k, v)| (k.clone(), v.clone())),
+                    );
                 }
                 Value::Object(p)
             })
@@ -279,6 +290,13 @@ pub(super) fn encode(group: &[Message]) -> Value {
     o.insert("content".into(), content);
     if has_calls {
         if let Some(Value::Array(parts)) = o.get_mut("content") {
+            // A `tool-approval-request` goes right after the call it asks about, where the AI SDK
+            // writes it (it is kept among the content parts).
+            let (requests, rest): (Vec<Value>, Vec<Value>) = std::mem::take(parts)
+                .into_iter()
+                .partition(|p| p.get("type").and_then(Value::as_str) == Some("tool-approval-request"));
+            *parts = rest;
+            let mut requests: Vec<Option<Value>> = requests.into_iter().map(Some).collect();
             for c in &first.tool_calls {
                 let mut p = Map::new();
                 p.insert("type".into(), json!("tool-call"));
@@ -294,7 +312,13 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     }
                 }
                 parts.push(Value::Object(p));
+                for r in requests.iter_mut() {
+                    if r.as_ref().and_then(|r| r.get("toolCallId")).and_then(Value::as_str) == Some(c.id.as_str()) {
+                        parts.extend(r.take());
+                    }
+                }
             }
+            parts.extend(requests.into_iter().flatten());
             for c in &first.invalid_tool_calls {
                 // The AI SDK keeps unparsable input as its raw text.
                 parts.push(json!({"type": "tool-call", "toolCallId": c.id, "toolName": c.name, "input": c.args}));

@@ -696,6 +696,11 @@ fn merge_turn(group: &[Message]) -> Message {
 /// each message (one or more, none for an assistant message of another format with nothing an
 /// item can carry).
 pub fn encode_group(group: &[Message], format: Format) -> Vec<Value> {
+    // An AI SDK approval response goes back only to the AI SDK (no other request has one).
+    if format != Format::AiSdk && group.iter().any(Message::is_aside) {
+        let kept: Vec<Message> = group.iter().filter(|m| !m.is_aside()).cloned().collect();
+        return if kept.is_empty() { Vec::new() } else { encode_group(&kept, format) };
+    }
     if format.is_items() {
         return group.iter().flat_map(|m| responses::encode(m, format)).collect();
     }

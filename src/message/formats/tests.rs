@@ -399,3 +399,47 @@ fn a_data_url_image_is_inline_data_wherever_it_goes() {
     assert_eq!(ui[0]["parts"][0]["mediaType"], json!("image/jpeg"));
     assert_eq!(encode_messages(&canon, Format::Openai), openai, "its own format unchanged");
 }
+
+#[test]
+fn ai_sdk_approval_responses_answer_no_call_and_go_back_only_to_the_ai_sdk() {
+    use crate::repair::{validate_values, Provider, Rule};
+    let assistant = json!({"role": "assistant", "content": [
+        {"type": "tool-call", "toolCallId": "c1", "toolName": "del", "input": {}},
+        {"type": "tool-approval-request", "approvalId": "ap1", "toolCallId": "c1"}
+    ]});
+    let approved =
+        json!({"role": "tool", "content": [{"type": "tool-approval-response", "approvalId": "ap1", "approved": true}]});
+    // As convertToModelMessages writes it once the tool ran: the response and the result in one message.
+    let result = json!({"role": "tool", "content": [
+        {"type": "tool-approval-response", "approvalId": "ap1", "approved": true},
+        {"type": "tool-result", "toolCallId": "c1", "toolName": "del", "output": {"type": "text", "value": "done"}}
+    ]});
+    let user = json!({"role": "user", "content": "delete it"});
+    // Approved, not run yet: the call is unanswered, the approval is no orphan.
+    let pending = vec![user.clone(), assistant.clone(), approved.clone()];
+    let v = validate_values(&pending, Provider::Openai).unwrap();
+    assert_eq!(
+        v.iter().map(|x| (x.rule, x.tool_call_id.clone())).collect::<Vec<_>>(),
+        vec![(Rule::MissingToolResult, Some("c1".to_string()))]
+    );
+    // Run: nothing to report; a round trip is exact; other formats never see the approval.
+    let done = vec![user, assistant, result];
+    assert!(validate_values(&done, Provider::Openai).unwrap().is_empty());
+    let canon = decode_messages(&done, None).unwrap().messages;
+    assert_eq!(encode_messages(&canon, Format::AiSdk), done);
+    let openai = encode_messages(&canon, Format::Openai);
+    assert_eq!(openai.len(), 3, "{openai:?}");
+    assert_eq!(openai[2]["tool_call_id"], json!("c1"));
+    assert!(!serde_json::to_string(&openai).unwrap().contains("ap1"));
+    // The store keeps it in order, and it answers nothing there either.
+    let mut store = crate::state::Store::new(crate::state::StoreOptions::default()).unwrap();
+    let cmd = crate::state::Command {
+        author: "a".into(),
+        expected_version: None,
+        update: json!({"messages": done}).as_object().cloned().unwrap(),
+        correlation_id: None,
+        causation_id: None,
+    };
+    store.apply(&cmd, 0).unwrap();
+    assert!(store.messages("messages").unwrap().unanswered().is_empty());
+}
