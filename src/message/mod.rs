@@ -260,15 +260,15 @@ impl Message {
         Message { tool_call_id: Some(tool_call_id.into()), status: Some(status), ..Message::new(Role::Tool, text) }
     }
 
-    /// Whether this is an AI SDK tool message part that is not a result (a
-    /// `tool-approval-response`, or a later part kind), kept as its own tool message so a round
-    /// trip is exact: it answers no call, validation and repair leave it where it is, and it is
+    /// Whether this is an AI SDK `tool-approval-response` (a tool message part that is not a
+    /// result), kept as its own tool message so a round trip is exact: it answers no call,
+    /// validation skips it, repair leaves it where it is (after an assistant turn), and it is
     /// written only back to the AI SDK.
     pub fn is_aside(&self) -> bool {
         self.role == Role::Tool
             && self.status.is_none()
             && self.origin == Some(formats::Format::AiSdk)
-            && matches!(&self.content, Content::Parts(p) if matches!(p.as_slice(), [ContentPart::Other { raw }] if raw.get("type").and_then(Value::as_str) != Some("tool-result")))
+            && matches!(&self.content, Content::Parts(p) if matches!(p.as_slice(), [ContentPart::Other { raw }] if raw.get("type").and_then(Value::as_str) == Some("tool-approval-response")))
     }
 
     /// Ids of every call this message makes, valid then invalid, in order.

@@ -323,7 +323,8 @@ fn select_start(body: &[Message], room: usize, max_result: Option<usize>, tok: &
 /// saves nothing is not made).
 fn previews(window: &mut [Message], max: usize, tok: &mut Tokens) -> Result<Vec<Truncated>> {
     let mut truncated = Vec::new();
-    for m in window.iter_mut().filter(|m| m.role == Role::Tool) {
+    // An AI SDK approval response is no result: it stays as it is (and goes only to the AI SDK).
+    for m in window.iter_mut().filter(|m| m.role == Role::Tool && !m.is_aside()) {
         let n = tok.of(m)?;
         if n <= max {
             continue;

@@ -328,9 +328,14 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     for (i, s) in shapes.iter().enumerate() {
         match s.role {
             Role::Tool if used.contains(&i) => {} // placed after its call
-            // An approval response stays where it is: it answers no call.
+            // An approval response stays where it is (it answers no call), after the turn it
+            // answers; before any assistant turn it answers nothing and goes, as an orphan does.
             Role::Tool if s.aside => {
-                items.push(Item::Keep(i, ContentFix { drop_empty_text: false, tool_content_to_text: false }))
+                if shapes.get(..i).unwrap_or_default().iter().any(|p| p.role == Role::Assistant) {
+                    items.push(Item::Keep(i, ContentFix { drop_empty_text: false, tool_content_to_text: false }))
+                } else {
+                    report.push(fix(FixKind::OrphanResult, Action::Dropped, s.source, s.tool_call_id.as_deref()));
+                }
             }
             Role::Tool => {
                 let id = s.tool_call_id.as_deref();
