@@ -57,6 +57,9 @@ pub struct Shape {
     /// are written back only to the format they came from: in another provider's request the
     /// message carries nothing ([`Shape::empty_for`]).
     pub foreign_only: bool,
+    /// Its content is only what an Anthropic request leaves out: empty text, another format's raw
+    /// blocks, reasoning without an Anthropic signature.
+    pub nothing_for_anthropic: bool,
     /// For a tool result: what its content is made of.
     pub tool_content: ToolContent,
     /// For a tool result: it reports an error.
@@ -73,7 +76,9 @@ impl Shape {
     /// Whether the message carries nothing once written into `provider`'s request: empty, or only
     /// blocks that are kept for their own format and this is another one.
     pub fn empty_for(&self, provider: super::Provider) -> bool {
-        self.empty || (self.foreign_only && !provider.takes(self.format))
+        self.empty
+            || (self.foreign_only && !provider.takes(self.format))
+            || (provider == super::Provider::Anthropic && self.nothing_for_anthropic)
     }
 }
 
@@ -95,6 +100,17 @@ impl Shape {
                 (empty_text, all_empty, foreign)
             }
             c => (false, c.is_empty(), false),
+        };
+        let nothing_for_anthropic = match &m.content {
+            Content::Parts(parts) => parts.iter().all(|p| match p {
+                ContentPart::Text { text, .. } => text.is_empty(),
+                ContentPart::Other { .. } => format != Format::Anthropic,
+                ContentPart::Reasoning { extra, .. } => {
+                    crate::message::formats::util::anthropic_signature(extra).is_none()
+                }
+                ContentPart::Image { .. } => false,
+            }),
+            c => c.is_empty(),
         };
         let tool_content = match &m.content {
             Content::Parts(p) if p.is_empty() => ToolContent::EmptyParts,
@@ -128,6 +144,7 @@ impl Shape {
             empty_text_part,
             empty,
             foreign_only,
+            nothing_for_anthropic,
             tool_content,
             error: m.status == Some(ToolStatus::Error),
             synthetic,

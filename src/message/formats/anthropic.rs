@@ -173,15 +173,7 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
             // Anthropic block's own, or the one the AI SDK keeps for Anthropic
             // (`providerOptions.anthropic.signature` in a ModelMessage,
             // `providerMetadata.anthropic.signature` in a UIMessage).
-            let signature = extra
-                .get("signature")
-                .or_else(|| {
-                    extra.get("providerOptions").and_then(|p| p.get("anthropic")).and_then(|a| a.get("signature"))
-                })
-                .or_else(|| {
-                    extra.get("providerMetadata").and_then(|p| p.get("anthropic")).and_then(|a| a.get("signature"))
-                })
-                .filter(|s| s.is_string())?;
+            let signature = super::util::anthropic_signature(extra)?;
             o.insert("type".into(), json!("thinking"));
             o.insert("thinking".into(), json!(text));
             o.insert("signature".into(), signature.clone());

@@ -135,6 +135,17 @@ pub(crate) fn content_as_string(content: &Content) -> String {
     }
 }
 
+/// The Anthropic signature a reasoning part carries: an Anthropic `thinking` block's own, or the
+/// one the AI SDK keeps for Anthropic (`providerOptions.anthropic.signature` in a ModelMessage,
+/// `providerMetadata.anthropic.signature` in a UIMessage). Anthropic refuses thinking without it.
+pub(crate) fn anthropic_signature(extra: &Map<String, Value>) -> Option<&Value> {
+    extra
+        .get("signature")
+        .or_else(|| extra.get("providerOptions").and_then(|p| p.get("anthropic")).and_then(|a| a.get("signature")))
+        .or_else(|| extra.get("providerMetadata").and_then(|p| p.get("anthropic")).and_then(|a| a.get("signature")))
+        .filter(|s| s.is_string())
+}
+
 /// The media type and base64 data of a `data:<media type>;base64,<data>` URL (what OpenAI
 /// `image_url` and AI SDK / UIMessage `file` parts carry inline), or `None` for any other URL.
 pub(crate) fn data_url(url: &str) -> Option<(&str, &str)> {
