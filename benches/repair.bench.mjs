@@ -175,7 +175,7 @@ results.bigCheck = await bench(() => {
   sink += 1;
 }, 1, BIG_RUNS);
 
-const wasmPath = path.join(ROOT, "pkg/node/stategate_wasm_bg.wasm");
+const wasmPath = path.join(ROOT, "pkg/stategate_wasm_bg.wasm");
 const wasmBytes = fs.readFileSync(wasmPath);
 const wasmRaw = wasmBytes.length;
 const wasmGzip = zlib.gzipSync(wasmBytes, { level: 9 }).length;
@@ -201,7 +201,7 @@ const rows = [
   ["(e) `validateMessages`", "same, objects, gemini", `${ms(results.bigValidateGemini.median)} ms`, `${ms(results.bigValidateGemini.min)}–${ms(results.bigValidateGemini.max)} ms`, ""],
   ["(e) `convertMessages`", "same, objects, to gemini", `${ms(results.bigConvertGemini.median)} ms`, `${ms(results.bigConvertGemini.min)}–${ms(results.bigConvertGemini.max)} ms`, ""],
   ["(e) `store.check`", "one message, on a store holding the same 200,000", `${ms(results.bigCheck.median)} ms`, `${ms(results.bigCheck.min)}–${ms(results.bigCheck.max)} ms`, ""],
-  ["(d) wasm size", "`pkg/node/stategate_wasm_bg.wasm`", `${wasmRaw} B (${kib(wasmRaw)})`, "", `gzip -9: ${wasmGzip} B (${kib(wasmGzip)})`],
+  ["(d) wasm size", "`pkg/stategate_wasm_bg.wasm`", `${wasmRaw} B (${kib(wasmRaw)})`, "", `gzip -9: ${wasmGzip} B (${kib(wasmGzip)})`],
 ];
 const table = [
   `| ${rows[0].join(" | ")} |`,

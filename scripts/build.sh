@@ -1,45 +1,57 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/ once: the release wasm (optimised by wasm-opt from the npm
-# package binaryen, never Debian's: TOOLCHAIN.md trap 1) with Node and web glue, plus the
-# TypeScript façade. Prints the wasm size (raw and gzip).
+# package binaryen, never Debian's: TOOLCHAIN.md trap 1), ONE copy of it with one ES-module glue
+# (wasm-bindgen's `web` target) that every entry point shares, the TypeScript façade and
+# adapters, CommonJS bundles of the Node entries (esbuild), declaration files that check without
+# the DOM library, README and LICENSE. Prints the wasm size and the tarball's size and files.
+# docs/package.md says which runtime gets which entry.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 bash scripts/setup.sh
 
 rm -rf pkg
-# One release build (opt-level 3, lto; Cargo.toml), then ES-module glue for Node and for the web
-# (the glue imports JS snippets as ES modules, so Node's glue must be an ES module too).
+mkdir -p pkg
+# One release build (opt-level 3, lto; Cargo.toml) and one glue: the `web` target's glue loads
+# the wasm from a URL (`init`) or from bytes / a compiled module (`initSync`), so Node, browsers,
+# bundlers and workerd share it (the glue imports JS snippets as ES modules: no CommonJS glue).
 cargo build --lib --release --target wasm32-unknown-unknown
 wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/stategate.wasm"
-wasm-bindgen --target experimental-nodejs-module --out-dir pkg/node --out-name stategate_wasm "$wasm"
-wasm-bindgen --target web --out-dir pkg/web --out-name stategate_wasm "$wasm"
-for dir in node web; do
-  wasm-opt -O3 "pkg/$dir/stategate_wasm_bg.wasm" -o "pkg/$dir/stategate_wasm_bg.wasm"
+wasm-bindgen --target web --out-dir pkg --out-name stategate_wasm "$wasm"
+wasm-opt -O3 pkg/stategate_wasm_bg.wasm -o pkg/stategate_wasm_bg.wasm
+
+# The adapters present in ts/ become subpaths (`stategate/<name>`).
+adapters=()
+for name in ai-sdk langchain openai-agents; do
+  [ ! -f "ts/$name.ts" ] || adapters+=("$name")
 done
+# The manifest first: the adapters import "stategate" itself, resolved through its exports.
+node scripts/package-manifest.mjs "${adapters[@]}"
 
 # The façade compiles next to the glue it imports.
 cp ts/*.ts ts/tsconfig.json pkg/
 (cd pkg && tsc -p .)
 rm -f pkg/tsconfig.json
 for f in pkg/*.ts; do case "$f" in *.d.ts) ;; *) rm "$f" ;; esac; done
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
-cat > pkg/package.json <<JSON
-{
-  "name": "stategate",
-  "version": "$version",
-  "description": "State-governance core for LLM agents: message formats and repair, a governed state store with a hash-chained event log, model views, async and sync subagents (Rust, WebAssembly).",
-  "license": "MIT",
-  "type": "module",
-  "main": "./index.js",
-  "types": "./index.d.ts",
-  "exports": {
-    ".": { "browser": { "types": "./web.d.ts", "default": "./web.js" }, "types": "./index.d.ts", "default": "./index.js" },
-    "./web": { "types": "./web.d.ts", "default": "./web.js" }
-  },
-  "files": ["*.js", "*.d.ts", "node/", "web/"]
+node scripts/package-types.mjs
+
+# CommonJS: the Node entry bundled with the glue (reading the same wasm file beside it), and
+# each Node-side subpath; bare imports ("stategate", "ai", ...) stay requires.
+cjs() { # entry (pkg/<entry>.js -> pkg/<entry>.cjs)
+  esbuild "pkg/$1.js" --bundle --platform=node --format=cjs --packages=external --log-level=warning \
+    --define:import.meta.url=__stategate_import_meta_url \
+    --banner:js='const __stategate_import_meta_url = require("node:url").pathToFileURL(__filename).href;' \
+    --outfile="pkg/$1.cjs"
 }
-JSON
-raw=$(stat -c %s pkg/node/stategate_wasm_bg.wasm)
-gz=$(gzip -9 -c pkg/node/stategate_wasm_bg.wasm | wc -c)
+for entry in index file-log "${adapters[@]}"; do cjs "$entry"; done
+
+cp README.md LICENSE pkg/
+raw=$(stat -c %s pkg/stategate_wasm_bg.wasm)
+gz=$(gzip -9 -c pkg/stategate_wasm_bg.wasm | wc -c)
 echo "build: pkg/ ready; wasm ${raw} bytes raw, ${gz} bytes gzip"
+# The tarball npm would publish: its size and every file in it.
+(cd pkg && npm pack --dry-run --json 2>/dev/null) | node -e '
+  const [p] = JSON.parse(require("fs").readFileSync(0, "utf8"));
+  console.log(`build: tarball ${p.filename}: ${p.size} bytes packed, ${p.unpackedSize} unpacked, ${p.entryCount} files`);
+  for (const f of p.files) console.log(`  ${String(f.size).padStart(9)}  ${f.path}`);
+'

@@ -10,6 +10,9 @@
 #   STATEGATE_FUZZ_ALLOW=EmptyMessage ...    # ignore known invariant gaps (fuzz/src/lib.rs)
 #   FUZZ_FORK=1 ...                          # go on after a crash (libFuzzer -fork=1), to collect several
 #   FUZZ_SEED=1 ...                          # libFuzzer's -seed: the same inputs in the same order
+#   FUZZ_SMOKE=1 FUZZ_SEED=1 ...             # make test's smoke: a fixed number of runs per target
+#                                            # (smoke_runs_of) from the committed seeds alone, in a
+#                                            # fresh corpus, FUZZ_SECONDS only as a safety cap
 #
 # Installs what it needs, idempotently: cargo-fuzz (pinned, from crates.io) and the nightly
 # toolchain it needs. Crashers go to fuzz/artifacts/<target>/, the growing corpora to
@@ -37,6 +40,17 @@ seeds_of() {
     replay) echo fuzz/seeds/replay ;;
     transcript) echo fuzz/seeds/transcript fuzz/seeds/messages ;;
     *) echo "unknown fuzz target '$1'" >&2; exit 2 ;;
+  esac
+}
+
+# The smoke's runs per target: about 5 s of each on the 2-core machine (exec/s differ 50-fold
+# between targets). A number of runs, not a time, so every machine runs the same inputs.
+smoke_runs_of() {
+  case $1 in
+    decode | validate_repair | transcript) echo 80000 ;;
+    project) echo 25000 ;;
+    store) echo 2500 ;;
+    replay) echo 35000 ;;
   esac
 }
 
@@ -70,14 +84,22 @@ failed=0
 summary=()
 for t in $TARGETS; do
   read -r -a seeds <<<"$(seeds_of "$t")"
-  mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
+  corpus="fuzz/corpus/$t"
+  runs=()
+  if [ "${FUZZ_SMOKE:-0}" = 1 ]; then
+    # A fresh corpus: what an earlier local run found must not change which inputs the smoke tries.
+    corpus=$(mktemp -d)
+    runs=(-runs="$(smoke_runs_of "$t")")
+  fi
+  mkdir -p "$corpus" "fuzz/artifacts/$t"
   before=$(find "fuzz/artifacts/$t" -type f | sort)
   log="fuzz/logs/$t.log"
-  printf '\n== fuzz %s: %s s\n' "$t" "$SECONDS_EACH"
+  printf '\n== fuzz %s: %s\n' "$t" "${runs[*]:-$SECONDS_EACH s}"
   rc=0
-  cargo +nightly fuzz run -s none "$t" "fuzz/corpus/$t" "${seeds[@]}" -- \
+  cargo +nightly fuzz run -s none "$t" "$corpus" "${seeds[@]}" -- \
     -max_total_time="$SECONDS_EACH" -max_len="$MAX_LEN" -rss_limit_mb=2048 -timeout=10 \
-    -dict=fuzz/json.dict -print_final_stats=1 "${extra[@]}" >"$log" 2>&1 || rc=$?
+    -dict=fuzz/json.dict -print_final_stats=1 "${runs[@]}" "${extra[@]}" >"$log" 2>&1 || rc=$?
+  [ "${FUZZ_SMOKE:-0}" != 1 ] || rm -rf "$corpus"
   stat() { grep -Eo "stat::$1: *[0-9]+" "$log" | grep -Eo '[0-9]+$' | tail -1 || true; }
   execs=$(stat number_of_executed_units)
   rate=$(stat average_exec_per_sec)

@@ -94,12 +94,16 @@ pub enum ErrorCode {
     /// A method called on an object whose `free()` was called: create a new one (or replay or
     /// restore the store from its log).
     Freed,
+    /// The package's wasm module is not loaded yet (raised by the TypeScript package, never by
+    /// the core): a call through `stategate/web` before `await load()`, or a `load()` that failed
+    /// (the message says what was fetched and why it failed).
+    NotLoaded,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order (JS: `errorCodes()`, so the façade can tell a real
     /// stategate error from a look-alike). The test `every_code_is_listed_once` keeps it whole.
-    pub const ALL: [ErrorCode; 37] = [
+    pub const ALL: [ErrorCode; 38] = [
         ErrorCode::InvalidMessage,
         ErrorCode::UnknownRole,
         ErrorCode::MissingToolCallId,
@@ -137,6 +141,7 @@ impl ErrorCode {
         ErrorCode::UnknownTask,
         ErrorCode::Busy,
         ErrorCode::Freed,
+        ErrorCode::NotLoaded,
     ];
 
     /// The code as it appears in JS (`"INVALID_MESSAGE"`).
@@ -179,6 +184,7 @@ impl ErrorCode {
             ErrorCode::UnknownTask => "UNKNOWN_TASK",
             ErrorCode::Busy => "BUSY",
             ErrorCode::Freed => "FREED",
+            ErrorCode::NotLoaded => "NOT_LOADED",
         }
     }
 }

@@ -1,12 +1,16 @@
 /**
- * The stategate API over the wasm core, shared by the Node and browser entry points.
+ * The stategate API over the wasm core: the one binding every entry point shares (Node ESM,
+ * CommonJS, browsers, workers, workerd) — each entry only loads the one wasm file its own way
+ * ({@link loadSync} from bytes or a compiled module, {@link load} by URL) and re-exports this.
  *
  * The façade interprets no message itself: arrays cross into the core as their JSON text (one
  * bounded path: cycles, depth, throwing getters and Proxies become typed errors, never a trap)
  * and JSON text as it is, so both forms give one answer. Repair hands back the caller's own
  * objects wherever a message did not change. Every call's failure is a {@link StategateError}.
  */
-import type * as Wasm from "./node/stategate_wasm.js";
+import initGlue, * as glue from "./stategate_wasm.js";
+import type * as Wasm from "./stategate_wasm.js";
+import { describe, guardClass, guarded, setKnownCodes, stategateError } from "./errors.js";
 import type {
   Violation,
   Fix,
@@ -14,13 +18,13 @@ import type {
   Provider,
   Format,
   Reason,
-  StateStore,
+  StateStore as CoreStateStore,
   StoreEvent,
   LogCheck,
-  IndexedDbLog,
+  IndexedDbLog as CoreIndexedDbLog,
   ModelViewOptions,
   ModelView,
-  AsyncTasks,
+  AsyncTasks as CoreAsyncTasks,
   SubagentInputOptions,
   SubagentResultOptions,
   Command,
@@ -30,10 +34,12 @@ import type {
   EncodedTranscript,
   StreamOptions,
   StreamResult,
-  StreamReader,
-} from "./node/stategate_wasm.js";
+  StreamReader as CoreStreamReader,
+} from "./stategate_wasm.js";
 
 /** The types generated from the Rust core (tsify and wasm-bindgen), re-exported as they are. */
+export { StategateError, isStategateError, stategateError } from "./errors.js";
+
 export type {
   StreamOptions,
   StreamResult,
@@ -42,14 +48,12 @@ export type {
   StreamEnd,
   UnansweredCall,
   PendingApproval,
-  StreamReader,
   Violation,
   Fix,
   Message,
   Provider,
   Format,
   Reason,
-  StateStore,
   StoreInit,
   StoreRepairOptions,
   StoreEvent,
@@ -68,11 +72,9 @@ export type {
   Rejection,
   LogCheck,
   DanglingCall,
-  IndexedDbLog,
   ModelViewOptions,
   ModelView,
   Report,
-  AsyncTasks,
   AsyncTasksInit,
   SubagentSpec,
   Mode,
@@ -98,7 +100,7 @@ export type {
   Truncated,
   TranscriptKind,
   ErrorCode,
-} from "./node/stategate_wasm.js";
+} from "./stategate_wasm.js";
 
 /** Messages as an array of objects in any supported format(s), or that array's JSON text. */
 export type MessagesInput = readonly unknown[] | string;
@@ -119,17 +121,6 @@ export interface RepairResult<T = unknown> {
 
 /** A transcript read by {@link readTranscript} (generated from Rust). */
 export type Transcript = EncodedTranscript;
-
-/** The error every stategate call throws: a JS `Error` with a stable `code` and `details`. */
-export interface StategateError extends Error {
-  /** Stable code, e.g. `"INVALID_MESSAGE"`, `"UNKNOWN_ROLE"`, `"INVALID_OPTION"` (generated from Rust's `ErrorCode`). */
-  code: ErrorCode;
-  /**
-   * Where it happened: `index` (input message), `field`, `channel` (state channel), `command`
-   * (index in a batch), `authors` (both writers of a `CONCURRENT_WRITE`). Never state values.
-   */
-  details: ErrorDetails;
-}
 
 /** The public functions, bound to one instance of the wasm module. */
 export interface Api {
@@ -176,12 +167,12 @@ export interface Api {
    * nothing; a refused chunk throws, and so does every later `push` / `end`), `messages(to?)` (so
    * far), `end()` → `{messages, report}` as {@link Api.readStream}.
    */
-  StreamReader: typeof StreamReader;
+  StreamReader: typeof CoreStreamReader;
   /**
    * The state store class (DESIGN §3): `new StateStore({runId?, channels?, clock?, onEvents?, audit?})`. Call
    * `store.free()` when done with it, or let the garbage collector release it.
    */
-  StateStore: typeof StateStore;
+  StateStore: typeof CoreStateStore;
   /**
    * Checks a log's hash chain (events or their JSON Lines) from the genesis, or from
    * `opts.after` (the sequence and hash of the event before the first given): `{ok: true}`, or
@@ -191,169 +182,31 @@ export interface Api {
    */
   verifyLog(events: readonly StoreEvent[] | string, opts?: { after: { sequence: number; hash: string } }): LogCheck;
   /** The IndexedDB persistence adapter (browsers and workers; `open` rejects elsewhere). */
-  IndexedDbLog: typeof IndexedDbLog;
+  IndexedDbLog: typeof CoreIndexedDbLog;
   /**
    * The async subagent task ledger of a store (DESIGN §7): `new AsyncTasks(store, {agents,
    * url?, transport?})`; `tools()` for the model, `await handle(toolCall)` per task tool call,
    * `await poll()` before each model call, then `store.deliverNotifications()`.
    */
-  AsyncTasks: typeof AsyncTasks;
+  AsyncTasks: typeof CoreAsyncTasks;
   /**
    * A sync subagent's starting state as a new store (DESIGN §8): shared channels only (never
    * private ones, the task ledger, todos, the structured response), then the description —
    * `mode: "fork"` puts the parent's model view first. Throws `INVALID_OPTION`.
    */
-  subagentInput(parent: StateStore, opts: SubagentInputOptions): StateStore;
+  subagentInput(parent: CoreStateStore, opts: SubagentInputOptions): CoreStateStore;
   /**
    * The Command writing a finished subagent back to its parent: one tool result with its final
    * answer, plus only the inherited channels it changed. Apply with `parent.apply` (or
    * `applyBatch` for parallel subagents: conflicting writes throw `CONCURRENT_WRITE`).
    */
-  subagentResult(child: StateStore, toolCallId: string, opts?: SubagentResultOptions): Command;
+  subagentResult(child: CoreStateStore, toolCallId: string, opts?: SubagentResultOptions): Command;
   /**
    * The model view of a plain message array under a token budget (DESIGN §6): units kept whole,
    * repaired, big tool results previewed, in `opts.format`. No state sections (use
    * `store.modelView` for those). Throws `BUDGET_TOO_SMALL`, `INVALID_OPTION`.
    */
   projectMessages(messages: MessagesInput, opts: ModelViewOptions): ModelView;
-}
-
-/**
- * A {@link StategateError}: the one constructor of errors raised on the JS side (the core's own
- * errors are built by the binding with the same shape). Never throws itself.
- */
-export function stategateError(code: ErrorCode, message: string, details: StategateError["details"] = {}): StategateError {
-  const e = new Error(`${describe(code)}: ${describe(message)}`) as StategateError;
-  e.name = "StategateError";
-  e.code = typeof code === "string" ? code : "INVALID_OPTION";
-  e.details = details !== null && typeof details === "object" ? details : {};
-  return e;
-}
-
-/** The codes of the loaded core (`errorCodes()`), once a module is bound. */
-let knownCodes: ReadonlySet<string> | undefined;
-
-/**
- * True for an error thrown by stategate: an `Error` named `StategateError` whose `code` is one of
- * the core's {@link ErrorCode}s and whose `details` is an object. Never throws.
- */
-export function isStategateError(e: unknown): e is StategateError {
-  try {
-    if (!(e instanceof Error) || e.name !== "StategateError") return false;
-    const { code, details } = e as StategateError;
-    return typeof code === "string" && (knownCodes === undefined || knownCodes.has(code)) && typeof details === "object" && details !== null;
-  } catch {
-    return false;
-  }
-}
-
-/** What a thrown value says, without anything that could throw again. */
-function describe(e: unknown): string {
-  try {
-    if (typeof e === "string") return e;
-    if (e instanceof Error) {
-      const m = e.message;
-      return typeof m === "string" ? m : "an error without a message";
-    }
-    return String(e);
-  } catch {
-    return "a value that cannot be described";
-  }
-}
-
-/** `e` as a {@link StategateError}: itself when it is one, else `INVALID_OPTION` naming `what`. */
-function typed(what: string, e: unknown): StategateError {
-  return isStategateError(e) ? e : stategateError("INVALID_OPTION", `${what}: ${describe(e)}`);
-}
-
-/**
- * Runs a call into the core; anything thrown that is not already a {@link StategateError} —
- * wasm-bindgen's own checks of its arguments (a plain object where a `StateStore` belongs),
- * a call after `free()`, an engine error — becomes one with a code, so every failure is typed.
- */
-function guarded<A extends unknown[], R>(what: string, f: (...args: A) => R): (...args: A) => R {
-  return (...args: A): R => {
-    try {
-      return f(...args);
-    } catch (e) {
-      throw typed(what, e);
-    }
-  };
-}
-
-/** Objects whose `free()` was called (so a later call is `FREED`, not a raw wasm-bindgen error). */
-const freed = new WeakSet<object>();
-
-/**
- * Every method, getter and static function of a class, guarded as {@link guarded}; a call on an
- * object after its `free()` (or `[Symbol.dispose]()`) is `FREED`; the methods named in `async`
- * return a rejected Promise instead of throwing. Returns the class behind a Proxy whose
- * constructor is guarded too (`new AsyncTasks({})` is a typed error); instances, `instanceof` and
- * statics are the class's own. @internal (used by the entry points)
- */
-export function guardClass<C extends { prototype: object; name: string }>(cls: C, async: readonly string[] = []): C {
-  const name = cls.name;
-  const isInstance = (v: unknown): v is object => typeof v === "object" && v !== null && v instanceof (cls as unknown as new () => object);
-  // `receiver`: the methods of instances check that `this` is one (a method called on an object
-  // of another wasm class would read that object's memory as its own).
-  const wrapAll = (target: Record<string, unknown>, skip: string[], receiver: boolean) => {
-    for (const key of Object.getOwnPropertyNames(target)) {
-      const d = Object.getOwnPropertyDescriptor(target, key);
-      // `__`-prefixed members are wasm-bindgen's own plumbing (free() calls them).
-      if (skip.includes(key) || key.startsWith("__") || !d || !d.configurable) continue;
-      const what = `${name}.${key}`;
-      const settle = async.includes(key) ? (e: StategateError) => Promise.reject(e) : (e: StategateError) => { throw e; };
-      const wrap = (f: (...a: unknown[]) => unknown) =>
-        function (this: unknown, ...a: unknown[]) {
-          if (receiver && !isInstance(this)) return settle(stategateError("INVALID_OPTION", `${what}: called on something that is not a ${name}`));
-          if (receiver && freed.has(this as object)) return settle(stategateError("FREED", `${what}: this object was freed with free(); create a new one`));
-          try {
-            return f.apply(this, a);
-          } catch (e) {
-            return settle(typed(what, e));
-          }
-        };
-      if (typeof d.value === "function") Object.defineProperty(target, key, { ...d, value: wrap(d.value as (...a: unknown[]) => unknown) });
-      else if (typeof d.get === "function") Object.defineProperty(target, key, { ...d, get: wrap(d.get) });
-    }
-  };
-  const proto = cls.prototype as Record<string | symbol, unknown>;
-  const free = proto.free as ((this: object) => void) | undefined;
-  wrapAll(proto as Record<string, unknown>, ["constructor", "free"], true);
-  wrapAll(cls as unknown as Record<string, unknown>, ["length", "name", "prototype"], false);
-  if (typeof free === "function") {
-    const once = function (this: unknown) {
-      if (!isInstance(this)) {
-        throw stategateError("INVALID_OPTION", `${name}.free: called on something that is not a ${name}`);
-      }
-      if (freed.has(this)) return;
-      // Marked first: wasm-bindgen detaches the object before Rust may refuse (freed from inside
-      // one of its own callbacks), and a detached object is gone either way.
-      freed.add(this);
-      try {
-        free.call(this);
-      } catch (e) {
-        // Refused by wasm-bindgen while the object is in use (freed from inside one of its own
-        // callbacks): it is detached all the same (its memory is not reclaimed).
-        throw isStategateError(e) ? e : stategateError("BUSY", `${name}.free: the ${name} is in the middle of a call (freed from inside its own callback); it can no longer be used: ${describe(e)}`);
-      }
-    };
-    Object.defineProperty(proto, "free", { configurable: true, writable: true, value: once });
-    const dispose = (Symbol as unknown as { dispose?: symbol }).dispose;
-    if (typeof dispose === "symbol" && dispose in proto) Object.defineProperty(proto, dispose, { configurable: true, writable: true, value: once });
-  }
-  return new Proxy(cls, {
-    apply() {
-      throw stategateError("INVALID_OPTION", `${name} is a class: call it with new`);
-    },
-    construct(target, args, newTarget) {
-      try {
-        return Reflect.construct(target as unknown as new (...a: unknown[]) => object, args, newTarget);
-      } catch (e) {
-        throw typed(`new ${name}`, e);
-      }
-    },
-  });
 }
 
 /** The guarded classes of each loaded wasm module (guarded once, however often makeApi runs). */
@@ -369,7 +222,10 @@ function check(messages: unknown): void {
   if (typeof messages !== "string" && !array) throw stategateError("INVALID_MESSAGE", "messages must be an array or its JSON text");
 }
 
-/** Binds the API to a loaded wasm module. */
+/**
+ * Binds the API to a loaded wasm module (its exports). Throws `INVALID_OPTION` for anything
+ * else. The package binds itself already: use the named exports, or the API {@link load} returns.
+ */
 export function makeApi(wasm: typeof Wasm): Api {
   let codes: string[];
   try {
@@ -378,60 +234,205 @@ export function makeApi(wasm: typeof Wasm): Api {
   } catch (e) {
     throw stategateError("INVALID_OPTION", `makeApi takes the loaded wasm module (its exports): ${describe(e)}`);
   }
-  knownCodes ??= new Set(codes);
+  setKnownCodes(codes);
+  return bind(wasm);
+}
+
+/** The API over `wasm`'s exports; `before` runs before every call (the loaded check). */
+function bind(wasm: typeof Wasm, before?: () => void): Api {
   let classes = guardedModules.get(wasm);
   if (!classes) {
     classes = {
-      StateStore: guardClass(wasm.StateStore),
-      AsyncTasks: guardClass(wasm.AsyncTasks, ["handle", "poll", "untracked"]),
-      IndexedDbLog: guardClass(wasm.IndexedDbLog, ["open", "destroy", "append", "load", "saveCheckpoint"]),
-      StreamReader: guardClass(wasm.StreamReader),
+      StateStore: guardClass(wasm.StateStore, [], before),
+      AsyncTasks: guardClass(wasm.AsyncTasks, ["handle", "poll", "untracked"], before),
+      IndexedDbLog: guardClass(wasm.IndexedDbLog, ["open", "destroy", "append", "load", "saveCheckpoint"], before),
+      StreamReader: guardClass(wasm.StreamReader, [], before),
     };
     guardedModules.set(wasm, classes);
   }
   const isStore = (v: unknown, what: string) => {
     if (!(v instanceof wasm.StateStore)) throw stategateError("INVALID_OPTION", `${what} must be a StateStore`);
   };
+  const g = <A extends unknown[], R>(what: string, f: (...args: A) => R) => guarded(what, f, before);
   return {
-    validateMessages: guarded("validateMessages", (messages, opts) => {
+    validateMessages: g("validateMessages", (messages, opts) => {
       check(messages);
       return wasm.validateJson(messages, opts?.provider as string);
     }),
-    repairMessages: guarded("repairMessages", <T>(messages: readonly T[] | string, opts: RepairOptions = {}) => {
+    repairMessages: g("repairMessages", <T>(messages: readonly T[] | string, opts: RepairOptions = {}) => {
       check(messages);
       return wasm.repairJson(messages, opts) as RepairResult<T>;
     }) as Api["repairMessages"],
-    convertMessages: guarded("convertMessages", (messages, opts) => {
+    convertMessages: g("convertMessages", (messages, opts) => {
       check(messages);
       return wasm.convertMessages(messages, opts?.to as string, opts?.from);
     }),
-    decodeMessages: guarded("decodeMessages", (messages, opts) => {
+    decodeMessages: g("decodeMessages", (messages, opts) => {
       check(messages);
       return wasm.decodeMessages(messages, opts?.format);
     }),
-    providerOf: guarded("providerOf", (format) => wasm.providerOf(format) as Provider),
-    readTranscript: guarded("readTranscript", (text, opts = {}) => wasm.readTranscript(text, opts.format)),
-    readStream: guarded("readStream", (chunks, opts) => {
+    providerOf: g("providerOf", (format) => wasm.providerOf(format) as Provider),
+    readTranscript: g("readTranscript", (text, opts = {}) => wasm.readTranscript(text, opts.format)),
+    readStream: g("readStream", (chunks, opts) => {
       if (!Array.isArray(chunks)) throw stategateError("INVALID_MESSAGE", "chunks must be an array");
       return wasm.readStream(chunks, opts);
     }),
     StreamReader: classes.StreamReader,
     StateStore: classes.StateStore,
-    verifyLog: guarded("verifyLog", (events, opts) => wasm.verifyLog(events as StoreEvent[] | string, opts)),
+    verifyLog: g("verifyLog", (events, opts) => wasm.verifyLog(events as StoreEvent[] | string, opts)),
     IndexedDbLog: classes.IndexedDbLog,
     AsyncTasks: classes.AsyncTasks,
-    subagentInput: guarded("subagentInput", (parent, opts) => {
+    subagentInput: g("subagentInput", (parent, opts) => {
       isStore(parent, "parent");
       return wasm.subagentInput(parent, opts);
     }),
-    subagentResult: guarded("subagentResult", (child, toolCallId, opts) => {
+    subagentResult: g("subagentResult", (child, toolCallId, opts) => {
       isStore(child, "child");
       return wasm.subagentResult(child, toolCallId, opts);
     }),
-    projectMessages: guarded("projectMessages", (messages, opts) => {
+    projectMessages: g("projectMessages", (messages, opts) => {
       check(messages);
       return wasm.projectMessages(messages, opts);
     }),
   };
 }
 
+
+/** True once the package's wasm module is loaded (by its entry point, or by {@link load}). */
+let loaded = false;
+
+function assertLoaded(): void {
+  if (!loaded) {
+    throw stategateError(
+      "NOT_LOADED",
+      'the wasm module is not loaded yet: `await load()` first (import { load } from "stategate/web"), or import from "stategate", which loads it itself',
+    );
+  }
+}
+
+/** The package's own API: bound to its one glue module, checked to be loaded on every call. */
+const api: Api = bind(glue, assertLoaded);
+
+/**
+ * Where {@link load} takes the wasm from: its URL (a string or a `URL`), a `fetch` `Response`
+ * (or a promise of one), its bytes, or a compiled `WebAssembly.Module`. Typed without the DOM
+ * library, so the package's types check with `lib: ["es2022"]` alone.
+ */
+export type WasmSource = string | { readonly href: string } | ArrayBuffer | ArrayBufferView | object;
+
+function loadedBy(init: () => void): Api {
+  if (!loaded) {
+    init();
+    setKnownCodes(glue.errorCodes());
+    loaded = true;
+  }
+  return api;
+}
+
+let loading: Promise<Api> | undefined;
+
+/**
+ * How to read a `file:` URL where the runtime reads files (Node ≥ 20.16, Deno, Bun: their `fetch`
+ * cannot), through `process.getBuiltinModule` so no browser bundle meets an import of `node:fs`.
+ * `undefined` for any other source.
+ */
+function fileReader(source: unknown): (() => Uint8Array) | undefined {
+  const href = typeof source === "string" ? source : typeof source === "object" && source !== null && "href" in source ? String(source.href) : "";
+  if (!href.startsWith("file:")) return undefined;
+  type Fs = { readFileSync(url: URL): Uint8Array };
+  const fs = (globalThis as { process?: { getBuiltinModule?: (id: string) => Fs | undefined } }).process?.getBuiltinModule?.("node:fs");
+  return fs && (() => fs.readFileSync(new URL(href)));
+}
+
+/**
+ * Loads the wasm module (once: later calls return the same API at once) and returns the API —
+ * the same functions as the package's named exports, which work from then on. `source`
+ * defaults to `stategate_wasm_bg.wasm` next to the package's glue, found through
+ * `new URL("…", import.meta.url)` (Vite and webpack bundle it). With a bundler that does not
+ * follow that pattern (esbuild), pass the file's URL: `import wasmUrl from "stategate/wasm"`
+ * with `--loader:.wasm=file`, then `await load(wasmUrl)`. Rejects with `NOT_LOADED` saying what
+ * was fetched and why it failed (a later call tries again).
+ * @example
+ * import { load, validateMessages } from "stategate/web";
+ * await load();
+ * validateMessages(history, { provider: "openai" });
+ */
+export function load(source?: WasmSource | Promise<WasmSource>): Promise<Api> {
+  if (loaded) return Promise.resolve(api);
+  const read = fileReader(source ?? new URL("./stategate_wasm_bg.wasm", import.meta.url));
+  if (read) {
+    return Promise.resolve().then(() => {
+      let bytes: Uint8Array;
+      try {
+        bytes = read();
+      } catch (e) {
+        throw stategateError("NOT_LOADED", `the wasm module could not be read: ${describe(e)}`);
+      }
+      return loadSync(bytes);
+    });
+  }
+  loading ??= initGlue(source === undefined ? undefined : { module_or_path: source as never }).then(
+    () => loadedBy(() => {}),
+    (e: unknown) => {
+      loading = undefined;
+      const from = source === undefined ? "stategate_wasm_bg.wasm next to the package" : typeof source === "string" ? source : "the given source";
+      throw stategateError(
+        "NOT_LOADED",
+        `the wasm module could not be loaded from ${from}: ${describe(e)}. With a bundler that does not follow new URL("…", import.meta.url) (esbuild), import wasmUrl from "stategate/wasm" (--loader:.wasm=file) and call load(wasmUrl) from "stategate/web"`,
+      );
+    },
+  );
+  return loading;
+}
+
+/**
+ * Loads the wasm module synchronously from its bytes or a compiled `WebAssembly.Module` (the
+ * Node, CommonJS and workerd entry points do this at import) and returns the API. Throws
+ * `NOT_LOADED` when the bytes are not the package's module. A second call returns the API.
+ */
+export function loadSync(module: ArrayBuffer | ArrayBufferView | object): Api {
+  try {
+    return loadedBy(() => glue.initSync({ module: module as never }));
+  } catch (e) {
+    throw stategateError("NOT_LOADED", `the wasm module could not be instantiated: ${describe(e)}`);
+  }
+}
+
+/** See {@link Api.validateMessages}. */
+export const validateMessages = api.validateMessages;
+/** See {@link Api.repairMessages}. */
+export const repairMessages = api.repairMessages;
+/** See {@link Api.convertMessages}. */
+export const convertMessages = api.convertMessages;
+/** See {@link Api.decodeMessages}. */
+export const decodeMessages = api.decodeMessages;
+/** See {@link Api.providerOf}. */
+export const providerOf = api.providerOf;
+/** See {@link Api.readTranscript}. */
+export const readTranscript = api.readTranscript;
+/** See {@link Api.readStream}. */
+export const readStream = api.readStream;
+/** See {@link Api.StreamReader}. */
+export const StreamReader = api.StreamReader;
+/** A stream reader instance. */
+export type StreamReader = CoreStreamReader;
+/** See {@link Api.StateStore}. */
+export const StateStore = api.StateStore;
+/** A state store instance. */
+export type StateStore = CoreStateStore;
+/** See {@link Api.AsyncTasks}. */
+export const AsyncTasks = api.AsyncTasks;
+/** An async task ledger instance. */
+export type AsyncTasks = CoreAsyncTasks;
+/** See {@link Api.IndexedDbLog}. */
+export const IndexedDbLog = api.IndexedDbLog;
+/** An IndexedDB log instance. */
+export type IndexedDbLog = CoreIndexedDbLog;
+/** See {@link Api.subagentInput}. */
+export const subagentInput = api.subagentInput;
+/** See {@link Api.subagentResult}. */
+export const subagentResult = api.subagentResult;
+/** See {@link Api.projectMessages}. */
+export const projectMessages = api.projectMessages;
+/** See {@link Api.verifyLog}. */
+export const verifyLog = api.verifyLog;

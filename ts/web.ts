@@ -1,18 +1,13 @@
 /**
- * stategate for browsers (ES module). Call {@link load} once; it fetches and instantiates the
- * wasm module and returns the API.
+ * stategate with explicit loading (`"stategate/web"`): nothing is fetched at import. Call
+ * {@link load} once — with no argument it fetches `stategate_wasm_bg.wasm` next to the glue;
+ * with a bundler that does not follow `new URL(…, import.meta.url)` (esbuild), pass the URL
+ * `import wasmUrl from "stategate/wasm"` gives (`--loader:.wasm=file`). After that the named
+ * exports work; before it they throw `NOT_LOADED`.
  * @example
- * import { load } from "stategate/web";
- * const sg = await load();
- * sg.validateMessages(history, { provider: "openai" });
+ * import { load, validateMessages } from "stategate/web";
+ * import wasmUrl from "stategate/wasm";
+ * await load(wasmUrl);
+ * validateMessages(history, { provider: "openai" });
  */
-import init, * as wasm from "./web/stategate_wasm.js";
-import { makeApi, type Api } from "./api.js";
-
 export * from "./api.js";
-
-/** Loads the wasm module (from `module_or_path`, default next to this file) and returns the API. */
-export async function load(module_or_path?: RequestInfo | URL | BufferSource | WebAssembly.Module): Promise<Api> {
-  await init(module_or_path === undefined ? undefined : { module_or_path } as any);
-  return makeApi(wasm as any);
-}

@@ -273,7 +273,7 @@ test("numbers in JSON-text tool arguments survive the trip through JS: onEvents 
 });
 
 test("bounded ids and placeholder templates: no input makes the module run out of memory (fresh-eyes pass)", async () => {
-  const { FileLog } = await import("../../pkg/index.js");
+  const { FileLog } = await import("../../pkg/file-log.js");
   const long = "x".repeat(2000);
   const s = new StateStore();
   assert.throws(() => s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: long, type: "function", function: { name: "f", arguments: "{}" } }] }] } }), coded("INVALID_MESSAGE"));

@@ -33,7 +33,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { StateStore, FileLog, verifyLog } from "../../pkg/index.js";
+import { StateStore, verifyLog } from "../../pkg/index.js";
+import { FileLog } from "../../pkg/file-log.js";
 import { mulberry32 } from "../support/prng.mjs";
 
 const KILLS = Number(process.env.FILELOG_KILLS || 40);

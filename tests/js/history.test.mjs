@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { StateStore, FileLog, verifyLog } from "../../pkg/index.js";
+import { StateStore, verifyLog } from "../../pkg/index.js";
+import { FileLog } from "../../pkg/file-log.js";
 
 const call = (id) => ({ id, type: "function", function: { name: "fetch", arguments: `{"url":"https://example.com/${id}"}` } });
 const result = (id) => ({ role: "tool", tool_call_id: id, content: `page ${id}` });

@@ -146,7 +146,8 @@ test("an Anthropic response stored alone keeps its format (response-only fields 
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { FileLog, verifyLog, projectMessages } from "../../pkg/index.js";
+import { verifyLog, projectMessages } from "../../pkg/index.js";
+import { FileLog } from "../../pkg/file-log.js";
 
 const tmpdir = () => fs.mkdtempSync(path.join(os.tmpdir(), "stategate-reg-"));
 

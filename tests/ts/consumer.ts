@@ -38,7 +38,8 @@ store.registerChannel({ name: "x", reducer: "sum" });
 export { ids, version, events, key };
 
 // History and persistence.
-import { FileLog, verifyLog, type LogCheck, type StoreEvent as Ev, type DanglingCall, type IndexedDbLog } from "../../pkg/index.js";
+import { FileLog } from "../../pkg/file-log.js";
+import { verifyLog, type LogCheck, type StoreEvent as Ev, type DanglingCall, type IndexedDbLog } from "../../pkg/index.js";
 const log = FileLog.open("/tmp/stategate-consumer-typecheck");
 const live = new StateStore({ onEvents: (events: Ev[]) => log.append(events), audit: (r) => void r.code });
 const bytes: Uint8Array = live.checkpoint();

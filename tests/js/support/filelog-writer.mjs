@@ -22,7 +22,8 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { StateStore, FileLog } from "../../../pkg/index.js";
+import { StateStore } from "../../../pkg/index.js";
+import { FileLog } from "../../../pkg/file-log.js";
 import { mulberry32 } from "../../support/prng.mjs";
 
 const [dir, seedArg, iterArg, mode] = process.argv.slice(2);

@@ -1,0 +1,62 @@
+// Writes pkg/package.json, the published package's manifest (run by scripts/build.sh before the
+// façade compiles, so the adapters' self-imports of "stategate" resolve). One wasm file serves
+// every entry point: docs/package.md says which condition gets which entry and why.
+//
+//   node scripts/package-manifest.mjs [subpath ...]   (version and repository from Cargo.toml)
+//
+// Each extra subpath (an adapter, e.g. "ai-sdk") is a universal module with an ES module and a
+// CommonJS build (`<name>.js`, `<name>.cjs`) and types for both.
+import fs from "node:fs";
+
+const [...subpaths] = process.argv.slice(2);
+const cargo = fs.readFileSync("Cargo.toml", "utf8");
+const field = (key) => cargo.match(new RegExp(`^${key} = "(.*)"`, "m"))?.[1];
+const version = field("version");
+const repository = field("repository");
+if (!/^\d+\.\d+\.\d+/.test(version ?? "")) throw new Error(`package-manifest: no version in Cargo.toml`);
+if (!repository) console.warn("package-manifest: Cargo.toml has no `repository`; the manifest has none either");
+
+const types = (name) => ({ import: `./${name}.d.ts`, require: `./${name}.d.cts` });
+const exports = {
+  ".": {
+    types: types("index"),
+    // Cloudflare Workers import a .wasm file as a compiled module: instantiated synchronously.
+    workerd: "./workerd.js",
+    // Edge runtimes that bundle like a browser (Vercel's edge-light) take the browser entry.
+    "edge-light": "./browser.js",
+    node: { import: "./index.js", require: "./index.cjs" },
+    browser: "./browser.js",
+    worker: "./browser.js",
+    default: "./browser.js",
+  },
+  "./web": { types: types("web"), import: "./web.js", default: "./web.js" },
+  "./wasm": { types: "./wasm.d.ts", default: "./stategate_wasm_bg.wasm" },
+  "./file-log": { types: types("file-log"), node: { import: "./file-log.js", require: "./file-log.cjs" } },
+};
+for (const name of subpaths) {
+  exports[`./${name}`] = { types: types(name), import: `./${name}.js`, require: `./${name}.cjs`, default: `./${name}.js` };
+}
+exports["./package.json"] = "./package.json";
+
+const manifest = {
+  name: "stategate",
+  version,
+  description:
+    "State-governance core for LLM agents: message formats and repair, a governed state store with a hash-chained event log, model views, async and sync subagents (Rust, WebAssembly).",
+  keywords: ["llm", "agents", "state", "tool-calls", "ai-sdk", "langchain", "langgraph", "openai", "anthropic", "wasm"],
+  license: "MIT",
+  // The public repository's address is not decided yet: Cargo.toml's `repository` (when set)
+  // becomes the manifest's, so it is written once.
+  ...(repository ? { repository: { type: "git", url: repository } } : {}),
+  type: "module",
+  // Node's CommonJS entry is a real CommonJS bundle (`require` works without require(esm)).
+  engines: { node: ">=20" },
+  main: "./index.cjs",
+  module: "./browser.js",
+  types: "./index.d.ts",
+  exports,
+  // The entries load the wasm at import and the binding patches the glue's classes: keep them.
+  sideEffects: ["./index.js", "./index.cjs", "./browser.js", "./workerd.js", "./api.js", "./stategate_wasm.js", "./snippets/*"],
+  files: ["*.js", "*.cjs", "*.d.ts", "*.d.cts", "stategate_wasm_bg.wasm", "snippets/", "README.md", "LICENSE"],
+};
+fs.writeFileSync("pkg/package.json", JSON.stringify(manifest, null, 2) + "\n");
