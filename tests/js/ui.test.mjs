@@ -28,7 +28,7 @@ function assertModelMessages(messages, what) {
 
 /**
  * A ModelMessage list with the differences stategate decides on taken out (docs/formats.md, UIMessages
- * table): approval request / response parts are UI workflow, not sent; an image file part is an
+ * decisions): approval request / response parts are UI workflow, not sent; an image file part is an
  * image part; a tool result's own providerOptions are not copied from the call.
  */
 function normalise(messages) {
