@@ -2,7 +2,7 @@
 //! ledger snapshot (DESIGN §7): each tool call yields an [`Outcome`].
 //!
 //! Semantics follow deepagents Python 0.7.32 `async_subagents.py` (research/peer-semantics.md §4),
-//! with its texts for the tool results; the differences are listed in the README.
+//! with its texts for the tool results; the differences are listed in docs/tasks.md.
 
 use super::ledger::{tasks, Task};
 use super::outcome::{launched, run_body, user, Context, Outcome};

@@ -6,7 +6,7 @@
 //   agree            — the same messages are kept.
 //   trim_split_unit  — trimMessages' output splits a tool-call unit (a result without its call,
 //                      or a call with some of its results missing); ours keeps units whole, so
-//                      it keeps less (or more) there. Expected; the README documents it.
+//                      it keeps less (or more) there. Expected; docs/model-view.md documents it.
 //   trim_empty_start — trimMessages returns nothing or only the system message where ours keeps
 //                      a trailing unit (JS trimMessages counts the system inside startOn).
 // Any other difference fails the test.

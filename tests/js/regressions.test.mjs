@@ -1,6 +1,6 @@
 // Inputs that once broke the StateStore (found by a fresh-eyes review of the package), kept as
 // tests: each must give a coded Error (never a trap, a thrown string or a poisoned store) and
-// leave the store exactly as it was, or be handled as the README says.
+// leave the store exactly as it was, or be handled as the docs (README.md, docs/) say.
 //
 // Run: node --test tests/js/regressions.test.mjs
 

@@ -1,7 +1,7 @@
 // The AI SDK UIMessage format ("ui") against the real `ai` package (6.0.325): the fixture and
 // every UIMessage stategate writes pass the package's own `validateUIMessages`; stategate's
 // UIMessage → ModelMessage conversion equals the package's `convertToModelMessages` up to the
-// decisions listed in the README (formats table), on the fixture and on random histories; every
+// decisions listed in docs/formats.md (UIMessages), on the fixture and on random histories; every
 // ModelMessage it writes passes the package's `modelMessageSchema`; validation, repair, the store
 // and the model view take UIMessages as they take the other formats.
 //
@@ -27,8 +27,8 @@ function assertModelMessages(messages, what) {
 }
 
 /**
- * A ModelMessage list with the differences stategate decides on taken out (README, formats
- * table): approval request / response parts are UI workflow, not sent; an image file part is an
+ * A ModelMessage list with the differences stategate decides on taken out (docs/formats.md, UIMessages
+ * decisions): approval request / response parts are UI workflow, not sent; an image file part is an
  * image part; a tool result's own providerOptions are not copied from the call.
  */
 function normalise(messages) {

@@ -1,0 +1,54 @@
+// Runs every program in examples/ (each `examples/*.mjs`) as a user would run it, against the
+// built package: `import … from "stategate"` resolves to pkg/ through its `exports`
+// (support/stategate-resolve.mjs), other packages from the repository's node_modules.
+//
+// Each example checks its own results with node:assert and so exits non-zero when the package
+// stops doing what the example says; this test also requires it to print something and, where
+// listed in EXPECTED, the lines its comments and the docs quote. A new example needs no change
+// here to be run; add its quoted lines to EXPECTED.
+//
+// Run: node --test tests/js/examples.test.mjs
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const EXAMPLES = path.join(ROOT, "examples");
+const RESOLVE = path.join(ROOT, "tests/js/support/stategate-resolve.mjs");
+
+/** Lines (regular expressions) an example's output must contain, by file name. */
+const EXPECTED = {
+  "node-agent-loop.mjs": [
+    /^turn 1: 2 tool calls answered, version 4$/m,
+    /^after the restart: dangling call_4 \(weather\)$/m,
+    /^repair: interrupted inserted for call_4$/m,
+    /^budget used: 3 turns, 4 tool calls, 715 tokens$/m,
+    /^model view \(anthropic, 150 tokens\): 5 messages, \d+ tokens; dropped 4 \(budget\)$/m,
+    /^log: 10 events, hash chain ok, a replay equals the store$/m,
+  ],
+};
+
+const examples = fs.readdirSync(EXAMPLES).filter((f) => f.endsWith(".mjs")).sort();
+
+test("examples/ holds the Node agent loop", () => {
+  assert.ok(examples.includes("node-agent-loop.mjs"), `examples/: ${examples.join(", ")}`);
+});
+
+for (const file of examples) {
+  test(`examples/${file} runs and checks its own results`, () => {
+    const source = fs.readFileSync(path.join(EXAMPLES, file), "utf8");
+    assert.match(source, /from "stategate(\/[a-z-]+)?"/, "an example imports the package by its published name");
+    const r = spawnSync(process.execPath, ["--import", RESOLVE, path.join(EXAMPLES, file)], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    assert.equal(r.status, 0, `exit ${r.status} ${r.signal ?? ""}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
+    assert.ok(r.stdout.trim().length > 0, "an example prints what it did");
+    for (const line of EXPECTED[file] ?? []) assert.match(r.stdout, line);
+  });
+}
