@@ -15,8 +15,14 @@ mkdir -p pkg
 # One release build (opt-level 3, lto; Cargo.toml) and one glue: the `web` target's glue loads
 # the wasm from a URL (`init`) or from bytes / a compiled module (`initSync`), so Node, browsers,
 # bundlers and workerd share it (the glue imports JS snippets as ES modules: no CommonJS glue).
-cargo build --lib --release --target wasm32-unknown-unknown
-wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/stategate.wasm"
+# STATEGATE_PREBUILT_WASM=<cargo's stategate.wasm> skips cargo (a second work tree that changes
+# only TypeScript: its Rust is the same).
+if [ -n "${STATEGATE_PREBUILT_WASM:-}" ]; then
+  wasm=$STATEGATE_PREBUILT_WASM
+else
+  cargo build --lib --release --target wasm32-unknown-unknown
+  wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/stategate.wasm"
+fi
 wasm-bindgen --target web --out-dir pkg --out-name stategate_wasm "$wasm"
 wasm-opt -O3 pkg/stategate_wasm_bg.wasm -o pkg/stategate_wasm_bg.wasm
 

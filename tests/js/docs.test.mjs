@@ -196,12 +196,8 @@ test("every relative link in README.md and docs/*.md points to an existing file 
 
 /** The codes the package reports: the wasm core's `errorCodes()`. */
 async function packageCodes() {
-  const sg = await import("stategate");
-  if (typeof sg.raw?.errorCodes === "function") return sg.raw.errorCodes(); // the package before issue 16
-  // One glue module shared by every entry (loaded by the import above).
-  const glue = path.join(ROOT, "pkg/stategate_wasm.js");
-  if (fs.existsSync(glue)) return (await import(pathToFileURL(glue).href)).errorCodes();
-  throw new Error("no errorCodes() found in the package: neither raw.errorCodes nor pkg/stategate_wasm.js");
+  await import("stategate"); // loads the one glue module every entry shares
+  return (await import(pathToFileURL(path.join(ROOT, "pkg/stategate_wasm.js")).href)).errorCodes();
 }
 
 test("docs/errors.md lists exactly the error codes the package reports", async () => {
