@@ -1,0 +1,289 @@
+// The package as people install it (issue 16): `npm pack` of pkg/, installed from its tarball
+// into a fresh project, then used from every place a user would — Node ES modules and CommonJS,
+// `tsc --strict` under bundler / node16 / nodenext (ESM and .cts) with `lib: ["es2022"]` alone,
+// an esbuild bundle and a Vite build each in headless Chromium (the Vite page with a module Web
+// Worker), a workerd-condition bundle and an edge-light one. Each runs tests/pack/app.js (the
+// same validate / repair / StateStore / modelView program) and asserts its EXPECTED values.
+//
+// Env: CHROMIUM_PATH (default /usr/bin/chromium). Run: node --test tests/js/pack.test.mjs
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execFileSync, spawnSync } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+import { serve } from "../../scripts/serve.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const BIN = path.join(ROOT, "node_modules/.bin");
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const { EXPECTED } = await import(pathToFileURL(path.join(ROOT, "tests/pack/app.js")).href);
+
+let dir; // the consumer project
+let tarball;
+let browser;
+
+/** Runs a command in the project; its stdout, or a failure showing its output. */
+function sh(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { cwd: dir, encoding: "utf8", ...opts });
+  const clip = (t) => (t.length > 3000 ? `${t.slice(0, 1500)}\n…\n${t.slice(-1500)}` : t);
+  assert.equal(r.status, 0, `${cmd} ${args.join(" ")} failed (${r.status}):\n${clip(r.stdout)}\n${clip(r.stderr)}`);
+  return r.stdout;
+}
+
+function write(file, text) {
+  fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+  fs.writeFileSync(path.join(dir, file), text);
+}
+
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "stategate-pack-"));
+  const [packed] = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", dir], { cwd: path.join(ROOT, "pkg"), encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
+  tarball = { ...packed, file: path.join(dir, packed.filename) };
+  write("package.json", JSON.stringify({ name: "pack-consumer", private: true, type: "module" }));
+  sh("npm", ["install", tarball.file, "--offline", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error"]);
+  write("src/app.js", fs.readFileSync(path.join(ROOT, "tests/pack/app.js"), "utf8"));
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+});
+
+after(async () => {
+  await browser?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("the tarball holds one wasm, README, LICENSE and an honest manifest", () => {
+  const files = tarball.files.map((f) => f.path);
+  assert.deepEqual(files.filter((f) => f.endsWith(".wasm")), ["stategate_wasm_bg.wasm"]);
+  for (const f of ["README.md", "LICENSE", "package.json", "index.js", "index.cjs", "browser.js", "web.js", "workerd.js", "file-log.js", "file-log.cjs", "index.d.ts", "index.d.cts"]) {
+    assert.ok(files.includes(f), `${f} missing from the tarball: ${files.join(", ")}`);
+  }
+  assert.ok(!files.some((f) => f.startsWith("node/") || f.startsWith("web/")), "no second glue directory");
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, "node_modules/stategate/package.json"), "utf8"));
+  assert.equal(manifest.license, "MIT");
+  assert.match(manifest.engines.node, /^>=\d+/);
+  assert.ok(Array.isArray(manifest.sideEffects) && manifest.sideEffects.includes("./api.js"));
+  for (const condition of ["workerd", "edge-light", "node", "browser", "worker", "default"]) assert.ok(manifest.exports["."][condition], `exports["."].${condition}`);
+  const wasm = tarball.files.find((f) => f.path.endsWith(".wasm")).size;
+  assert.ok(tarball.size < wasm, `packed ${tarball.size} B is more than one compressed wasm (${wasm} B raw)`);
+});
+
+test("Node ES modules: the bare import, stategate/web's load() and stategate/file-log", () => {
+  write(
+    "esm.mjs",
+    `import assert from "node:assert/strict";
+import * as sg from "stategate";
+import * as web from "stategate/web";
+import { FileLog } from "stategate/file-log";
+import { run, EXPECTED } from "./src/app.js";
+assert.deepEqual(run(sg), EXPECTED);
+assert.equal(await web.load(), await web.load(), "load() once, then the same API");
+assert.equal(web.StateStore, sg.StateStore, "one binding behind every entry");
+assert.equal(typeof FileLog.open, "function");
+console.log("esm ok");
+`,
+  );
+  assert.equal(sh("node", ["esm.mjs"]).trim(), "esm ok");
+  // stategate/web alone in a fresh process: load() reads the file: URL from disk (fetch cannot).
+  write(
+    "web-only.mjs",
+    `import assert from "node:assert/strict";
+import * as web from "stategate/web";
+import { run, EXPECTED } from "./src/app.js";
+assert.throws(() => web.validateMessages([], { provider: "openai" }), (e) => e.code === "NOT_LOADED" && /load\\(\\)/.test(e.message));
+await web.load();
+assert.deepEqual(run(web), EXPECTED);
+console.log("web ok");
+`,
+  );
+  assert.equal(sh("node", ["web-only.mjs"]).trim(), "web ok");
+});
+
+test("Node CommonJS: require() of the CommonJS entries", () => {
+  write(
+    "cjs.cjs",
+    `const assert = require("node:assert/strict");
+const sg = require("stategate");
+const { FileLog } = require("stategate/file-log");
+assert.equal(typeof FileLog.open, "function");
+assert.match(require.resolve("stategate"), /index\\.cjs$/);
+import("./src/app.js").then(({ run, EXPECTED }) => {
+  assert.deepEqual(run(sg), EXPECTED);
+  console.log("cjs ok");
+});
+`,
+  );
+  assert.equal(sh("node", ["cjs.cjs"]).trim(), "cjs ok");
+});
+
+test("tsc --strict with lib es2022 alone: bundler, node16 and nodenext, ES modules and .cts", () => {
+  write(
+    "types/esm.ts",
+    `import { validateMessages, repairMessages, StateStore, StategateError, isStategateError, load, type Violation, type ErrorCode, type ModelView } from "stategate";
+import * as web from "stategate/web";
+import wasmUrl from "stategate/wasm";
+import { FileLog } from "stategate/file-log";
+
+const violations: Violation[] = validateMessages([{ role: "user", content: "hi" }], { provider: "openai" });
+const store = new StateStore({ runId: "t" });
+const version: number = store.version;
+const view: ModelView = store.modelView({ budget: 1000 });
+const code: ErrorCode = "VERSION_CONFLICT";
+const api: Promise<unknown> = web.load(wasmUrl);
+const same: typeof load = web.load;
+const log: FileLog = FileLog.open("./state");
+const seen: unknown[] = [];
+try {
+  repairMessages([]);
+} catch (e) {
+  if (e instanceof StategateError) seen.push(e.code satisfies ErrorCode, e.details.index);
+  if (isStategateError(e)) seen.push(e.message);
+}
+// @ts-expect-error: not a provider
+validateMessages([], { provider: "nope" });
+// @ts-expect-error: not an error code
+const wrong: ErrorCode = "NOPE";
+export { violations, version, view, code, api, same, log, wrong, seen };
+`,
+  );
+  write(
+    "types/cjs.cts",
+    `import { validateMessages, StateStore, StategateError, type Violation } from "stategate";
+import { FileLog } from "stategate/file-log";
+const violations: Violation[] = validateMessages([], { provider: "anthropic" });
+const store = new StateStore({});
+const e = new StategateError("INVALID_OPTION", "x");
+export = { violations, store, e, FileLog };
+`,
+  );
+  const base = { strict: true, noEmit: true, target: "es2022", lib: ["es2022"], types: [], skipLibCheck: false };
+  const configs = {
+    bundler: { compilerOptions: { ...base, module: "esnext", moduleResolution: "bundler" }, files: ["esm.ts"] },
+    node16: { compilerOptions: { ...base, module: "node16", moduleResolution: "node16" }, files: ["esm.ts", "cjs.cts"] },
+    nodenext: { compilerOptions: { ...base, module: "nodenext", moduleResolution: "nodenext" }, files: ["esm.ts", "cjs.cts"] },
+  };
+  for (const [name, config] of Object.entries(configs)) {
+    write(`types/tsconfig.${name}.json`, JSON.stringify(config));
+    const r = spawnSync(path.join(BIN, "tsc"), ["-p", `types/tsconfig.${name}.json`], { cwd: dir, encoding: "utf8" });
+    assert.equal(r.status, 0, `tsc (${name}) found errors:\n${r.stdout}${r.stderr}`);
+  }
+});
+
+/** Serves `root` and opens `page` in Chromium; resolves with what the page put in window.result. */
+async function inChromium(root, page = "index.html") {
+  const server = await serve({ root, port: 0 });
+  const tab = await browser.newPage();
+  const errors = [];
+  tab.on("pageerror", (e) => errors.push(e.message));
+  try {
+    await tab.goto(`${server.url}${page}`);
+    await tab.waitForFunction(() => window.result !== undefined || window.failure !== undefined, null, { timeout: 30_000 }).catch(() => {});
+    const { result, failure } = await tab.evaluate(() => ({ result: window.result, failure: window.failure }));
+    assert.equal(failure, undefined, `the page failed: ${failure} ${errors.join("; ")}`);
+    assert.ok(result !== undefined, `the page produced nothing: ${errors.join("; ")}`);
+    return result;
+  } finally {
+    await tab.close();
+    await server.close();
+  }
+}
+
+const PAGE = `<!doctype html><meta charset="utf-8"><title>stategate</title><script type="module" src="./main.js"></script>`;
+
+test("esbuild: stategate/web + stategate/wasm (--loader:.wasm=file) in headless Chromium; the bare import names the fix", async () => {
+  write(
+    "esbuild/main.js",
+    `import * as web from "stategate/web";
+import wasmUrl from "stategate/wasm";
+import { run } from "../src/app.js";
+try {
+  await web.load(wasmUrl);
+  const bare = await import("./bare.js").then(() => "loaded", (e) => e.code + ": " + e.message);
+  window.result = { app: run(web), bare };
+} catch (e) {
+  window.failure = String(e?.stack ?? e);
+}
+`,
+  );
+  // The bare import in a bundle whose wasm was not copied beside it: rejects with NOT_LOADED.
+  write("esbuild/bare.js", `import * as sg from "stategate";\nexport const ok = typeof sg.validateMessages;\n`);
+  write("esbuild/dist/index.html", PAGE);
+  sh(path.join(BIN, "esbuild"), ["esbuild/main.js", "esbuild/bare.js", "--bundle", "--splitting", "--format=esm", "--platform=browser", "--outdir=esbuild/dist", "--loader:.wasm=file", "--log-level=warning"]);
+  const out = fs.readdirSync(path.join(dir, "esbuild/dist"));
+  assert.equal(out.filter((f) => f.endsWith(".wasm")).length, 1, `one wasm asset: ${out}`);
+  for (const f of out.filter((f) => f.endsWith(".js"))) assert.doesNotMatch(fs.readFileSync(path.join(dir, "esbuild/dist", f), "utf8"), /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\(\s*)["']node:/, `${f} imports a node: module`);
+  const { app, bare } = await inChromium(path.join(dir, "esbuild/dist"));
+  assert.deepEqual(app, EXPECTED);
+  // Loaded already by the page, so the bare entry's own load() returns at once: the same binding.
+  assert.equal(bare, "loaded");
+});
+
+test("esbuild: the bare import alone, its wasm not beside the bundle, is refused with NOT_LOADED naming the fix", async () => {
+  write("esbuild-bare/main.js", `import("stategate").then((sg) => { window.result = typeof sg.validateMessages; }, (e) => { window.result = e.message; });\n`);
+  write("esbuild-bare/dist/index.html", PAGE);
+  sh(path.join(BIN, "esbuild"), ["esbuild-bare/main.js", "--bundle", "--splitting", "--format=esm", "--platform=browser", "--outdir=esbuild-bare/dist", "--log-level=warning"]);
+  const result = await inChromium(path.join(dir, "esbuild-bare/dist"));
+  assert.match(result, /^NOT_LOADED: the wasm module could not be loaded from stategate_wasm_bg\.wasm next to the package: .*stategate\/wasm.*load\(wasmUrl\)/s);
+});
+
+test("Vite: the bare import in a page and in a module Web Worker, in headless Chromium", async () => {
+  write("vite/index.html", PAGE);
+  write(
+    "vite/main.js",
+    `import * as sg from "stategate";
+import { run } from "../src/app.js";
+try {
+  const page = run(sg);
+  const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  worker.onmessage = (e) => { window.result = { page, worker: e.data }; };
+  worker.onerror = (e) => { window.failure = "worker: " + e.message; };
+} catch (e) {
+  window.failure = String(e?.stack ?? e);
+}
+`,
+  );
+  write(
+    "vite/worker.js",
+    `import * as sg from "stategate";
+import { run } from "../src/app.js";
+try { postMessage(run(sg)); } catch (e) { postMessage({ failure: String(e) }); }
+`,
+  );
+  const { build } = await import(pathToFileURL(path.join(ROOT, "node_modules/vite/dist/node/index.js")).href);
+  await build({ root: path.join(dir, "vite"), logLevel: "warn", build: { outDir: path.join(dir, "vite/dist"), emptyOutDir: true }, worker: { format: "es" } });
+  const assets = fs.readdirSync(path.join(dir, "vite/dist/assets"));
+  assert.equal(assets.filter((f) => f.endsWith(".wasm")).length, 1, `one wasm asset: ${assets}`);
+  const { page, worker } = await inChromium(path.join(dir, "vite/dist"));
+  assert.deepEqual(page, EXPECTED);
+  assert.deepEqual(worker, EXPECTED);
+});
+
+/** Bundles `entry` for `conditions` (esbuild, neutral platform) and runs it in Node: what it printed. */
+function conditionBuild(name, conditions, extra = []) {
+  write(
+    `${name}/main.js`,
+    `import * as sg from "stategate";
+import { run } from "../src/app.js";
+console.log(JSON.stringify(run(sg)));
+`,
+  );
+  sh(path.join(BIN, "esbuild"), [`${name}/main.js`, "--bundle", "--format=esm", "--platform=neutral", `--conditions=${conditions}`, "--main-fields=module,main", `--outfile=${name}/dist/main.mjs`, "--target=es2022", "--log-level=warning", ...extra]);
+  const bundle = fs.readFileSync(path.join(dir, `${name}/dist/main.mjs`), "utf8");
+  assert.doesNotMatch(bundle, /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\(\s*)["']node:/, `the ${conditions} bundle imports a node: module`);
+  return bundle;
+}
+
+test("workerd condition: the wasm imported as a module (bytes from esbuild's binary loader), no node: import, runs", () => {
+  const bundle = conditionBuild("workerd", "workerd,worker,browser", ["--loader:.wasm=binary"]);
+  assert.match(bundle, /workerd\.js/, "resolved to the workerd entry");
+  assert.deepEqual(JSON.parse(sh("node", ["workerd/dist/main.mjs"])), EXPECTED);
+});
+
+test("edge-light condition: the browser entry (top-level await), no node: import, runs where the wasm is beside it", () => {
+  const bundle = conditionBuild("edge", "edge-light");
+  assert.match(bundle, /browser\.js/, "resolved to the browser entry");
+  fs.copyFileSync(path.join(dir, "node_modules/stategate/stategate_wasm_bg.wasm"), path.join(dir, "edge/dist/stategate_wasm_bg.wasm"));
+  assert.deepEqual(JSON.parse(sh("node", ["edge/dist/main.mjs"])), EXPECTED);
+});
