@@ -121,7 +121,8 @@ for t in $TARGETS; do
   fi
 done
 
-printf '\n== fuzz summary (%s s per target, -max_len=%s)\n' "$SECONDS_EACH" "$MAX_LEN"
+if [ "${FUZZ_SMOKE:-0}" = 1 ]; then limit="the smoke's fixed runs, at most $SECONDS_EACH s"; else limit="$SECONDS_EACH s"; fi
+printf '\n== fuzz summary (%s per target, -max_len=%s)\n' "$limit" "$MAX_LEN"
 printf '%s\n' "${summary[@]}"
 if [ "$failed" -ne 0 ]; then
   echo "fuzzing found crashes: see fuzz/artifacts/ and fuzz/logs/" >&2
