@@ -2,7 +2,7 @@
 // into a fresh project, then used from every place a user would — Node ES modules and CommonJS,
 // `tsc --strict` under bundler / node16 / nodenext (ESM and .cts) with `lib: ["es2022"]` alone,
 // an esbuild bundle and a Vite build each in headless Chromium (the Vite page with a module Web
-// Worker), a workerd-condition bundle and an edge-light one. Each runs tests/pack/app.js (the
+// Worker), a workerd-condition bundle run in real workerd (Miniflare) and an edge-light one. Each runs tests/pack/app.js (the
 // same validate / repair / StateStore / modelView program) and asserts its EXPECTED values.
 //
 // Env: CHROMIUM_PATH (default /usr/bin/chromium). Run: node --test tests/js/pack.test.mjs
@@ -21,6 +21,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const BIN = path.join(ROOT, "node_modules/.bin");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const { EXPECTED } = await import(pathToFileURL(path.join(ROOT, "tests/pack/app.js")).href);
+
+/** An import (or require) of a Node built-in module in bundled code. */
+const NODE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\(\s*)["']node:/;
 
 let dir; // the consumer project
 let tarball;
@@ -213,7 +216,7 @@ try {
   sh(path.join(BIN, "esbuild"), ["esbuild/main.js", "esbuild/bare.js", "--bundle", "--splitting", "--format=esm", "--platform=browser", "--outdir=esbuild/dist", "--loader:.wasm=file", "--log-level=warning"]);
   const out = fs.readdirSync(path.join(dir, "esbuild/dist"));
   assert.equal(out.filter((f) => f.endsWith(".wasm")).length, 1, `one wasm asset: ${out}`);
-  for (const f of out.filter((f) => f.endsWith(".js"))) assert.doesNotMatch(fs.readFileSync(path.join(dir, "esbuild/dist", f), "utf8"), /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\(\s*)["']node:/, `${f} imports a node: module`);
+  for (const f of out.filter((f) => f.endsWith(".js"))) assert.doesNotMatch(fs.readFileSync(path.join(dir, "esbuild/dist", f), "utf8"), NODE_IMPORT, `${f} imports a node: module`);
   const { app, bare } = await inChromium(path.join(dir, "esbuild/dist"));
   assert.deepEqual(app, EXPECTED);
   // Loaded already by the page, so the bare entry's own load() returns at once: the same binding.
@@ -260,7 +263,7 @@ try { postMessage(run(sg)); } catch (e) { postMessage({ failure: String(e) }); }
   assert.deepEqual(worker, EXPECTED);
 });
 
-/** Bundles `entry` for `conditions` (esbuild, neutral platform) and runs it in Node: what it printed. */
+/** Bundles `<name>/main.js` for `conditions` (esbuild, neutral platform); the bundle's text. */
 function conditionBuild(name, conditions, extra = []) {
   write(
     `${name}/main.js`,
@@ -271,14 +274,33 @@ console.log(JSON.stringify(run(sg)));
   );
   sh(path.join(BIN, "esbuild"), [`${name}/main.js`, "--bundle", "--format=esm", "--platform=neutral", `--conditions=${conditions}`, "--main-fields=module,main", `--outfile=${name}/dist/main.mjs`, "--target=es2022", "--log-level=warning", ...extra]);
   const bundle = fs.readFileSync(path.join(dir, `${name}/dist/main.mjs`), "utf8");
-  assert.doesNotMatch(bundle, /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\(\s*)["']node:/, `the ${conditions} bundle imports a node: module`);
+  assert.doesNotMatch(bundle, NODE_IMPORT, `the ${conditions} bundle imports a node: module`);
   return bundle;
 }
 
-test("workerd condition: the wasm imported as a module (bytes from esbuild's binary loader), no node: import, runs", () => {
-  const bundle = conditionBuild("workerd", "workerd,worker,browser", ["--loader:.wasm=binary"]);
+test("workerd condition, in real workerd (Miniflare): the wasm imported as a compiled module, as wrangler bundles it", async () => {
+  write(
+    "workerd/worker.js",
+    `import * as sg from "stategate";
+import { run } from "../src/app.js";
+export default { async fetch() { return Response.json(run(sg)); } };
+`,
+  );
+  // wrangler's bundling: esbuild with the workerd conditions, .wasm files kept as modules that
+  // workerd compiles (CompiledWasm rules).
+  sh(path.join(BIN, "esbuild"), ["workerd/worker.js", "--bundle", "--format=esm", "--platform=neutral", "--conditions=workerd,worker,browser", "--main-fields=module,main", "--outdir=workerd/dist", "--loader:.wasm=copy", "--target=es2022", "--log-level=warning"]);
+  const bundle = fs.readFileSync(path.join(dir, "workerd/dist/worker.js"), "utf8");
   assert.match(bundle, /workerd\.js/, "resolved to the workerd entry");
-  assert.deepEqual(JSON.parse(sh("node", ["workerd/dist/main.mjs"])), EXPECTED);
+  assert.doesNotMatch(bundle, NODE_IMPORT, "the workerd bundle imports a node: module");
+  const { Miniflare } = await import(pathToFileURL(path.join(ROOT, "node_modules/miniflare/dist/src/index.js")).href);
+  const mf = new Miniflare({ modules: true, modulesRoot: path.join(dir, "workerd/dist"), scriptPath: path.join(dir, "workerd/dist/worker.js"), modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }], compatibilityDate: "2025-01-01" });
+  try {
+    const res = await mf.dispatchFetch("http://localhost/");
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.deepEqual(await res.json(), EXPECTED);
+  } finally {
+    await mf.dispose();
+  }
 });
 
 test("edge-light condition: the browser entry (top-level await), no node: import, runs where the wasm is beside it", () => {
