@@ -46,8 +46,8 @@ function toolIds(messages) {
   const calls = new Set();
   const results = new Set();
   for (const m of messages) {
-    for (const c of m.toolCalls ?? []) calls.add(c.id);
-    if (m.role === "tool" && m.toolCallId) results.add(m.toolCallId);
+    for (const c of m.tool_calls ?? []) calls.add(c.id);
+    if (m.role === "tool" && m.tool_call_id) results.add(m.tool_call_id);
   }
   return { calls: [...calls].sort(), results: [...results].sort() };
 }
@@ -78,6 +78,7 @@ for (const format of FORMATS) {
         assert.deepEqual(validateMessages(view.messages, { provider }), [], `${at}: model view at ${budget}`);
       }
       const ids = toolIds(decodeMessages(repaired.messages, { format }));
+      if (run.some((m) => m.tool_calls?.length)) assert.ok(ids.calls.length > 0 && ids.results.length > 0, `${at}: the history's tool calls are seen`);
       for (const to of FORMATS.filter((f) => f !== format)) {
         const converted = repairMessages(convertMessages(repaired.messages, { to, from: format }), { provider: providerOf(to) });
         assert.deepEqual(validateMessages(converted.messages, { provider: providerOf(to) }), [], `${at} → ${to}`);

@@ -217,7 +217,10 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
         m.id = match (&id, k) {
             (Some(id), 0) => Some(id.clone()),
             (Some(id), k) => Some(format!("{id}#{k}")),
-            (None, _) => None,
+            // An id-less message's later steps still say whose steps they are: `#k`, of the base
+            // "" (an AI SDK stream without a `messageId` gives such messages).
+            (None, 0) => None,
+            (None, k) => Some(format!("#{k}")),
         };
         if k == 0 {
             m.extra = extra.clone();
@@ -251,14 +254,17 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
 
 /// Whether the assistant message at `i` continues the UIMessage of an earlier message of the
 /// list: its id is `X#k` and the nearest assistant message before it (past its results) is `X`
-/// or `X#j`.
+/// or `X#j` (for the base `""`, an id-less message too).
 pub(super) fn continues(messages: &[Message], i: usize) -> bool {
     let Some(m) = messages.get(i).filter(|m| m.role == Role::Assistant) else { return false };
     let Some((base, _)) = m.id.as_deref().and_then(|id| id.rsplit_once('#')) else { return false };
     let before = messages.get(..i).unwrap_or_default().iter().rev().find(|p| p.role != Role::Tool);
     before.is_some_and(|p| {
         p.role == Role::Assistant
-            && p.id.as_deref().is_some_and(|pid| pid == base || pid.rsplit_once('#').is_some_and(|(b, _)| b == base))
+            && match p.id.as_deref() {
+                Some(pid) => pid == base || pid.rsplit_once('#').is_some_and(|(b, _)| b == base),
+                None => base.is_empty(),
+            }
     })
 }
 

@@ -225,3 +225,23 @@ fn a_tool_input_error_part_is_an_invalid_call_that_keeps_its_raw_text() {
     let call = model[0]["content"].as_array().unwrap().iter().find(|p| p["type"] == "tool-call").cloned();
     assert_eq!(call, Some(json!({"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": "{bad"})));
 }
+
+/// An AI SDK stream without a `messageId` assembles one id-less UIMessage of several steps (as
+/// `readUIMessageStream` does): it goes back as one UIMessage, never one per step.
+#[test]
+fn an_id_less_ui_message_of_several_steps_stays_one_message() {
+    let ui = json!({"role": "assistant", "parts": [
+        {"type": "step-start"},
+        {"type": "tool-weather", "toolCallId": "c1", "state": "output-available", "input": {"city": "Paris"}, "output": "18°C"},
+        {"type": "step-start"},
+        {"type": "text", "text": "18°C in Paris."}
+    ]});
+    let decoded = decode_messages(std::slice::from_ref(&ui), None).unwrap().messages;
+    let roles: Vec<_> = decoded.iter().map(|m| (m.role, m.id.clone())).collect();
+    assert_eq!(roles, vec![(Role::Assistant, None), (Role::Tool, None), (Role::Assistant, Some("#1".into()))]);
+    let back = encode_messages(&decoded, Format::Ui);
+    assert_eq!(back.len(), 1, "{back:?}");
+    assert_eq!(back[0]["parts"], ui["parts"]);
+    // Elsewhere the steps are the provider's turns: call, result, answer.
+    assert_eq!(encode_messages(&decoded, Format::Openai).len(), 3);
+}
