@@ -30,6 +30,14 @@ const EXPECTED = {
     /^model view \(anthropic, 150 tokens\): 5 messages, \d+ tokens; dropped 4 \(budget\)$/m,
     /^log: 10 events, hash chain ok, a replay equals the store$/m,
   ],
+  "openai-agents.mjs": [
+    /^run 1: Paris: 18°C, cloudy\.$/m,
+    /^run 2 saw 5 items: message, function_call, function_call_result, message, message$/m,
+    /^store: 6 items, 6 events by user, model, tool:call_1$/m,
+    /^after the restart: 10 items; Rome is warmer: 24°C, sunny\.$/m,
+    /^filter: answered call_3 \(missing_result\); sent 8 of 13 items, 110 of 120 tokens$/m,
+    /^log: 10 events, hash chain ok$/m,
+  ],
 };
 
 const examples = fs.readdirSync(EXAMPLES).filter((f) => f.endsWith(".mjs")).sort();
