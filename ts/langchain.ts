@@ -352,6 +352,9 @@ export function modelView(messages: readonly BaseMessage[], opts?: ModelViewOpti
  *
  * When the model step returns no `AIMessage` (a structured response, or another middleware's
  * `Command`), the state is left unrepaired for that step; the model still saw the repaired view.
+ * When the model node replaces the reply by its "Sorry, need more steps…" message (the
+ * `remainingSteps` guard near the recursion limit), a two-write repair of that step re-adds the
+ * model's original reply over it (the middleware sees the reply before the node replaces it).
  * Options are checked now (`INVALID_OPTION`, including unknown keys).
  * @example
  * const agent = createAgent({ model, tools, checkpointer, middleware: [stategateMiddleware({ budget: 4000, reason: "interrupted" })] });
