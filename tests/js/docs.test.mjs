@@ -47,8 +47,32 @@ async function run(code, exports = []) {
   }
 }
 
+/** The index among a page's ```js blocks of the `n`th block under the heading `heading` (blocks of other sections may come before it). */
+function blockUnder(page, heading, n) {
+  const text = read(page);
+  const at = text.indexOf(`\n${heading}\n`);
+  assert.ok(at >= 0, `${page} has the heading ${heading}`);
+  return [...text.slice(0, at).matchAll(/^```js\n/gm)].length + n;
+}
+const LANGCHAIN = "## `stategate/langchain`";
+const lcRows = (messages) => messages.map((x) => [x.getType(), x.id]);
+
 /** What some blocks claim, checked: page → block index → [names to export, check]. */
 const CLAIMS = {
+  "docs/adapters.md": {
+    [blockUnder("docs/adapters.md", LANGCHAIN, 0)]: [["messages"], (m) => {
+      assert.deepEqual(m.messages.map((x) => x.getType()), ["human", "ai", "tool", "human", "ai"]);
+      assert.match(m.messages[2].id, /^[0-9a-f-]{36}$/, "the reducer's random uuid");
+    }],
+    [blockUnder("docs/adapters.md", LANGCHAIN, 1)]: [["messages"], (m) => {
+      assert.deepEqual(lcRows(m.messages), [["human", "h1"], ["ai", "a1"], ["tool", "stategate-repair:a1:c1"], ["human", "h2"], ["ai", "ai-2"]]);
+      assert.match(m.messages[2].content, /^Tool call weather with id c1 was interrupted/);
+    }],
+    [blockUnder("docs/adapters.md", LANGCHAIN, 2)]: [["messages", "model"], (m) => {
+      assert.deepEqual(lcRows(m.model.calls[0].messages).map(([t, id]) => [t, id ?? null]), [["system", null], ["human", "h1"], ["ai", "a1"], ["tool", "stategate-repair:a1:c1"], ["human", "h2"]]);
+      assert.deepEqual(lcRows(m.messages), [["human", "h1"], ["ai", "a1"], ["tool", "stategate-repair:a1:c1"], ["human", "h2"], ["ai", "ai-2"]]);
+    }],
+  },
   "docs/errors.md": {
     0: [["store"], (m) => assert.equal(m.store.version, 0)],
   },

@@ -38,6 +38,15 @@ const EXPECTED = {
     /^filter: answered call_3 \(missing_result\); sent 8 of 13 items, 110 of 120 tokens$/m,
     /^log: 10 events, hash chain ok$/m,
   ],
+  "langgraph.mjs": [
+    /^graph: interrupted at book_flight \(Book a flight to Rome\?\)$/m,
+    /^graph: the repair node wrote \[remove:u2\] then \[tool:stategate-repair:ai-1:call_1 human:u2\]$/m,
+    /^graph: the model got system, human, ai, tool\(call_1\), human$/m,
+    /^graph: state u1, ai-1, stategate-repair:ai-1:call_1, u2, ai-2$/m,
+    /^agent: model view \d+\/120 tokens, dropped 5 \(budget\), 1 \(start_on_user\)$/m,
+    /^agent: the model got system, human, ai, tool\(call_1\), human$/m,
+    /^agent: state keeps all 11 messages, the answer at index 8$/m,
+  ],
 };
 
 const examples = fs.readdirSync(EXAMPLES).filter((f) => f.endsWith(".mjs")).sort();
