@@ -33,6 +33,16 @@ const exports = {
   "./wasm": { types: "./wasm.d.ts", default: "./stategate_wasm_bg.wasm" },
   "./file-log": { types: types("file-log"), node: { import: "./file-log.js", require: "./file-log.cjs" } },
 };
+// The framework packages each adapter is written against (its tests run on the lower bound):
+// optional peers, so the core installs alone and an adapter's user already has its framework.
+const PEERS = {
+  "ai-sdk": { ai: ">=6.0.0 <7" },
+  langchain: { langchain: ">=1.5.14 <2", "@langchain/core": ">=1.4.0 <2", "@langchain/langgraph": ">=1.7.3 <2" },
+  // 0.x: the Session interface changes between minor versions.
+  "openai-agents": { "@openai/agents": ">=0.20.0 <0.21" },
+};
+const peerDependencies = {};
+for (const name of subpaths) Object.assign(peerDependencies, PEERS[name] ?? {});
 for (const name of subpaths) {
   exports[`./${name}`] = { types: types(name), import: `./${name}.js`, require: `./${name}.cjs`, default: `./${name}.js` };
 }
@@ -55,6 +65,10 @@ const manifest = {
   module: "./browser.js",
   types: "./index.d.ts",
   exports,
+  ...(Object.keys(peerDependencies).length && {
+    peerDependencies,
+    peerDependenciesMeta: Object.fromEntries(Object.keys(peerDependencies).map((p) => [p, { optional: true }])),
+  }),
   // The entries load the wasm at import and the binding patches the glue's classes: keep them.
   sideEffects: ["./index.js", "./index.cjs", "./browser.js", "./workerd.js", "./api.js", "./stategate_wasm.js", "./snippets/*"],
   files: ["*.js", "*.cjs", "*.d.ts", "*.d.cts", "stategate_wasm_bg.wasm", "snippets/", "README.md", "LICENSE"],

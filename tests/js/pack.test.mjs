@@ -69,6 +69,15 @@ test("the tarball holds one wasm, README, LICENSE and an honest manifest", () =>
   assert.match(manifest.engines.node, /^>=\d+/);
   assert.ok(Array.isArray(manifest.sideEffects) && manifest.sideEffects.includes("./api.js"));
   for (const condition of ["workerd", "edge-light", "node", "browser", "worker", "default"]) assert.ok(manifest.exports["."][condition], `exports["."].${condition}`);
+  // Every adapter is a subpath with ES module, CommonJS and types for both; its framework an
+  // optional peer (the core installs alone: this project has none of them).
+  for (const adapter of ["langchain", "openai-agents"]) {
+    const entry = manifest.exports[`./${adapter}`];
+    assert.deepEqual(entry && [entry.import, entry.require, entry.types.import, entry.types.require], [`./${adapter}.js`, `./${adapter}.cjs`, `./${adapter}.d.ts`, `./${adapter}.d.cts`], adapter);
+    for (const f of Object.values(entry).flatMap((v) => (typeof v === "string" ? [v] : Object.values(v)))) assert.ok(files.includes(f.slice(2)), `${f} of ${adapter}`);
+  }
+  for (const peer of Object.keys(manifest.peerDependencies)) assert.deepEqual(manifest.peerDependenciesMeta[peer], { optional: true }, peer);
+  assert.ok(!fs.existsSync(path.join(dir, "node_modules/langchain")), "an optional peer was installed");
   const wasm = tarball.files.find((f) => f.path.endsWith(".wasm")).size;
   assert.ok(tarball.size < wasm, `packed ${tarball.size} B is more than one compressed wasm (${wasm} B raw)`);
 });
