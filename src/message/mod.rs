@@ -126,6 +126,33 @@ pub enum ContentPart {
         #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>", optional))]
         extra: Map<String, Value>,
     },
+    /// A file that is not read as an image — a PDF, a text file, audio, … (OpenAI `file`,
+    /// Anthropic `document`, AI SDK and UIMessage `file`, Gemini `inlineData` / `fileData` of a
+    /// non-image type, Responses and Agents `input_file`, LangChain `file`): by URL (`http(s):`
+    /// or `data:`), inline base64 data, or a provider's file id. A format that cannot carry a
+    /// file (or this file's source or type) gets a text part naming it instead: never dropped
+    /// silently (docs/formats.md, "Files").
+    File {
+        /// URL of the file (`http(s):` or a `data:` URL).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
+        /// Base64 data, when inline.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
+        /// A provider's id of an uploaded file (OpenAI `file_id`, Anthropic `file_id`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file_id: Option<String>,
+        /// MIME type, e.g. `application/pdf`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        media_type: Option<String>,
+        /// The file's name, e.g. `report.pdf`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        filename: Option<String>,
+        /// Unmodelled fields of the block, verbatim.
+        #[serde(default, skip_serializing_if = "Map::is_empty")]
+        #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>", optional))]
+        extra: Map<String, Value>,
+    },
     /// Model reasoning (Anthropic `thinking`, AI SDK `reasoning`, Gemini `thought: true`).
     Reasoning {
         /// The reasoning text.
@@ -135,7 +162,8 @@ pub enum ContentPart {
         #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>", optional))]
         extra: Map<String, Value>,
     },
-    /// Any other block, kept exactly as received (files, audio, documents, provider tools…).
+    /// Any other block, kept exactly as received (audio, provider tools, …), written back only to
+    /// the format it came from.
     Other {
         /// The raw block in the format it came from.
         #[cfg_attr(target_arch = "wasm32", tsify(type = "unknown"))]

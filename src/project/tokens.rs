@@ -47,7 +47,9 @@ pub fn text_of(m: &Message) -> (String, usize) {
                 text.push('\n');
                 match p {
                     ContentPart::Text { text: t, .. } | ContentPart::Reasoning { text: t, .. } => text.push_str(t),
-                    ContentPart::Image { .. } => images += 1,
+                    // A file costs what an image does (a fixed estimate: its size in tokens
+                    // depends on the provider's own reading of it — pages, audio length).
+                    ContentPart::Image { .. } | ContentPart::File { .. } => images += 1,
                     ContentPart::Other { raw } => text.push_str(&raw.to_string()),
                 }
             }

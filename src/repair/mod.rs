@@ -86,6 +86,12 @@ fn tool_text(content: &Content) -> String {
         .map(|p| match p {
             ContentPart::Text { text, .. } => text.clone(),
             ContentPart::Image { .. } => "[image omitted: this provider takes only text in tool results]".to_string(),
+            file @ ContentPart::File { .. } => {
+                match crate::message::formats::util::file_note(file, "this provider takes only text in tool results") {
+                    ContentPart::Text { text, .. } => text,
+                    _ => String::new(),
+                }
+            }
             ContentPart::Reasoning { text, .. } => text.clone(),
             ContentPart::Other { raw } => match raw.get("type").and_then(|t| t.as_str()) {
                 Some(t) if ["image", "audio", "file", "document", "media"].iter().any(|k| t.contains(k)) => {

@@ -108,14 +108,18 @@ impl Shape {
                 ContentPart::Reasoning { extra, .. } => {
                     crate::message::formats::util::anthropic_signature(extra).is_none()
                 }
-                ContentPart::Image { .. } => false,
+                // Anthropic gets a document, an image or a text note naming the file.
+                ContentPart::Image { .. } | ContentPart::File { .. } => false,
             }),
             c => c.is_empty(),
         };
         let tool_content = match &m.content {
             Content::Parts(p) if p.is_empty() => ToolContent::EmptyParts,
             Content::Parts(p) if p.iter().all(|p| matches!(p, ContentPart::Text { .. })) => ToolContent::TextParts,
-            Content::Parts(p) if p.iter().any(|p| matches!(p, ContentPart::Image { .. })) || p.iter().any(is_media) => {
+            Content::Parts(p)
+                if p.iter().any(|p| matches!(p, ContentPart::Image { .. } | ContentPart::File { .. }))
+                    || p.iter().any(is_media) =>
+            {
                 ToolContent::Media
             }
             Content::Parts(_) => ToolContent::Json,

@@ -62,6 +62,10 @@ function histories() {
     { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "AF1 08:00" }, { type: "text", text: "BA2 09:00" }] }] },
     new AIMessage({ content: "Two flights.", id: "ai2" }),
     { id: "app-7", role: "user", content: "Book AF1." },
+    // Files: a PDF inline (OpenAI Chat), and one at a URL with an image as an AI SDK file part.
+    { role: "user", content: [{ type: "text", text: "Summarise this." }, { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0xLjQK", filename: "report.pdf" } }] },
+    { role: "assistant", content: "It is the Q3 report." },
+    { role: "user", content: [{ type: "file", data: "https://example.com/q4.pdf", mediaType: "application/pdf", filename: "q4.pdf" }, { type: "file", data: "iVBORw0KGgo=", mediaType: "image/png" }, { type: "text", text: "And these?" }] },
   ];
   for (const format of Object.keys(TYPES)) {
     out[format].push(["held, converted", convertMessages(held, { to: format })]);

@@ -169,6 +169,22 @@ fn decode_part(v: &Value) -> Result<ContentPart> {
             },
             _ => ContentPart::Other { raw: v.clone() },
         },
+        // `{type: "file", data: base64 | URL | data URL, mediaType, filename?}` (data as bytes or a
+        // URL object cannot come as JSON).
+        Some("file") => match p.get("data") {
+            Some(Value::String(s)) => {
+                let is_url = s.starts_with("http:") || s.starts_with("https:") || s.starts_with("data:");
+                ContentPart::File {
+                    url: is_url.then(|| s.clone()),
+                    data: (!is_url).then(|| s.clone()),
+                    file_id: None,
+                    media_type: opt_str(p, "mediaType")?,
+                    filename: opt_str(p, "filename")?,
+                    extra: extra_of(p, &["type", "data", "mediaType", "filename"]),
+                }
+            }
+            _ => ContentPart::Other { raw: v.clone() },
+        },
         _ => ContentPart::Other { raw: v.clone() },
     })
 }
@@ -201,6 +217,21 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
             o.insert("image".into(), json!(url.as_ref().or(data.as_ref())?));
             if let Some(mt) = media_type {
                 o.insert("mediaType".into(), json!(mt));
+            }
+            extra
+        }
+        file @ ContentPart::File { url, data, media_type, filename, extra, .. } => {
+            let Some(source) = url.as_ref().or(data.as_ref()) else {
+                let note =
+                    super::util::file_note(file, "the AI SDK takes a file's data or URL, not a provider's file id");
+                return encode_part(&note, None);
+            };
+            o.insert("type".into(), json!("file"));
+            o.insert("data".into(), json!(source));
+            let mt = super::util::file_media_type(url.as_deref(), media_type.as_deref());
+            o.insert("mediaType".into(), json!(mt.unwrap_or(super::util::OCTET_STREAM)));
+            if let Some(name) = filename {
+                o.insert("filename".into(), json!(name));
             }
             extra
         }

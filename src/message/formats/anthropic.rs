@@ -155,8 +155,41 @@ pub(super) fn decode_block(v: &Value) -> Result<ContentPart> {
             },
             _ => ContentPart::Other { raw: v.clone() },
         },
+        // A document by base64 data, URL or file id (a `text` or `content` source stays as it is).
+        Some("document") => {
+            let src = b.get("source").and_then(Value::as_object);
+            let kind = src.and_then(|s| s.get("type")).and_then(Value::as_str);
+            match (src, kind) {
+                (Some(src), Some(k @ ("base64" | "url" | "file"))) => ContentPart::File {
+                    url: if k == "url" { opt_str(src, "url")? } else { None },
+                    data: if k == "base64" { opt_str(src, "data")? } else { None },
+                    file_id: if k == "file" { opt_str(src, "file_id")? } else { None },
+                    media_type: opt_str(src, "media_type")?,
+                    filename: None,
+                    extra: extra_of(b, &["type", "source"]),
+                },
+                _ => ContentPart::Other { raw: v.clone() },
+            }
+        }
         _ => ContentPart::Other { raw: v.clone() },
     })
+}
+
+/// The `source` of a document block for a file Anthropic can take (a PDF inline, at an
+/// `http(s):` URL or by file id), else `None`.
+fn document_source(part: &ContentPart) -> Option<Value> {
+    let ContentPart::File { url, data, file_id, media_type, .. } = part else { return None };
+    if let Some(id) = file_id {
+        return Some(json!({"type": "file", "file_id": id}));
+    }
+    let mt = super::util::file_media_type(url.as_deref(), media_type.as_deref());
+    if mt != Some("application/pdf") {
+        return None;
+    }
+    match super::util::file_inline(url.as_deref(), data.as_deref(), mt) {
+        Some((mt, d)) => Some(json!({"type": "base64", "media_type": mt, "data": d})),
+        None => url.as_ref().map(|u| json!({"type": "url", "url": u})),
+    }
 }
 
 fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
@@ -195,6 +228,18 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
                 },
                 (None, None) => return None,
             };
+            o.insert("source".into(), source);
+            extra
+        }
+        file @ ContentPart::File { extra, .. } => {
+            if let Some(image) = super::util::file_as_image(file) {
+                return encode_block(&image, false);
+            }
+            let Some(source) = document_source(file) else {
+                let note = super::util::file_note(file, "Anthropic takes PDF documents, inline, by URL or by file id");
+                return encode_block(&note, false);
+            };
+            o.insert("type".into(), json!("document"));
             o.insert("source".into(), source);
             extra
         }

@@ -115,29 +115,37 @@ fn decode_part(v: &Value) -> Result<ContentPart> {
         }
         return Ok(ContentPart::Text { text: text.clone(), extra: extra_of(p, &["text"]) });
     }
-    if let Some(inline) = p.get("inlineData").and_then(Value::as_object) {
-        let mt = opt_str(inline, "mimeType")?;
-        if mt.as_deref().is_some_and(|m| m.starts_with("image/")) {
-            return Ok(ContentPart::Image {
-                url: None,
-                data: opt_str(inline, "data")?,
-                media_type: mt,
-                extra: extra_of(p, &["inlineData"]),
-            });
+    // Inline data and file URIs: an image's media type is an image, any other a file (its
+    // `displayName` the file name). A blob with fields beyond these stays as it is.
+    for (key, source) in [("inlineData", "data"), ("fileData", "fileUri")] {
+        let Some(blob) = p.get(key).and_then(Value::as_object) else { continue };
+        if blob.keys().any(|k| !["mimeType", source, "displayName"].contains(&k.as_str())) {
+            break;
         }
-    }
-    if let Some(file) = p.get("fileData").and_then(Value::as_object) {
-        let mt = opt_str(file, "mimeType")?;
-        if mt.as_deref().is_some_and(|m| m.starts_with("image/")) {
-            return Ok(ContentPart::Image {
-                url: opt_str(file, "fileUri")?,
-                data: None,
-                media_type: mt,
-                extra: extra_of(p, &["fileData"]),
-            });
-        }
+        let media_type = opt_str(blob, "mimeType")?;
+        let value = opt_str(blob, source)?;
+        let (url, data) = if key == "inlineData" { (None, value) } else { (value, None) };
+        let filename = opt_str(blob, "displayName")?;
+        let extra = extra_of(p, &[key]);
+        return Ok(match media_type {
+            Some(m) if m.starts_with("image/") && filename.is_none() => {
+                ContentPart::Image { url, data, media_type: Some(m), extra }
+            }
+            media_type => ContentPart::File { url, data, file_id: None, media_type, filename, extra },
+        });
     }
     Ok(ContentPart::Other { raw: v.clone() })
+}
+
+/// A Gemini `Blob` / `FileData`: `{mimeType, <key>: value, displayName?}`.
+fn blob(media_type: &str, key: &str, value: &str, name: Option<&str>) -> Value {
+    let mut b = Map::new();
+    b.insert("mimeType".into(), json!(media_type));
+    b.insert(key.into(), json!(value));
+    if let Some(n) = name {
+        b.insert("displayName".into(), json!(n));
+    }
+    Value::Object(b)
 }
 
 fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
@@ -162,6 +170,24 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
                     None => o.insert("fileData".into(), json!({"mimeType": mt, "fileUri": u})),
                 },
                 (None, None) => return None,
+            };
+            extra
+        }
+        file @ ContentPart::File { url, data, media_type, filename, extra, .. } => {
+            let mt = super::util::file_media_type(url.as_deref(), media_type.as_deref());
+            match (super::util::file_inline(url.as_deref(), data.as_deref(), mt), url) {
+                (Some((mt, d)), _) => o.insert("inlineData".into(), blob(mt, "data", d, filename.as_deref())),
+                (None, Some(u)) => o.insert(
+                    "fileData".into(),
+                    blob(mt.unwrap_or(super::util::OCTET_STREAM), "fileUri", u, filename.as_deref()),
+                ),
+                (None, None) => {
+                    let note = super::util::file_note(
+                        file,
+                        "Gemini takes a file's data or URI, not another provider's file id",
+                    );
+                    return encode_part(&note, false);
+                }
             };
             extra
         }

@@ -148,6 +148,16 @@ fn decode_block(v: &Value) -> Result<ContentPart> {
                 extra: extra_of(b, &["type", "url", "base64", "data", "mime_type"]),
             }
         }
+        // A standard file block (LangChain v1 `FileContentBlock`): `url`, `base64` (or `data`),
+        // `file_id`, `mime_type`, and the `filename` provider integrations read.
+        Some("file") if ["url", "base64", "data", "file_id"].iter().any(|k| b.contains_key(*k)) => ContentPart::File {
+            url: opt_str(b, "url")?,
+            data: opt_str(b, "base64")?.or(opt_str(b, "data")?),
+            file_id: opt_str(b, "file_id")?,
+            media_type: opt_str(b, "mime_type")?,
+            filename: opt_str(b, "filename")?,
+            extra: extra_of(b, &["type", "url", "base64", "data", "file_id", "mime_type", "filename"]),
+        },
         _ => ContentPart::Other { raw: v.clone() },
     })
 }
@@ -174,6 +184,17 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
             put_opt(&mut o, "url", url.as_deref());
             put_opt(&mut o, "base64", data.as_deref());
             put_opt(&mut o, "mime_type", media_type.as_deref());
+            if own {
+                o.extend(extra.clone());
+            }
+        }
+        ContentPart::File { url, data, file_id, media_type, filename, extra } => {
+            o.insert("type".into(), json!("file"));
+            put_opt(&mut o, "url", url.as_deref());
+            put_opt(&mut o, "base64", data.as_deref());
+            put_opt(&mut o, "file_id", file_id.as_deref());
+            put_opt(&mut o, "mime_type", media_type.as_deref());
+            put_opt(&mut o, "filename", filename.as_deref());
             if own {
                 o.extend(extra.clone());
             }

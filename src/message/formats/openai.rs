@@ -113,6 +113,18 @@ pub(super) fn decode_part(v: &Value) -> Result<ContentPart> {
             let extra = image.and_then(Value::as_object).map(|o| extra_of(o, &["url"])).unwrap_or_default();
             ContentPart::Image { url, data: None, media_type: None, extra }
         }
+        // `{type: "file", file: {file_data?: "data:…;base64,…", file_id?, filename?}}`.
+        Some("file") => match p.get("file").and_then(Value::as_object) {
+            Some(f) => ContentPart::File {
+                url: opt_str(f, "file_data")?,
+                data: None,
+                file_id: opt_str(f, "file_id")?,
+                media_type: None,
+                filename: opt_str(f, "filename")?,
+                extra: extra_of(f, &["file_data", "file_id", "filename"]),
+            },
+            None => ContentPart::Other { raw: v.clone() },
+        },
         _ => ContentPart::Other { raw: v.clone() },
     })
 }
@@ -140,6 +152,30 @@ pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Va
                 image.extend(extra.clone());
             }
             Some(json!({"type": "image_url", "image_url": image}))
+        }
+        file @ ContentPart::File { url, data, file_id, media_type, filename, extra } => {
+            if let Some(image) = super::util::file_as_image(file) {
+                return encode_part(&image, false);
+            }
+            // A file goes inline as a data URL (`file_data`) or by `file_id`; Chat Completions
+            // takes no file URL.
+            let inline = super::util::file_inline(url.as_deref(), data.as_deref(), media_type.as_deref());
+            if inline.is_none() && file_id.is_none() {
+                let note = super::util::file_note(file, "OpenAI Chat takes a file inline or by file_id, not by URL");
+                return encode_part(&note, false);
+            }
+            let mut f = Map::new();
+            match (url, inline) {
+                (Some(u), _) if u.starts_with("data:") => put_opt(&mut f, "file_data", Some(u)),
+                (_, Some((mt, d))) => put_opt(&mut f, "file_data", Some(&format!("data:{mt};base64,{d}"))),
+                _ => {}
+            }
+            put_opt(&mut f, "file_id", file_id.as_deref());
+            put_opt(&mut f, "filename", filename.as_deref());
+            if origin_is_self {
+                f.extend(extra.clone());
+            }
+            Some(json!({"type": "file", "file": f}))
         }
         ContentPart::Reasoning { .. } => None,
         ContentPart::Other { raw } => origin_is_self.then(|| raw.clone()),

@@ -369,6 +369,41 @@ fn decode_part(v: &Value, role: Role, d: Dialect) -> Result<ContentPart> {
                 _ => ContentPart::Other { raw: v.clone() },
             }
         }
+        // Responses: `file_data` (a data URL) | `file_url` | `file_id`, and `filename`;
+        // Agents: `file` (the data as a string) | `{id}` | `{url}`, and `filename`.
+        "input_file" => {
+            let (source, id) = match d {
+                Dialect::Api => match (p.get("file_data"), p.get("file_url")) {
+                    (Some(a), Some(b)) if !a.is_null() && !b.is_null() => {
+                        return Ok(ContentPart::Other { raw: v.clone() })
+                    }
+                    (Some(Value::String(s)), _) | (_, Some(Value::String(s))) => {
+                        (Some(s.clone()), opt_str(p, "file_id")?)
+                    }
+                    _ => (None, opt_str(p, "file_id")?),
+                },
+                Dialect::Agents => match p.get("file") {
+                    Some(Value::String(s)) => (Some(s.clone()), None),
+                    Some(Value::Object(f)) if f.len() == 1 && f.contains_key("url") => (opt_str(f, "url")?, None),
+                    Some(Value::Object(f)) if f.len() == 1 && f.contains_key("id") => (None, opt_str(f, "id")?),
+                    None => (None, None),
+                    Some(_) => return Ok(ContentPart::Other { raw: v.clone() }),
+                },
+            };
+            let keys: &[&str] = match d {
+                Dialect::Api => &["type", "file_data", "file_url", "file_id", "filename"],
+                Dialect::Agents => &["type", "file", "filename"],
+            };
+            let is_url = source.as_deref().is_some_and(is_url);
+            ContentPart::File {
+                url: source.clone().filter(|_| is_url),
+                data: source.filter(|_| !is_url),
+                file_id: id,
+                media_type: None,
+                filename: opt_str(p, "filename")?,
+                extra: extra_of(p, keys),
+            }
+        }
         _ => ContentPart::Other { raw: v.clone() },
     })
 }
@@ -693,6 +728,42 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                     o.insert("image".into(), json!(url.as_ref().or(data.as_ref())?));
                 }
             }
+            extra
+        }
+        file @ ContentPart::File { url, data, file_id, media_type, filename, extra } => {
+            if let Some(image) = super::util::file_as_image(file) {
+                return encode_part(&image, role, d, false, sibling);
+            }
+            if role == Role::Assistant {
+                let note = super::util::file_note(file, "an assistant message item takes no input files");
+                return encode_part(&note, role, d, false, sibling);
+            }
+            o.insert("type".into(), json!("input_file"));
+            let inline = super::util::file_inline(url.as_deref(), data.as_deref(), media_type.as_deref());
+            // The data as a data URL: what `file_data` (and an Agents `file` string) carries.
+            let data_url = match (url, inline) {
+                (Some(u), _) if u.starts_with("data:") => Some(u.clone()),
+                (_, Some((mt, d))) => Some(format!("data:{mt};base64,{d}")),
+                _ => None,
+            };
+            let web = url.as_ref().filter(|u| !u.starts_with("data:"));
+            match d {
+                Dialect::Api => {
+                    put_opt(&mut o, "file_data", data_url.as_deref());
+                    put_opt(&mut o, "file_url", web.filter(|_| data_url.is_none()).map(String::as_str));
+                    put_opt(&mut o, "file_id", file_id.as_deref());
+                }
+                Dialect::Agents => {
+                    let file = match (data_url, web, file_id) {
+                        (Some(s), _, _) => json!(s),
+                        (None, Some(u), _) => json!({"url": u}),
+                        (None, None, Some(id)) => json!({"id": id}),
+                        (None, None, None) => return None,
+                    };
+                    o.insert("file".into(), file);
+                }
+            }
+            put_opt(&mut o, "filename", filename.as_deref());
             extra
         }
         ContentPart::Reasoning { .. } => return None,

@@ -443,3 +443,96 @@ fn ai_sdk_approval_responses_answer_no_call_and_go_back_only_to_the_ai_sdk() {
     store.apply(&cmd, 0).unwrap();
     assert!(store.messages("messages").unwrap().unanswered().is_empty());
 }
+
+/// A PDF as each format holds it: it decodes to one file part, round-trips exactly, and moves to
+/// every other format as that format's file (or, where the format cannot carry this file, a text
+/// note naming it — never dropped silently).
+#[test]
+fn files_move_between_formats_and_are_never_dropped_silently() {
+    const PDF: &str = "JVBERi0xLjQK";
+    let held = [
+        (
+            Format::Openai,
+            json!({"role": "user", "content": [{"type": "file", "file": {"file_data": format!("data:application/pdf;base64,{PDF}"), "filename": "report.pdf"}}]}),
+        ),
+        (
+            Format::Anthropic,
+            json!({"role": "user", "content": [{"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF}, "title": "Q3"}]}),
+        ),
+        (
+            Format::AiSdk,
+            json!({"role": "user", "content": [{"type": "file", "data": PDF, "mediaType": "application/pdf", "filename": "report.pdf"}]}),
+        ),
+        (
+            Format::Gemini,
+            json!({"role": "user", "parts": [{"inlineData": {"mimeType": "application/pdf", "data": PDF, "displayName": "report.pdf"}}]}),
+        ),
+        (
+            Format::Ui,
+            json!({"id": "u1", "role": "user", "parts": [{"type": "file", "mediaType": "application/pdf", "filename": "report.pdf", "url": format!("data:application/pdf;base64,{PDF}")}]}),
+        ),
+        (
+            Format::Responses,
+            json!({"role": "user", "content": [{"type": "input_file", "file_data": format!("data:application/pdf;base64,{PDF}"), "filename": "report.pdf"}]}),
+        ),
+        (
+            Format::OpenaiAgents,
+            json!({"role": "user", "content": [{"type": "input_file", "file": format!("data:application/pdf;base64,{PDF}"), "filename": "report.pdf"}]}),
+        ),
+        (
+            Format::Langchain,
+            json!({"type": "human", "content": [{"type": "file", "base64": PDF, "mime_type": "application/pdf", "filename": "report.pdf"}]}),
+        ),
+    ];
+    for (format, v) in &held {
+        let d = decode_messages_as(std::slice::from_ref(v), *format).unwrap().messages;
+        let Content::Parts(parts) = &d[0].content else { panic!("{format:?}: {:?}", d[0].content) };
+        let Some(ContentPart::File { media_type, .. }) = parts.first() else { panic!("{format:?}: {parts:?}") };
+        assert_eq!(
+            super::util::file_media_type(None, media_type.as_deref()).or(Some("application/pdf")),
+            Some("application/pdf"),
+            "{format:?}"
+        );
+        assert_eq!(encode_messages(&d, *format), vec![v.clone()], "{format:?}: round trip");
+        for (to, _) in &held {
+            let out = serde_json::to_string(&encode_messages(&d, *to)).unwrap();
+            assert!(out.contains(PDF), "{format:?} → {to:?} lost the file: {out}");
+        }
+    }
+    // A file the target cannot carry becomes a note naming it: an http(s) PDF for OpenAI Chat,
+    // audio for Anthropic, a provider file id for Gemini and the AI SDK.
+    let at_url = json!({"role": "user", "content": [{"type": "file", "data": "https://example.com/r.pdf", "mediaType": "application/pdf", "filename": "r.pdf"}]});
+    let d = decode_messages_as(std::slice::from_ref(&at_url), Format::AiSdk).unwrap().messages;
+    assert_eq!(
+        encode_messages(&d, Format::Openai)[0]["content"][0],
+        json!({"type": "text", "text": "[file r.pdf (application/pdf) not sent: OpenAI Chat takes a file inline or by file_id, not by URL]"})
+    );
+    assert_eq!(
+        encode_messages(&d, Format::Anthropic)[0]["content"][0]["source"],
+        json!({"type": "url", "url": "https://example.com/r.pdf"})
+    );
+    let audio = json!({"role": "user", "parts": [{"inlineData": {"mimeType": "audio/wav", "data": "UklGRg=="}}]});
+    let d = decode_messages_as(std::slice::from_ref(&audio), Format::Gemini).unwrap().messages;
+    assert_eq!(encode_messages(&d, Format::Anthropic)[0]["content"][0]["type"], "text");
+    assert!(encode_messages(&d, Format::Anthropic)[0]["content"][0]["text"].as_str().unwrap().contains("audio/wav"));
+    let by_id =
+        json!({"role": "user", "content": [{"type": "file", "file": {"file_id": "file-abc", "filename": "r.pdf"}}]});
+    let d = decode_messages_as(std::slice::from_ref(&by_id), Format::Openai).unwrap().messages;
+    assert_eq!(
+        encode_messages(&d, Format::Responses)[0]["content"][0],
+        json!({"type": "input_file", "file_id": "file-abc", "filename": "r.pdf"})
+    );
+    for to in [Format::Gemini, Format::AiSdk, Format::Ui] {
+        let text = encode_messages(&d, to).to_vec();
+        assert!(
+            serde_json::to_string(&text).unwrap().contains("[file r.pdf (application/octet-stream) not sent"),
+            "{to:?}: {text:?}"
+        );
+    }
+    // An AI SDK file part of an image type is an image to the providers.
+    let png = json!({"role": "user", "content": [{"type": "file", "data": "iVBORw0KGgo=", "mediaType": "image/png"}]});
+    let d = decode_messages_as(std::slice::from_ref(&png), Format::AiSdk).unwrap().messages;
+    assert_eq!(encode_messages(&d, Format::Openai)[0]["content"][0]["type"], "image_url");
+    assert_eq!(encode_messages(&d, Format::Anthropic)[0]["content"][0]["type"], "image");
+    assert_eq!(encode_messages(&d, Format::AiSdk), vec![png]);
+}

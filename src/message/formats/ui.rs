@@ -84,6 +84,15 @@ fn decode_part(part: &Map<String, Value>, raw: &Value, ty: &str) -> Result<Conte
                 extra: extra_of(part, &["type", "url", "mediaType"]),
             }
         }
+        // Any other file: `{type: "file", mediaType, url (http(s) or data URL), filename?}`.
+        "file" if part.get("url").is_some_and(Value::is_string) => ContentPart::File {
+            url: Some(text("url")?),
+            data: None,
+            file_id: None,
+            media_type: part.get("mediaType").and_then(Value::as_str).map(str::to_string),
+            filename: part.get("filename").and_then(Value::as_str).map(str::to_string),
+            extra: extra_of(part, &["type", "url", "mediaType", "filename"]),
+        },
         _ => ContentPart::Other { raw: raw.clone() },
     })
 }
@@ -297,6 +306,30 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
             };
             obj.insert("type".into(), json!("file"));
             obj.insert("mediaType".into(), json!(media_type));
+            obj.insert("url".into(), json!(url));
+            if own {
+                extend(&mut obj, extra);
+            }
+        }
+        file @ ContentPart::File { url, data, media_type, filename, extra, .. } => {
+            let mt = super::util::file_media_type(url.as_deref(), media_type.as_deref())
+                .unwrap_or(super::util::OCTET_STREAM);
+            let url = match (url, data) {
+                (Some(u), _) => u.clone(),
+                (None, Some(d)) => format!("data:{mt};base64,{d}"),
+                (None, None) => {
+                    let note = super::util::file_note(
+                        file,
+                        "a UIMessage takes a file's URL or data, not a provider's file id",
+                    );
+                    return encode_part(&note, false);
+                }
+            };
+            obj.insert("type".into(), json!("file"));
+            obj.insert("mediaType".into(), json!(mt));
+            if let Some(name) = filename {
+                obj.insert("filename".into(), json!(name));
+            }
             obj.insert("url".into(), json!(url));
             if own {
                 extend(&mut obj, extra);

@@ -155,6 +155,55 @@ pub(crate) fn data_url(url: &str) -> Option<(&str, &str)> {
     Some((media_type, data))
 }
 
+/// A file part's inline form: its media type (its own, the data URL's, or
+/// `application/octet-stream`) and base64 data — from `data`, or a `data:` URL — or `None` when
+/// the file is only at an `http(s):` URL or a provider's file id.
+pub(crate) fn file_inline<'a>(
+    url: Option<&'a str>,
+    data: Option<&'a str>,
+    media_type: Option<&'a str>,
+) -> Option<(&'a str, &'a str)> {
+    match (data, url.and_then(data_url)) {
+        (Some(d), _) => Some((media_type.unwrap_or(OCTET_STREAM), d)),
+        (None, Some((mt, d))) => Some((media_type.unwrap_or(mt), d)),
+        (None, None) => None,
+    }
+}
+
+/// The media type of a file without one.
+pub(crate) const OCTET_STREAM: &str = "application/octet-stream";
+
+/// A file part's media type: its own, or its data URL's, or `None`.
+pub(crate) fn file_media_type<'a>(url: Option<&'a str>, media_type: Option<&'a str>) -> Option<&'a str> {
+    media_type.or_else(|| url.and_then(data_url).map(|(mt, _)| mt))
+}
+
+/// The text part a format gets for a file it cannot carry (`why`: what it takes instead), so a
+/// conversion never drops a file silently: `[file report.pdf (application/pdf) not sent: why]`.
+/// Each encoder writes it as its own text part.
+pub(crate) fn file_note(part: &ContentPart, why: &str) -> ContentPart {
+    let ContentPart::File { url, file_id, media_type, filename, .. } = part else { return part.clone() };
+    let name = filename.as_deref().or(file_id.as_deref()).or(url.as_deref().filter(|u| !u.starts_with("data:")));
+    let mt = file_media_type(url.as_deref(), media_type.as_deref()).unwrap_or(OCTET_STREAM);
+    ContentPart::text(match name {
+        Some(n) => format!("[file {n} ({mt}) not sent: {why}]"),
+        None => format!("[file ({mt}) not sent: {why}]"),
+    })
+}
+
+/// A file part whose media type is an image's, as the image part it is to a format that has
+/// images (an AI SDK `file` part of `image/png` is an image to every provider).
+pub(crate) fn file_as_image(part: &ContentPart) -> Option<ContentPart> {
+    let ContentPart::File { url, data, media_type, file_id: None, .. } = part else { return None };
+    let mt = file_media_type(url.as_deref(), media_type.as_deref())?;
+    mt.starts_with("image/").then(|| ContentPart::Image {
+        url: url.clone(),
+        data: data.clone(),
+        media_type: Some(mt.to_string()),
+        extra: Map::new(),
+    })
+}
+
 /// Inserts `key: value` only when `value` is `Some`.
 pub(crate) fn put_opt(obj: &mut Map<String, Value>, key: &str, value: Option<&str>) {
     if let Some(v) = value {
