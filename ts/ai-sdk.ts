@@ -21,7 +21,7 @@
  */
 import { StategateError, decodeMessages, providerOf } from "stategate";
 import type { Applied, Command, Message, ModelView, ModelViewOptions, Reason, StateStore } from "./api.js";
-import type { LanguageModelUsage, ModelMessage, PrepareStepFunction, StepResult, SystemModelMessage, ToolSet, UIMessage } from "ai";
+import type { LanguageModelUsage, ModelMessage, StepResult, SystemModelMessage, UIMessage } from "ai";
 
 /** Who the store records as the author of each kind of message (labels checked against channel `writers`). */
 export interface Authors {
@@ -91,7 +91,7 @@ export interface StategateAgent {
    * (`INVALID_OPTION`, nothing recorded). Throws the previous step's recording failure, and
    * `INVALID_OPTION` when the previous step was not recorded (`onStepFinish` not passed).
    */
-  prepareStep: PrepareStepFunction<any>;
+  prepareStep: (options: PrepareStepOptions) => Promise<{ system: SystemModelMessage[]; messages: ModelMessage[] }>;
   /**
    * The AI SDK `onStepFinish`: records the step's new response messages (those after the ones
    * already recorded in this call: `response.messages` is cumulative), assistant messages by
@@ -110,6 +110,19 @@ export interface StategateAgent {
    * the last step has no next `prepareStep` to surface it.
    */
   assertRecorded(): void;
+}
+
+/**
+ * What the adapter's `prepareStep` reads of the AI SDK's `prepareStep` options (the AI SDK
+ * passes more: `steps`, `model`, `experimental_context`). Typed this narrowly, the function is
+ * a `PrepareStepFunction` for any tool set, and its result can be spread into your own:
+ * `prepareStep: async (o) => ({ ...(await agent.prepareStep(o)), activeTools: ["weather"] })`.
+ */
+export interface PrepareStepOptions {
+  /** The step about to run (0 first). */
+  stepNumber: number;
+  /** The messages the AI SDK would send: the call's messages, then the response messages so far. */
+  messages: ModelMessage[];
 }
 
 /** What {@link fromUIMessages} did. */
@@ -424,7 +437,7 @@ export function stategateAgent(store: StateStore, opts?: AgentOptions): Stategat
     }
   };
 
-  const prepareStep = async (options: { stepNumber: number; messages: ModelMessage[] }) => {
+  const prepareStep = async (options: PrepareStepOptions) => {
     rethrow();
     const { stepNumber, messages } = options ?? ({} as never);
     if (!Number.isInteger(stepNumber) || stepNumber < 0) refuse(`prepareStep: options.stepNumber must be a step number, got ${what(stepNumber)}`, { field: "stepNumber" });
@@ -498,7 +511,7 @@ export function stategateAgent(store: StateStore, opts?: AgentOptions): Stategat
       rethrow();
       return history(store);
     },
-    prepareStep: prepareStep as unknown as PrepareStepFunction<any>,
+    prepareStep,
     onStepFinish: async (step) => {
       try {
         record(step);
@@ -605,6 +618,7 @@ export function fromUIMessages(store: StateStore, messages: readonly UIMessage[]
   const given = decodeMessages(messages.map(jsonSafe), { format: "ui" }) as (Message & { id?: string; tool_call_id?: string })[];
   const stored = store.get("messages") as (Message & { id: string; tool_call_id?: string })[];
   const keys = stored.map(key);
+  const ids = new Set(stored.map((m) => m.id));
   const matched = new Set<number>();
   const ops: unknown[] = [];
   const added: string[] = [];
@@ -622,12 +636,11 @@ export function fromUIMessages(store: StateStore, messages: readonly UIMessage[]
       const s = stored[i];
       if ((d.id !== undefined && s.id === d.id) || (d.role === "tool" && s.role === "tool" && d.tool_call_id === s.tool_call_id)) j = i;
     }
-    const same = j >= 0 && keys[j] === k;
     if (j < 0) for (let i = pos + 1; i < stored.length && j < 0; i++) if (keys[i] === k) j = i;
     if (j >= 0) {
       if (leading > 0) refuse(`fromUIMessages: ${leading} message(s) of the useChat state are not in the store and come before stored message ${stored[j].id}: the store cannot insert before it`, { index: 0 });
       matched.add(j);
-      if (same || keys[j] === k) unchanged++;
+      if (keys[j] === k) unchanged++;
       else {
         ops.push({ replace: { ...d, id: stored[j].id } });
         replaced.push(stored[j].id);
@@ -636,15 +649,20 @@ export function fromUIMessages(store: StateStore, messages: readonly UIMessage[]
       prev = stored[j].id;
       return;
     }
-    // New: at the end when nothing after the last match is stored, else right after `prev`.
-    const id = d.id ?? (d.role === "tool" ? `${prev ?? "ui"}/${d.tool_call_id}` : undefined);
+    // New: at the end when nothing after the last match is stored, else right after `prev`
+    // (a tool result, which has no id in a UIMessage, then gets one to chain the next insert).
+    // An id the store already holds would replace that message in place: refused.
+    const atEnd = prev === undefined || pos === stored.length - 1;
+    const id = d.id ?? (!atEnd && d.role === "tool" ? `${prev}/${d.tool_call_id}` : undefined);
+    if (id !== undefined && (ids.has(id) || added.includes(id))) {
+      refuse(`fromUIMessages: message id ${JSON.stringify(id)} of the useChat state is already in the store (or twice in the state) at another place: the useChat state is not in the store's order`, { field: "messages" });
+    }
     const msg = id === undefined ? d : { ...d, id };
-    if (prev === undefined) {
-      leading++;
+    if (atEnd) {
+      if (prev === undefined) leading++;
       tail.push(msg);
-    } else if (pos === stored.length - 1) tail.push(msg);
-    else {
-      if (id === undefined) refuse(`fromUIMessages: a message without an id cannot be inserted after stored message ${prev}`);
+    } else {
+      if (id === undefined) refuse(`fromUIMessages: a ${d.role} message without an id cannot be inserted after stored message ${prev}`, { field: "messages" });
       ops.push({ insertAfter: prev, message: msg });
       prev = id;
     }

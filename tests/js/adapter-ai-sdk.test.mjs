@@ -349,6 +349,8 @@ test("bad input is refused with a StategateError and leaves the store as it was"
   code(() => fromUIMessages(store, [{ role: "user", content: "not a UIMessage" }]), "INVALID_MESSAGE");
   code(() => fromUIMessages(store, [{ id: "x", role: "user", parts: [{ type: "no-such-part" }] }]), "INVALID_MESSAGE");
   code(() => fromUIMessages(store, [], { mirorr: true }), "INVALID_OPTION");
+  // The stored "hi" has id e:1:0: a different message under that id after it would silently replace it.
+  code(() => fromUIMessages(store, [{ id: "x1", role: "user", parts: [{ type: "text", text: "hi" }] }, { id: "e:1:0", role: "user", parts: [{ type: "text", text: "other" }] }]), "INVALID_OPTION");
   // A result for a call the store never saw: the store refuses it, the command is not applied.
   code(() => fromUIMessages(store, [{ id: "a", role: "assistant", parts: [{ type: "tool-weather", toolCallId: "zz", state: "output-available", input: {}, output: "1" }] }], { expectedVersion: 0 }), "VERSION_CONFLICT");
   // onStepFinish never rejects (the AI SDK would drop it): the refusal comes from assertRecorded.
@@ -377,4 +379,43 @@ test("CommonJS: require('stategate/ai-sdk') (pkg/ai-sdk.cjs) does the same", asy
   assert.deepEqual(prompts(model.doGenerateCalls)[1], [P.system, P.user("Weather in Paris?"), P.call("c1", "Paris"), P.result("c1", "Paris")]);
   assert.deepEqual(cjs.toUIMessages(store).map((m) => m.role), ["user", "assistant"]);
   assert.throws(() => cjs.stategateAgent(store, { format: "x" }), (e) => e instanceof StategateError && e.code === "INVALID_OPTION");
+});
+
+test("types: the agent spreads into generateText / streamText and composes with a prepareStep of your own (tsc --strict)", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const fs = await import("node:fs");
+  const path = await import("node:path");
+  const { fileURLToPath } = await import("node:url");
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+  const dir = path.join(root, "test-results/adapter-ai-sdk-types");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "check.ts"), `
+import { generateText, streamText, stepCountIs, tool, jsonSchema, type UIMessage, type ModelMessage } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { StateStore } from "../../pkg/index.js";
+import { stategateAgent, stepPrompt, toUIMessages, fromUIMessages } from "../../pkg/ai-sdk.js";
+
+const store = new StateStore({ runId: "t" });
+const agent = stategateAgent(store, { budget: 100, system: "x", authors: { tool: (name, id) => name + id } });
+const model = new MockLanguageModelV3();
+const tools = { weather: tool({ inputSchema: jsonSchema<{ city: string }>({ type: "object" }), execute: async ({ city }) => city }) };
+export async function run() {
+  const r = await generateText({ model, tools, stopWhen: stepCountIs(3), ...agent });
+  const s = streamText({ model, tools, ...agent, prepareStep: async (o) => ({ ...(await agent.prepareStep(o)), activeTools: ["weather"] }) });
+  const ui: UIMessage[] = toUIMessages(store);
+  const { added }: { added: string[] } = fromUIMessages(store, ui, { mirror: true });
+  const { messages }: { messages: ModelMessage[] } = stepPrompt(store);
+  // @ts-expect-error: the AI SDK takes "ai-sdk" ModelMessages, format is not an option
+  stategateAgent(store, { format: "openai" });
+  // @ts-expect-error: authors.tool is a function
+  stategateAgent(store, { authors: { tool: "t" } });
+  return [r.text, s, added, messages];
+}
+`);
+  fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
+    compilerOptions: { target: "es2022", module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true, skipLibCheck: true, lib: ["es2022", "dom"], types: [] },
+    files: ["check.ts"],
+  }));
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", dir], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
 });
