@@ -288,10 +288,11 @@ export function stepPrompt(store: StateStore, opts?: AgentOptions): StepPrompt {
 }
 
 function prompt(store: StateStore, o: Resolved, stepNumber: number): StepPrompt {
+  let view = store.modelView(o.view); // first: a view the options cannot give (BUDGET_TOO_SMALL, …) writes no repair
   if (o.recordRepairs && store.danglingToolCalls().length > 0) {
     store.repair({ provider: providerOf("ai-sdk"), author: o.repair, ...(o.reasons ? { reasons: o.reasons } : {}) });
+    view = store.modelView(o.view);
   }
-  const view = store.modelView(o.view);
   const all = (view.messages as ModelMessage[]).map(withoutUsage);
   let k = 0;
   while (k < all.length && all[k].role === "system") k++;

@@ -344,6 +344,11 @@ test("bad input is refused with a StategateError and leaves the store as it was"
   code(() => stategateAgent(store, { authors: { tool: "t" } }), "INVALID_OPTION");
   code(() => stategateAgent(store, { recordRepairs: "yes" }), "INVALID_OPTION");
   code(() => stepPrompt(store, { budget: 3, system: SYSTEM }), "BUDGET_TOO_SMALL");
+  // ... also with a dangling call: the refused view writes no repair.
+  const dangling = new StateStore({ runId: "dg" });
+  dangling.apply({ author: "model", update: { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "weather", input: {} }] }] } });
+  code(() => stepPrompt(dangling, { budget: 3, system: SYSTEM }), "BUDGET_TOO_SMALL");
+  assert.deepEqual([dangling.version, dangling.danglingToolCalls().length], [1, 1]);
   code(() => toUIMessages(null), "INVALID_OPTION");
   code(() => fromUIMessages(store, "hi"), "INVALID_MESSAGE");
   code(() => fromUIMessages(store, [{ role: "user", content: "not a UIMessage" }]), "INVALID_MESSAGE");
