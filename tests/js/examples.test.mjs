@@ -47,6 +47,12 @@ const EXPECTED = {
     /^agent: the model got system, human, ai, tool\(call_1\), human$/m,
     /^agent: state keeps all 11 messages, the answer at index 8$/m,
   ],
+  "ai-sdk.mjs": [
+    /^turn 1: 2 steps, 4 messages recorded once, authors user, model, tool:weather$/m,
+    /^budget used: 2 turns, 1 tool call, 310 tokens$/m,
+    /^turn 2: call_2 answered before the model saw it: "Tool call weather with id call_2 did not complete - no result was recorded\."$/m,
+    /^useChat: 5 UIMessages; re-applied: 8 unchanged, 0 added, version 8$/m,
+  ],
 };
 
 const examples = fs.readdirSync(EXAMPLES).filter((f) => f.endsWith(".mjs")).sort();
