@@ -168,7 +168,7 @@ export interface StreamResult<F extends Format = Format> extends Omit<CoreStream
  * in it, `get("messages")` `Message[]` and any other channel `unknown` (check it before use).
  */
 export interface StateStore extends Omit<CoreStateStore, "get" | "messages" | "modelView" | "at"> {
-  /** The stored messages, canonical. Throws `UNKNOWN_CHANNEL`, `PRIVATE_CHANNEL` never. */
+  /** The stored messages, canonical (the `messages` channel always exists). */
   get(channel: "messages"): Message[];
   /** The value of a non-private channel (its shape is the channel's: check it). Throws `UNKNOWN_CHANNEL`, `PRIVATE_CHANNEL`. */
   get(channel: string): unknown;
