@@ -23,7 +23,7 @@ import type {
   LogCheck,
   IndexedDbLog as CoreIndexedDbLog,
   ModelViewOptions,
-  ModelView,
+  ModelView as CoreModelView,
   AsyncTasks as CoreAsyncTasks,
   SubagentInputOptions,
   SubagentResultOptions,
@@ -32,17 +32,22 @@ import type {
   ErrorDetails,
   RepairOptions,
   EncodedTranscript,
-  StreamOptions,
-  StreamResult,
+  StreamFormat,
+  StreamResult as CoreStreamResult,
   StreamReader as CoreStreamReader,
+  StoreInit,
+  RestoreInit,
 } from "./stategate_wasm.js";
+import type { MessageOf, PlainOf } from "./formats.js";
 
-/** The types generated from the Rust core (tsify and wasm-bindgen), re-exported as they are. */
 export { StategateError, isStategateError, stategateError } from "./errors.js";
 
+/** The per-format message types stategate emits (see `formats.ts`). */
+export type * from "./formats.js";
+
+/** The types generated from the Rust core (tsify and wasm-bindgen), re-exported as they are. */
+
 export type {
-  StreamOptions,
-  StreamResult,
   StreamReport,
   StreamFormat,
   StreamEnd,
@@ -73,7 +78,6 @@ export type {
   LogCheck,
   DanglingCall,
   ModelViewOptions,
-  ModelView,
   Report,
   AsyncTasksInit,
   SubagentSpec,
@@ -133,12 +137,94 @@ export interface ValidateOptions {
   provider: Provider;
 }
 
-/** What {@link repairMessages} returns. */
+/**
+ * What {@link repairMessages} returns. Untouched input messages are the caller's same objects
+ * (`T`); inserted results and changed messages are plain objects in the input's format
+ * ({@link PlainOf}`<T>`): for LangChain class instances, plain LangChain dicts — check
+ * `instanceof` (or use `coerceMessageLikeToMessage`) before calling a method such as `getType()`.
+ */
 export interface RepairResult<T = unknown> {
-  /** The repaired history: untouched input messages are the same objects. */
-  messages: T[];
+  /** The repaired history: untouched input messages are the same objects, the others plain ones. */
+  messages: Array<T | PlainOf<T>>;
   /** Every fix, in input order: kind, action, input index, tool call id. */
   report: Fix[];
+}
+
+/**
+ * The model view (`store.modelView`, {@link Api.projectMessages}): `messages` in format `F` and
+ * the report. Both functions infer `F` from `opts.format`, `"openai"` when it is absent (the
+ * core's default); a bare `ModelView` is a view in any format.
+ */
+export interface ModelView<F extends Format = Format> extends Omit<CoreModelView, "messages"> {
+  /** The messages to send, in format `F`. */
+  messages: MessageOf<F>[];
+}
+
+/** Options of a model view whose messages come in format `F` (`opts.format`; `"openai"` when absent). */
+export type ModelViewOptionsOf<F extends Format> = ModelViewOptions & { format?: F };
+
+/** Options of `new StreamReader` and {@link Api.readStream}: the stream's format and the messages' format. */
+export interface StreamOptions<S extends StreamFormat = StreamFormat, T extends Format | undefined = Format | undefined> {
+  /** The stream's format. */
+  format: S;
+  /** The format the messages are encoded in; default `"ui"` for `"ui-stream"`, `"langchain"` for `"langgraph-messages"`. */
+  to?: T;
+}
+
+/** The format a stream's messages come in: `to`, else the stream format's default. */
+export type StreamTarget<S extends StreamFormat, T extends Format | undefined> = [T] extends [Format]
+  ? T
+  : S extends "ui-stream"
+    ? "ui" | Exclude<T, undefined>
+    : "langchain" | Exclude<T, undefined>;
+
+/** What {@link Api.readStream} and `StreamReader.end()` return: `messages` in format `F`. */
+export interface StreamResult<F extends Format = Format> extends Omit<CoreStreamResult, "messages"> {
+  /** The assembled messages, in format `F`. */
+  messages: MessageOf<F>[];
+}
+
+/**
+ * A state store (DESIGN §3): the core class with precise message types — `messages()` canonical
+ * {@link Message}s, `messages(format)` that format's, `modelView({format})` a {@link ModelView}
+ * in it, `get("messages")` `Message[]` and any other channel `unknown` (check it before use).
+ */
+export interface StateStore extends Omit<CoreStateStore, "get" | "messages" | "modelView" | "at"> {
+  /** The stored messages, canonical (the `messages` channel always exists). */
+  get(channel: "messages"): Message[];
+  /** The value of a non-private channel (its shape is the channel's: check it). Throws `UNKNOWN_CHANNEL`, `PRIVATE_CHANNEL`. */
+  get(channel: string): unknown;
+  /** The messages, encoded in `format`, or canonical {@link Message}s when absent. Throws `INVALID_OPTION`. */
+  messages<F extends Format | undefined = undefined>(format?: F): MessageOf<F>[];
+  /** The model view (DESIGN §6) in `opts.format` (default `"openai"`). Throws `BUDGET_TOO_SMALL`, `PRIVATE_LEAK`, `INVALID_OPTION`. */
+  modelView<F extends Format = "openai">(opts: ModelViewOptionsOf<F>): ModelView<F>;
+  /** A read-only view of the store right after event `sequence`; its changes throw `READ_ONLY`. */
+  at(sequence: number): StateStore;
+}
+
+/** The `StateStore` class: `new StateStore(init?)`, `StateStore.replay`, `StateStore.restore`. */
+export interface StateStoreConstructor {
+  /** A store with the default schema plus `init.channels`. Throws `INVALID_OPTION`, `CHANNEL_EXISTS`. */
+  new (init?: StoreInit): StateStore;
+  readonly prototype: StateStore;
+  /** Rebuilds a store from a whole log, checking every link and hash. Throws `TAMPERED_LOG`. */
+  replay(events: StoreEvent[] | string, init?: RestoreInit): StateStore;
+  /** Restores a store from checkpoint bytes and the events after it. Throws `CORRUPT_CHECKPOINT`, `UNSUPPORTED_FORMAT_VERSION`, `TAMPERED_LOG`. */
+  restore(checkpoint: Uint8Array, tail?: StoreEvent[] | string, init?: RestoreInit): StateStore;
+}
+
+/** An incremental stream reader whose messages come in format `F` unless `messages(to)` says otherwise. */
+export interface StreamReader<F extends Format = Format> extends Omit<CoreStreamReader, "messages" | "end"> {
+  /** The messages so far, in `to` (default: the reader's format `F`). */
+  messages<T extends Format | undefined = undefined>(to?: T): MessageOf<[T] extends [Format] ? T : F | Exclude<T, undefined>>[];
+  /** Ends the stream: `{messages, report}`. The reader cannot be used after. */
+  end(): StreamResult<F>;
+}
+
+/** The `StreamReader` class: `new StreamReader({format, to?})`. Throws `INVALID_OPTION`. */
+export interface StreamReaderConstructor {
+  new <S extends StreamFormat, T extends Format | undefined = undefined>(opts: StreamOptions<S, T>): StreamReader<StreamTarget<S, T>>;
+  readonly prototype: StreamReader;
 }
 
 /** A transcript read by {@link readTranscript} (generated from Rust). */
@@ -162,7 +248,7 @@ export interface Api {
    * Converts messages into `to`: each read by its keys (a message that matches no format
    * exactly is refused, never guessed), or all read as `from` when given.
    */
-  convertMessages(messages: MessagesInput, opts: { to: Format; from?: Format }): unknown[];
+  convertMessages<F extends Format>(messages: MessagesInput, opts: { to: F; from?: Format }): MessageOf<F>[];
   /** Decodes messages into canonical {@link Message}s: each detected, or all read as `opts.format`. */
   decodeMessages(messages: MessagesInput, opts?: { format?: Format }): Message[];
   /**
@@ -183,18 +269,18 @@ export interface Api {
    * {@link Api.repairMessages} to answer the dangling calls). Throws `INVALID_MESSAGE` with
    * `details.index` = the refused chunk, `TOO_LARGE`, `INVALID_OPTION`.
    */
-  readStream(chunks: readonly unknown[], opts: StreamOptions): StreamResult;
+  readStream<S extends StreamFormat, T extends Format | undefined = undefined>(chunks: readonly unknown[], opts: StreamOptions<S, T>): StreamResult<StreamTarget<S, T>>;
   /**
    * The incremental stream reader: `new StreamReader({format, to?})`, `push(chunk)` (returns
    * nothing; a refused chunk throws, and so does every later `push` / `end`), `messages(to?)` (so
    * far), `end()` → `{messages, report}` as {@link Api.readStream}.
    */
-  StreamReader: typeof CoreStreamReader;
+  StreamReader: StreamReaderConstructor;
   /**
    * The state store class (DESIGN §3): `new StateStore({runId?, channels?, clock?, onEvents?, audit?})`. Call
    * `store.free()` when done with it, or let the garbage collector release it.
    */
-  StateStore: typeof CoreStateStore;
+  StateStore: StateStoreConstructor;
   /**
    * Checks a log's hash chain (events or their JSON Lines) from the genesis, or from
    * `opts.after` (the sequence and hash of the event before the first given): `{ok: true}`, or
@@ -216,19 +302,19 @@ export interface Api {
    * private ones, the task ledger, todos, the structured response), then the description —
    * `mode: "fork"` puts the parent's model view first. Throws `INVALID_OPTION`.
    */
-  subagentInput(parent: CoreStateStore, opts: SubagentInputOptions): CoreStateStore;
+  subagentInput(parent: StateStore, opts: SubagentInputOptions): StateStore;
   /**
    * The Command writing a finished subagent back to its parent: one tool result with its final
    * answer, plus only the inherited channels it changed. Apply with `parent.apply` (or
    * `applyBatch` for parallel subagents: conflicting writes throw `CONCURRENT_WRITE`).
    */
-  subagentResult(child: CoreStateStore, toolCallId: string, opts?: SubagentResultOptions): Command;
+  subagentResult(child: StateStore, toolCallId: string, opts?: SubagentResultOptions): Command;
   /**
    * The model view of a plain message array under a token budget (DESIGN §6): units kept whole,
    * repaired, big tool results previewed, in `opts.format`. No state sections (use
    * `store.modelView` for those). Throws `BUDGET_TOO_SMALL`, `INVALID_OPTION`.
    */
-  projectMessages(messages: MessagesInput, opts: ModelViewOptions): ModelView;
+  projectMessages<F extends Format = "openai">(messages: MessagesInput, opts: ModelViewOptionsOf<F>): ModelView<F>;
 }
 
 /** The guarded classes of each loaded wasm module (guarded once, however often makeApi runs). */
@@ -288,7 +374,7 @@ function bind(wasm: typeof Wasm, before?: () => void): Api {
     convertMessages: g("convertMessages", (messages, opts) => {
       check(messages);
       return wasm.convertMessages(messages, opts?.to as string, opts?.from);
-    }),
+    }) as Api["convertMessages"],
     decodeMessages: g("decodeMessages", (messages, opts) => {
       check(messages);
       return wasm.decodeMessages(messages, opts?.format);
@@ -297,16 +383,17 @@ function bind(wasm: typeof Wasm, before?: () => void): Api {
     readTranscript: g("readTranscript", (text, opts = {}) => wasm.readTranscript(text, opts.format)),
     readStream: g("readStream", (chunks, opts) => {
       if (!Array.isArray(chunks)) throw stategateError("INVALID_MESSAGE", "chunks must be an array");
-      return wasm.readStream(chunks, opts);
-    }),
-    StreamReader: classes.StreamReader,
-    StateStore: classes.StateStore,
+      return wasm.readStream(chunks, opts as Wasm.StreamOptions);
+    }) as Api["readStream"],
+    // The same classes, typed with their precise message types (types only).
+    StreamReader: classes.StreamReader as unknown as StreamReaderConstructor,
+    StateStore: classes.StateStore as unknown as StateStoreConstructor,
     verifyLog: g("verifyLog", (events, opts) => wasm.verifyLog(events as StoreEvent[] | string, opts)),
     IndexedDbLog: classes.IndexedDbLog,
     AsyncTasks: classes.AsyncTasks,
     subagentInput: g("subagentInput", (parent, opts) => {
       isStore(parent, "parent");
-      return wasm.subagentInput(parent, opts);
+      return wasm.subagentInput(parent, opts) as unknown as StateStore;
     }),
     subagentResult: g("subagentResult", (child, toolCallId, opts) => {
       isStore(child, "child");
@@ -315,7 +402,7 @@ function bind(wasm: typeof Wasm, before?: () => void): Api {
     projectMessages: g("projectMessages", (messages, opts) => {
       check(messages);
       return wasm.projectMessages(messages, opts);
-    }),
+    }) as Api["projectMessages"],
   };
 }
 
@@ -436,12 +523,8 @@ export const readTranscript = api.readTranscript;
 export const readStream = api.readStream;
 /** See {@link Api.StreamReader}. */
 export const StreamReader = api.StreamReader;
-/** A stream reader instance. */
-export type StreamReader = CoreStreamReader;
 /** See {@link Api.StateStore}. */
 export const StateStore = api.StateStore;
-/** A state store instance. */
-export type StateStore = CoreStateStore;
 /** See {@link Api.AsyncTasks}. */
 export const AsyncTasks = api.AsyncTasks;
 /** An async task ledger instance. */
