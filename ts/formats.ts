@@ -48,8 +48,17 @@ export interface LangChainImageBlock {
   base64?: string;
   mime_type?: string;
 }
+/** A LangChain standard file block (`FileContentBlock`): `url`, inline `base64` or a provider's `file_id`, with `mime_type` and the `filename` provider integrations read. */
+export interface LangChainFileBlock {
+  type: "file";
+  url?: string;
+  base64?: string;
+  file_id?: string;
+  mime_type?: string;
+  filename?: string;
+}
 /** The content blocks the LangChain encoder writes. */
-export type LangChainContentBlock = LangChainTextBlock | LangChainReasoningBlock | LangChainImageBlock;
+export type LangChainContentBlock = LangChainTextBlock | LangChainReasoningBlock | LangChainImageBlock | LangChainFileBlock;
 /** A LangChain tool call `{id, name, args, type: "tool_call"}` (`type` absent when kept from a LangChain source without one). */
 export interface LangChainToolCall {
   id: string;
@@ -127,6 +136,11 @@ export interface OpenAIImagePart {
   type: "image_url";
   image_url: { url: string; detail?: "auto" | "low" | "high" };
 }
+/** `ChatCompletionContentPart.File`: a file inline (`file_data`, a `data:` URL) or by `file_id`. */
+export interface OpenAIFilePart {
+  type: "file";
+  file: { file_data?: string; file_id?: string; filename?: string };
+}
 /** `ChatCompletionMessageFunctionToolCall`: `arguments` is JSON text. */
 export interface OpenAIToolCall {
   id: string;
@@ -142,7 +156,7 @@ export interface OpenAISystemMessage {
 /** `ChatCompletionUserMessageParam`. */
 export interface OpenAIUserMessage {
   role: "user";
-  content: string | Array<OpenAITextPart | OpenAIImagePart>;
+  content: string | Array<OpenAITextPart | OpenAIImagePart | OpenAIFilePart>;
   name?: string;
 }
 /** `ChatCompletionAssistantMessageParam`: `content` `null` beside calls only. */
@@ -180,6 +194,14 @@ export interface AnthropicImageBlock {
     | { type: "base64"; media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp"; data: string }
     | { type: "url"; url: string };
 }
+/** `DocumentBlockParam`: a PDF inline, at an `http(s):` URL, or an uploaded file's id. */
+export interface AnthropicDocumentBlock {
+  type: "document";
+  source:
+    | { type: "base64"; media_type: "application/pdf"; data: string }
+    | { type: "url"; url: string }
+    | { type: "file"; file_id: string };
+}
 /** `ThinkingBlockParam`: written only when the reasoning carries Anthropic's signature. */
 export interface AnthropicThinkingBlock {
   type: "thinking";
@@ -208,7 +230,7 @@ export interface AnthropicSystemMessage {
 /** A user message: text and images, or a run of tool results (results only). */
 export interface AnthropicUserMessage {
   role: "user";
-  content: string | Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicToolResultBlock>;
+  content: string | Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicToolResultBlock>;
 }
 /** An assistant message: text, signed thinking, tool uses. */
 export interface AnthropicAssistantMessage {
@@ -291,7 +313,15 @@ export interface AiSdkSystemMessage {
 /** AI SDK `UserModelMessage`. */
 export interface AiSdkUserMessage {
   role: "user";
-  content: string | Array<AiSdkTextPart | AiSdkImagePart>;
+  content: string | Array<AiSdkTextPart | AiSdkImagePart | AiSdkFilePart>;
+  providerOptions?: AiSdkProviderOptions;
+}
+/** AI SDK `FilePart`: `data` is base64, an `http(s):` URL or a `data:` URL; `mediaType` is required. */
+export interface AiSdkFilePart {
+  type: "file";
+  data: string;
+  mediaType: string;
+  filename?: string;
   providerOptions?: AiSdkProviderOptions;
 }
 /** AI SDK `AssistantModelMessage`. */
@@ -319,8 +349,8 @@ export type AiSdkMessage = AiSdkSystemMessage | AiSdkUserMessage | AiSdkAssistan
 /** A Gemini `Part` as the encoder writes it: exactly one of its fields set (plus `thought`). */
 export type GeminiPart =
   | { text: string; thought?: boolean }
-  | { inlineData: { mimeType: string; data: string } }
-  | { fileData: { mimeType: string; fileUri: string } }
+  | { inlineData: { mimeType: string; data: string; displayName?: string } }
+  | { fileData: { mimeType: string; fileUri: string; displayName?: string } }
   | { functionCall: { id: string; name: string; args: JsonObject } }
   | { functionResponse: { id: string; name: string; response: JsonObject } };
 /**
@@ -441,6 +471,14 @@ export interface ResponsesInputImage {
   image_url: string;
   detail: "low" | "high" | "auto" | "original";
 }
+/** `ResponseInputFile`: inline (`file_data`, a `data:` URL), at `file_url`, or by `file_id`. */
+export interface ResponsesInputFile {
+  type: "input_file";
+  file_data?: string;
+  file_url?: string;
+  file_id?: string;
+  filename?: string;
+}
 /** A `ResponseOutputText` annotation (citations and file paths), kept from the API's item. */
 export type ResponsesAnnotation =
   | { type: "file_citation"; file_id: string; filename: string; index: number }
@@ -463,7 +501,7 @@ export interface ResponsesOutputRefusal {
 export interface ResponsesEasyMessage {
   type?: "message";
   role: "system" | "developer" | "user" | "assistant";
-  content: string | Array<ResponsesInputText | ResponsesInputImage>;
+  content: string | Array<ResponsesInputText | ResponsesInputImage | ResponsesInputFile>;
   phase?: "commentary" | "final_answer";
 }
 /** `ResponseOutputMessage`: an assistant message item from the Responses API (kept with its id and status). */
@@ -526,6 +564,13 @@ export interface AgentsInputImage {
   detail?: string;
   providerData?: AgentsProviderData;
 }
+/** Agents SDK `InputFile`: the data as a `data:` URL string, `{url}` or `{id}`. */
+export interface AgentsInputFile {
+  type: "input_file";
+  file: string | { url: string } | { id: string };
+  filename?: string;
+  providerData?: AgentsProviderData;
+}
 /** Agents SDK `OutputText`. */
 export interface AgentsOutputText {
   type: "output_text";
@@ -550,7 +595,7 @@ export interface AgentsSystemMessage {
 export interface AgentsUserMessage {
   type?: "message";
   role: "user";
-  content: string | Array<AgentsInputText | AgentsInputImage>;
+  content: string | Array<AgentsInputText | AgentsInputImage | AgentsInputFile>;
   id?: string;
   providerData?: AgentsProviderData;
 }

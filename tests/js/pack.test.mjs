@@ -71,7 +71,7 @@ test("the tarball holds one wasm, README, LICENSE and an honest manifest", () =>
   for (const condition of ["workerd", "edge-light", "node", "browser", "worker", "default"]) assert.ok(manifest.exports["."][condition], `exports["."].${condition}`);
   // Every adapter is a subpath with ES module, CommonJS and types for both; its framework an
   // optional peer (the core installs alone: this project has none of them).
-  for (const adapter of ["langchain", "openai-agents"]) {
+  for (const adapter of ["ai-sdk", "langchain", "openai-agents"]) {
     const entry = manifest.exports[`./${adapter}`];
     assert.deepEqual(entry && [entry.import, entry.require, entry.types.import, entry.types.require], [`./${adapter}.js`, `./${adapter}.cjs`, `./${adapter}.d.ts`, `./${adapter}.d.cts`], adapter);
     for (const f of Object.values(entry).flatMap((v) => (typeof v === "string" ? [v] : Object.values(v)))) assert.ok(files.includes(f.slice(2)), `${f} of ${adapter}`);
