@@ -271,3 +271,23 @@ test("misspelt options, channel fields and command fields are refused, naming wh
   );
   assert.throws(() => StateStore.restore(null, []), (e) => e.code === "INVALID_OPTION" && /StateStore\.replay/.test(e.message));
 });
+
+// Issue 16's adapter and type authors found these in the core (stop 21).
+import { convertMessages } from "../../pkg/index.js";
+test("what the adapter and type authors found: names, data URLs, output message items, usage", () => {
+  // A result of a call whose arguments did not parse is named after that call (AI SDK requires it).
+  const invalid = [{ type: "ai", content: "", invalid_tool_calls: [{ id: "c", name: "f", args: "{bad" }] }, { type: "tool", tool_call_id: "c", content: "err", status: "error" }];
+  assert.equal(convertMessages(invalid, { to: "ai-sdk" })[1].content[0].toolName, "f");
+  // Inline base64 goes to the Agents SDK as a data URL (its `image` becomes the request's image_url).
+  const image = convertMessages([{ type: "human", content: [{ type: "image", base64: "AAA", mime_type: "image/jpeg" }] }], { to: "openai-agents" });
+  assert.equal(image[0].content[0].image, "data:image/jpeg;base64,AAA");
+  // An Agents assistant item in the Responses API: the ResponseOutputMessage it is.
+  const items = convertMessages([{ role: "user", content: "hi" }, { type: "message", role: "assistant", status: "completed", id: "msg_1", content: [{ type: "output_text", text: "Hello." }] }], { to: "responses", from: "openai-agents" });
+  assert.deepEqual(items[1], { type: "message", role: "assistant", id: "msg_1", status: "completed", content: [{ type: "output_text", text: "Hello.", annotations: [] }] });
+  // An app's usage on a ModelMessage is kept in the store but never written into a request.
+  const store = new StateStore({});
+  store.apply({ author: "m", update: { messages: [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "text", text: "yo" }, { type: "reasoning", text: "r" }], usage: { inputTokens: 3, outputTokens: 2 } }] } });
+  assert.ok(!("usage" in store.messages("ai-sdk")[1]), JSON.stringify(store.messages("ai-sdk")[1]));
+  assert.ok(!("usage" in store.modelView({ format: "ai-sdk", budget: 1000 }).messages[1]));
+  store.free();
+});

@@ -124,6 +124,8 @@ impl Format {
                     | "context_management"
             ),
             Format::Openai => key == "id",
+            // An app's own record of a step's usage on a ModelMessage: no request field.
+            Format::AiSdk => key == "usage",
             _ => false,
         }
     }
@@ -748,6 +750,10 @@ pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<
             .iter()
             .map(|m| {
                 for c in &m.tool_calls {
+                    names.insert(c.id.as_str(), c.name.as_str());
+                }
+                // A call whose arguments did not parse is answered by name too.
+                for c in m.invalid_tool_calls.iter().filter(|c| !c.name.is_empty()) {
                     names.insert(c.id.as_str(), c.name.as_str());
                 }
                 let mut m = m.clone();

@@ -675,6 +675,24 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
         // item needs the `id` and `status` only the API gives). SDK items keep the parts the
         // SDK itself sends.
         Content::Parts(_) if d == Dialect::Api && m.role == Role::Assistant && !sibling => Some(json!(content.text())),
+        // An Agents SDK assistant item in the API: with its id, the output message item it was
+        // (`type`, `id`, `status`, `output_text` with its `annotations`); without one, its text.
+        Content::Parts(parts) if d == Dialect::Api && m.role == Role::Assistant => match &m.id {
+            Some(id) => {
+                o.insert("type".into(), json!("message"));
+                o.insert("id".into(), json!(id));
+                let status = m.extra.get("status").filter(|s| s.is_string()).cloned().unwrap_or(json!("completed"));
+                o.insert("status".into(), status);
+                let mut parts = parts_of(parts);
+                for p in parts.iter_mut().filter_map(Value::as_object_mut) {
+                    if p.get("type").and_then(Value::as_str) == Some("output_text") && !p.contains_key("annotations") {
+                        p.insert("annotations".into(), json!([]));
+                    }
+                }
+                Some(Value::Array(parts))
+            }
+            None => Some(json!(content.text())),
+        },
         Content::Parts(parts) => {
             let parts = parts_of(parts);
             Some(if parts.is_empty() && !sdk_assistant { json!("") } else { Value::Array(parts) })
@@ -724,8 +742,16 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                     // `detail` is required in a message item's `input_image`.
                     o.insert("detail".into(), json!("auto"));
                 }
+                // The SDK sends `image` as the request's `image_url`: inline data goes as a data URL
+                // (an Agents item's own raw string is kept as it came).
                 Dialect::Agents => {
-                    o.insert("image".into(), json!(url.as_ref().or(data.as_ref())?));
+                    let image = match (url, data) {
+                        (Some(u), _) => u.clone(),
+                        (None, Some(d)) if own => d.clone(),
+                        (None, Some(d)) => format!("data:{};base64,{d}", media_type.as_deref().unwrap_or("image/png")),
+                        (None, None) => return None,
+                    };
+                    o.insert("image".into(), json!(image));
                 }
             }
             extra

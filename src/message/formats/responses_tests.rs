@@ -350,10 +350,13 @@ fn sdk_items_convert_to_the_api_items_the_sdk_itself_sends() {
     let canon = decode_messages(&sdk, None).unwrap().messages;
     let ours = encode_messages(&canon, Format::Responses);
     assert_eq!(ours.get(..7), api.get(..7));
-    // The final message: its text, id and kind (the SDK adds `status` and `annotations` itself).
+    // The final message: the SDK itself sends `{role, content: [output_text], id}`, which fits no
+    // input item type of the `openai` package; stategate writes the `ResponseOutputMessage` it
+    // is (`type`, `id`, `status`, `annotations`), which the API takes as input too.
     assert_eq!(
         ours[7],
-        json!({"role": "assistant", "content": [{"type": "output_text", "text": "Sunny, 12:00."}], "id": "msg_1"})
+        json!({"type": "message", "role": "assistant", "id": "msg_1", "status": "completed",
+               "content": [{"type": "output_text", "text": "Sunny, 12:00.", "annotations": []}]})
     );
     // And back: the API's items in the SDK's schema read as the same conversation.
     let canon = decode_messages(&api, None).unwrap().messages;
