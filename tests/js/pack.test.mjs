@@ -240,10 +240,27 @@ test("esbuild: the bare import alone, its wasm not beside the bundle, is refused
   assert.match(result, /^NOT_LOADED: the wasm module could not be loaded from stategate_wasm_bg\.wasm next to the package: .*stategate\/wasm.*load\(wasmUrl\)/s);
 });
 
-test("Vite: the bare import in a page and in a module Web Worker, in headless Chromium", async () => {
-  write("vite/index.html", PAGE);
+test("Vite: examples/vite-worker (a store in the page, a module Web Worker projecting) built and run in headless Chromium", async () => {
+  // The example as a user has it: its files in their project, "stategate" installed from the tarball.
+  for (const f of fs.readdirSync(path.join(ROOT, "examples/vite-worker"))) write(`vite/${f}`, fs.readFileSync(path.join(ROOT, "examples/vite-worker", f), "utf8"));
+  const { build } = await import(pathToFileURL(path.join(ROOT, "node_modules/vite/dist/node/index.js")).href);
+  await build({ root: path.join(dir, "vite"), logLevel: "warn", build: { outDir: path.join(dir, "vite/dist"), emptyOutDir: true }, worker: { format: "es" } });
+  const assets = fs.readdirSync(path.join(dir, "vite/dist/assets"));
+  assert.equal(assets.filter((f) => f.endsWith(".wasm")).length, 1, `one wasm asset: ${assets}`);
+  const { page, worker } = await inChromium(path.join(dir, "vite/dist"));
+  assert.deepEqual(page, { version: 3, problems: ["MISSING_TOOL_RESULT:c2"] });
+  assert.deepEqual(worker.repaired, ["interrupted:inserted:c2"]);
+  assert.deepEqual(worker.roles, ["system", "user", "assistant", "user"]);
+  // Both results in the one user message Anthropic takes; the inserted one right after its call
+  // (as deepagents' PatchToolCalls places it).
+  assert.deepEqual(worker.results, ["tool_result:c2", "tool_result:c1"]);
+  assert.equal(worker.interrupted, true);
+});
+
+test("Vite: the bare import of the shared program in a page and a module Web Worker", async () => {
+  write("vite-app/index.html", PAGE);
   write(
-    "vite/main.js",
+    "vite-app/main.js",
     `import * as sg from "stategate";
 import { run } from "../src/app.js";
 try {
@@ -257,17 +274,15 @@ try {
 `,
   );
   write(
-    "vite/worker.js",
+    "vite-app/worker.js",
     `import * as sg from "stategate";
 import { run } from "../src/app.js";
 try { postMessage(run(sg)); } catch (e) { postMessage({ failure: String(e) }); }
 `,
   );
   const { build } = await import(pathToFileURL(path.join(ROOT, "node_modules/vite/dist/node/index.js")).href);
-  await build({ root: path.join(dir, "vite"), logLevel: "warn", build: { outDir: path.join(dir, "vite/dist"), emptyOutDir: true }, worker: { format: "es" } });
-  const assets = fs.readdirSync(path.join(dir, "vite/dist/assets"));
-  assert.equal(assets.filter((f) => f.endsWith(".wasm")).length, 1, `one wasm asset: ${assets}`);
-  const { page, worker } = await inChromium(path.join(dir, "vite/dist"));
+  await build({ root: path.join(dir, "vite-app"), logLevel: "warn", build: { outDir: path.join(dir, "vite-app/dist"), emptyOutDir: true }, worker: { format: "es" } });
+  const { page, worker } = await inChromium(path.join(dir, "vite-app/dist"));
   assert.deepEqual(page, EXPECTED);
   assert.deepEqual(worker, EXPECTED);
 });
