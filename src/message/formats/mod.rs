@@ -765,6 +765,8 @@ pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<
             .collect()
     });
     let messages = named.as_deref().unwrap_or(messages);
+    let placed = place_media(messages, format);
+    let messages = placed.as_deref().unwrap_or(messages);
     let mut out = Vec::with_capacity(messages.len());
     let mut index = vec![0; messages.len()];
     for range in groups(messages, format) {
@@ -782,6 +784,65 @@ pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<
         }
     }
     (out, index)
+}
+
+/// Images and files in messages whose role `format`'s request takes none in, made what it takes:
+/// OpenAI Chat and Anthropic take them only from the user (a system or assistant image becomes a
+/// text note naming it); an AI SDK assistant message takes an image as a `file` part and an AI
+/// SDK system message only text; a Responses or Agents system or assistant message takes none. Tool results follow the providers' own
+/// result rules (validation and repair). `None` when nothing moves.
+fn place_media(messages: &[Message], format: Format) -> Option<Vec<Message>> {
+    // What the caller wrote in this very format is written back as it came (round trips stay exact).
+    let moves = |m: &Message| match (format, m.role) {
+        _ if m.origin == Some(format) => false,
+        (_, Role::User | Role::Tool) => false,
+        (Format::Openai | Format::Anthropic | Format::Responses | Format::OpenaiAgents | Format::AiSdk, _) => true,
+        _ => false,
+    };
+    let is_media = |p: &ContentPart| matches!(p, ContentPart::Image { .. } | ContentPart::File { .. });
+    let touched = |m: &Message| moves(m) && matches!(&m.content, Content::Parts(p) if p.iter().any(is_media));
+    if !messages.iter().any(touched) {
+        return None;
+    }
+    let why = match format {
+        Format::Openai => "OpenAI Chat takes images and files only in user messages",
+        Format::Anthropic => "Anthropic takes images and documents only in user messages",
+        Format::AiSdk => "an AI SDK system message is text",
+        _ => "a system or assistant message item takes no images or files",
+    };
+    Some(
+        messages
+            .iter()
+            .map(|m| {
+                let mut m = m.clone();
+                if touched(&m) {
+                    if let Content::Parts(parts) = &mut m.content {
+                        for p in parts.iter_mut() {
+                            *p = match (&*p, format) {
+                                (ContentPart::Image { url, data, media_type, .. }, Format::AiSdk)
+                                    if m.role == Role::Assistant =>
+                                {
+                                    ContentPart::File {
+                                        url: url.clone(),
+                                        data: data.clone(),
+                                        file_id: None,
+                                        media_type: media_type.clone().or(Some("image/png".into())),
+                                        filename: None,
+                                        extra: Map::new(),
+                                    }
+                                }
+                                (ContentPart::File { .. }, Format::AiSdk) if m.role == Role::Assistant => p.clone(),
+                                (ContentPart::Image { .. }, _) => ContentPart::text(format!("[image not sent: {why}]")),
+                                (ContentPart::File { .. }, _) => util::file_note(p, why),
+                                _ => p.clone(),
+                            };
+                        }
+                    }
+                }
+                m
+            })
+            .collect(),
+    )
 }
 
 /// Writes `extra` fields into `obj` when the message came from `format`, without overwriting the

@@ -536,3 +536,33 @@ fn files_move_between_formats_and_are_never_dropped_silently() {
     assert_eq!(encode_messages(&d, Format::Anthropic)[0]["content"][0]["type"], "image");
     assert_eq!(encode_messages(&d, Format::AiSdk), vec![png]);
 }
+
+/// An image in a system or assistant message goes where the target's request takes it (found by
+/// the type checks of issue 16): OpenAI and Anthropic get a text note naming it, an AI SDK
+/// assistant a `file` part, the Responses API a note; a message in the target's own format is
+/// written back as it came.
+#[test]
+fn images_outside_user_messages_are_made_what_the_request_takes() {
+    let lc = vec![
+        json!({"type": "system", "content": [{"type": "text", "text": "rules"}, {"type": "image", "url": "https://x/y.png"}]}),
+        json!({"type": "human", "content": "hi"}),
+        json!({"type": "ai", "content": [{"type": "text", "text": "see"}, {"type": "image", "url": "https://x/z.png"}]}),
+    ];
+    let d = decode_messages(&lc, None).unwrap().messages;
+    let note = |v: &Value| v.to_string().contains("[image not sent:");
+    for f in [Format::Openai, Format::Anthropic, Format::Responses, Format::OpenaiAgents] {
+        let out = encode_messages(&d, f);
+        let text = serde_json::to_string(&out).unwrap();
+        assert!(!text.contains("image_url") && !text.contains("\"image\"") && !text.contains("input_image"), "{f:?}: {text}");
+        assert!(note(&out[0]) && note(out.last().unwrap()), "{f:?}: {text}");
+    }
+    let ai = encode_messages(&d, Format::AiSdk);
+    assert_eq!(ai[2]["content"][1], json!({"type": "file", "data": "https://x/z.png", "mediaType": "image/png"}));
+    assert!(note(&ai[0]), "{}", ai[0]);
+    // Gemini and LangChain take images in any role.
+    assert!(encode_messages(&d, Format::Gemini)[2].to_string().contains("fileData"));
+    assert_eq!(encode_messages(&d, Format::Langchain), lc);
+    // The caller's own OpenAI assistant image is written back as it came.
+    let own = vec![json!({"role": "assistant", "content": [{"type": "image_url", "image_url": {"url": "https://x/z.png"}}]})];
+    assert_eq!(encode_messages(&decode_messages(&own, None).unwrap().messages, Format::Openai), own);
+}

@@ -79,7 +79,17 @@ pub(crate) fn call_from_json_text(
         serde_json::from_str::<Value>(&text).map(js_numbers)
     };
     match parsed {
-        Ok(args) => Ok(ToolCall { id, name, args, raw_args: Some(text), extra }),
+        Ok(args) if args.is_object() => Ok(ToolCall { id, name, args, raw_args: Some(text), extra }),
+        // Every provider's tool input is an object (Anthropic `tool_use.input`, Gemini
+        // `functionCall.args`, a JSON Schema `type: "object"` for OpenAI): other JSON is a call
+        // the model got wrong, kept as the text it wrote.
+        Ok(args) => Err(InvalidToolCall {
+            id,
+            name,
+            args: text,
+            error: Some(format!("arguments are not a JSON object but {}", kind(&args))),
+            extra,
+        }),
         Err(e) => Err(InvalidToolCall {
             id,
             name,
