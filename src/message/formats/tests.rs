@@ -553,7 +553,10 @@ fn images_outside_user_messages_are_made_what_the_request_takes() {
     for f in [Format::Openai, Format::Anthropic, Format::Responses, Format::OpenaiAgents] {
         let out = encode_messages(&d, f);
         let text = serde_json::to_string(&out).unwrap();
-        assert!(!text.contains("image_url") && !text.contains("\"image\"") && !text.contains("input_image"), "{f:?}: {text}");
+        assert!(
+            !text.contains("image_url") && !text.contains("\"image\"") && !text.contains("input_image"),
+            "{f:?}: {text}"
+        );
         assert!(note(&out[0]) && note(out.last().unwrap()), "{f:?}: {text}");
     }
     let ai = encode_messages(&d, Format::AiSdk);
@@ -563,6 +566,7 @@ fn images_outside_user_messages_are_made_what_the_request_takes() {
     assert!(encode_messages(&d, Format::Gemini)[2].to_string().contains("fileData"));
     assert_eq!(encode_messages(&d, Format::Langchain), lc);
     // The caller's own OpenAI assistant image is written back as it came.
-    let own = vec![json!({"role": "assistant", "content": [{"type": "image_url", "image_url": {"url": "https://x/z.png"}}]})];
+    let own =
+        vec![json!({"role": "assistant", "content": [{"type": "image_url", "image_url": {"url": "https://x/z.png"}}]})];
     assert_eq!(encode_messages(&decode_messages(&own, None).unwrap().messages, Format::Openai), own);
 }

@@ -1,0 +1,249 @@
+//! Encoding: canonical messages grouped the way each format carries them and written out, with
+//! what a format's request cannot carry made what it takes (media outside user messages, names
+//! of results).
+
+use super::*;
+
+/// How the encoder groups canonical messages into output messages of `format`: each range is
+/// encoded together ([`encode_group`]). Consecutive tool results share one message where the
+/// format says so; a run of assistant items of an item format ([`same_turn`]) is one turn, so
+/// it is one group in every format that writes a turn as one message. In an item format every
+/// message is its own group (and may give several items: its text, then one per call). A
+/// UIMessage holds an assistant turn's steps and results (a step continues the message it was
+/// decoded from, see `ui::continues`).
+pub fn groups(messages: &[Message], format: Format) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(messages.len());
+    for (i, m) in messages.iter().enumerate() {
+        let prev = i.checked_sub(1).and_then(|p| messages.get(p));
+        let joins = prev.is_some_and(|p| {
+            let turn = !format.is_items() && same_turn((p.role, p.origin), (m.role, m.origin));
+            match format {
+                // Results fold into the assistant message before them.
+                Format::Ui => {
+                    m.role == Role::Tool || (m.role == Role::Assistant && (turn || ui::continues(messages, i)))
+                }
+                _ => (format.merges_tool_results() && m.role == Role::Tool && p.role == Role::Tool) || turn,
+            }
+        });
+        match out.last_mut() {
+            Some(last) if joins => last.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
+}
+
+/// [`groups`] from the roles alone, for messages of one format that are not item-format turns
+/// (repair encodes a run of items back into its own item format, where no turn is merged; no
+/// step continues an earlier UIMessage).
+pub fn group_roles(roles: &[Role], format: Format) -> Vec<Range<usize>> {
+    group_with(roles, |_| false, format)
+}
+
+/// [`groups`] from the roles and, for UIMessages, whether the assistant message at `i`
+/// continues the one before it.
+pub fn group_with(roles: &[Role], continues: impl Fn(usize) -> bool, format: Format) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(roles.len());
+    for (i, role) in roles.iter().enumerate() {
+        let joins = match format {
+            // Results fold into the assistant message before them.
+            Format::Ui => i > 0 && (*role == Role::Tool || (*role == Role::Assistant && continues(i))),
+            _ => format.merges_tool_results() && *role == Role::Tool && i > 0 && roles.get(i - 1) == Some(&Role::Tool),
+        };
+        match out.last_mut() {
+            Some(last) if joins => last.end = i + 1,
+            _ => out.push(i..i + 1),
+        }
+    }
+    out
+}
+
+/// One assistant message for a turn of several (see [`same_turn`]): the content of each in
+/// order (text as text parts), then all calls, valid then invalid (a call id seen before in the
+/// turn is left out); the first one's id and name.
+/// `extra` is left out: it belongs to the items, and only the item format writes it.
+fn merge_turn(group: &[Message]) -> Message {
+    let mut parts = Vec::new();
+    let mut m = group.first().cloned().unwrap_or_else(|| Message::new(Role::Assistant, ""));
+    m.tool_calls.clear();
+    m.invalid_tool_calls.clear();
+    m.extra.clear();
+    for g in group {
+        match &g.content {
+            Content::Text(t) if !t.is_empty() => parts.push(ContentPart::text(t.clone())),
+            Content::Parts(p) => parts.extend(p.iter().cloned()),
+            _ => {}
+        }
+        m.tool_calls.extend(g.tool_calls.iter().cloned());
+        m.invalid_tool_calls.extend(g.invalid_tool_calls.iter().cloned());
+    }
+    // One message cannot carry a call id twice (check_calls): a repeated item gives it once.
+    let mut seen = std::collections::HashSet::new();
+    m.tool_calls.retain(|c| seen.insert(c.id.clone()));
+    m.invalid_tool_calls.retain(|c| seen.insert(c.id.clone()));
+    m.content = Content::Parts(parts);
+    m
+}
+
+/// Encodes one group (see [`groups`]): one output message, or in an item format the items of
+/// each message (one or more, none for an assistant message of another format with nothing an
+/// item can carry).
+pub fn encode_group(group: &[Message], format: Format) -> Vec<Value> {
+    // An AI SDK approval response goes back only to the AI SDK (no other request has one).
+    if format != Format::AiSdk && group.iter().any(Message::is_aside) {
+        let kept: Vec<Message> = group.iter().filter(|m| !m.is_aside()).cloned().collect();
+        return if kept.is_empty() { Vec::new() } else { encode_group(&kept, format) };
+    }
+    if format.is_items() {
+        return group.iter().flat_map(|m| responses::encode(m, format)).collect();
+    }
+    if format == Format::Ui {
+        return vec![ui::encode(group)];
+    }
+    let merged;
+    let group = if group.len() > 1 && group.first().is_some_and(|m| m.role == Role::Assistant) {
+        merged = [merge_turn(group)];
+        &merged[..]
+    } else {
+        group
+    };
+    vec![match format {
+        Format::Langchain => group.first().map_or(Value::Null, langchain::encode),
+        Format::Openai => group.first().map_or(Value::Null, openai::encode),
+        Format::Anthropic => anthropic::encode(group),
+        Format::AiSdk => ai_sdk::encode(group),
+        Format::Gemini => gemini::encode(group),
+        Format::Ui => ui::encode(group),
+        Format::Responses | Format::OpenaiAgents => Value::Null,
+    }]
+}
+
+/// Encodes canonical messages into `format`.
+///
+/// Fields a message kept in `extra` are emitted only when `format` is the message's origin; when
+/// converting, only what the target format defines is written.
+pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
+    encode_indexed(messages, format).0
+}
+
+/// [`encode_messages`], with, for each canonical message, the index of the first output message
+/// its group was written to (for a group written as nothing, an item-format assistant message
+/// with nothing to carry, the index the next output message has).
+pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<usize>) {
+    // Gemini, the AI SDK and the Agents SDK name a result by its function (`functionResponse.name`,
+    // `tool-result.toolName`, `function_call_result.name` are required): give nameless results the
+    // name of the call they answer.
+    let named: Option<Vec<Message>> = (matches!(format, Format::Gemini | Format::AiSdk | Format::OpenaiAgents)
+        && messages.iter().any(|m| m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty()))
+    .then(|| {
+        let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+        messages
+            .iter()
+            .map(|m| {
+                for c in &m.tool_calls {
+                    names.insert(c.id.as_str(), c.name.as_str());
+                }
+                // A call whose arguments did not parse is answered by name too.
+                for c in m.invalid_tool_calls.iter().filter(|c| !c.name.is_empty()) {
+                    names.insert(c.id.as_str(), c.name.as_str());
+                }
+                let mut m = m.clone();
+                if m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty() {
+                    m.name = m.tool_call_id.as_deref().and_then(|id| names.get(id)).map(|n| n.to_string());
+                }
+                m
+            })
+            .collect()
+    });
+    let messages = named.as_deref().unwrap_or(messages);
+    let placed = place_media(messages, format);
+    let messages = placed.as_deref().unwrap_or(messages);
+    let mut out = Vec::with_capacity(messages.len());
+    let mut index = vec![0; messages.len()];
+    for range in groups(messages, format) {
+        if let Some(slot) = index.get_mut(range.clone()) {
+            slot.fill(out.len());
+        }
+        out.extend(messages.get(range).map(|g| encode_group(g, format)).unwrap_or_default());
+    }
+    if format == Format::Ui {
+        // A UIMessage needs an id: one the source had none for gets its position (`msg-3`).
+        for (k, v) in out.iter_mut().enumerate() {
+            if let Some(o) = v.as_object_mut().filter(|o| !o.contains_key("id")) {
+                o.insert("id".into(), Value::String(format!("msg-{k}")));
+            }
+        }
+    }
+    (out, index)
+}
+
+/// Images and files in messages whose role `format`'s request takes none in, made what it takes:
+/// OpenAI Chat and Anthropic take them only from the user (a system or assistant image becomes a
+/// text note naming it); an AI SDK assistant message takes an image as a `file` part and an AI
+/// SDK system message only text; a Responses or Agents system or assistant message takes none. Tool results follow the providers' own
+/// result rules (validation and repair). `None` when nothing moves.
+fn place_media(messages: &[Message], format: Format) -> Option<Vec<Message>> {
+    // What the caller wrote in this very format is written back as it came (round trips stay exact).
+    let moves = |m: &Message| match (format, m.role) {
+        _ if m.origin == Some(format) => false,
+        (_, Role::User | Role::Tool) => false,
+        (Format::Openai | Format::Anthropic | Format::Responses | Format::OpenaiAgents | Format::AiSdk, _) => true,
+        _ => false,
+    };
+    let is_media = |p: &ContentPart| matches!(p, ContentPart::Image { .. } | ContentPart::File { .. });
+    let touched = |m: &Message| moves(m) && matches!(&m.content, Content::Parts(p) if p.iter().any(is_media));
+    if !messages.iter().any(touched) {
+        return None;
+    }
+    let why = match format {
+        Format::Openai => "OpenAI Chat takes images and files only in user messages",
+        Format::Anthropic => "Anthropic takes images and documents only in user messages",
+        Format::AiSdk => "an AI SDK system message is text",
+        _ => "a system or assistant message item takes no images or files",
+    };
+    Some(
+        messages
+            .iter()
+            .map(|m| {
+                let mut m = m.clone();
+                if touched(&m) {
+                    if let Content::Parts(parts) = &mut m.content {
+                        for p in parts.iter_mut() {
+                            *p = match (&*p, format) {
+                                (ContentPart::Image { url, data, media_type, .. }, Format::AiSdk)
+                                    if m.role == Role::Assistant =>
+                                {
+                                    ContentPart::File {
+                                        url: url.clone(),
+                                        data: data.clone(),
+                                        file_id: None,
+                                        media_type: media_type.clone().or(Some("image/png".into())),
+                                        filename: None,
+                                        extra: Map::new(),
+                                    }
+                                }
+                                (ContentPart::File { .. }, Format::AiSdk) if m.role == Role::Assistant => p.clone(),
+                                (ContentPart::Image { .. }, _) => ContentPart::text(format!("[image not sent: {why}]")),
+                                (ContentPart::File { .. }, _) => util::file_note(p, why),
+                                _ => p.clone(),
+                            };
+                        }
+                    }
+                }
+                m
+            })
+            .collect(),
+    )
+}
+
+/// Writes `extra` fields into `obj` when the message came from `format`, without overwriting the
+/// fields the encoder set.
+pub(crate) fn put_extra(obj: &mut Map<String, Value>, m: &Message, format: Format) {
+    if m.origin == Some(format) {
+        for (k, v) in &m.extra {
+            if !obj.contains_key(k) && !format.response_only(k) {
+                obj.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
