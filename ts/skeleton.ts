@@ -10,8 +10,9 @@
  * one detection and decoding, through `JSON.stringify`), which gives every answer and every error.
  * So it may never accept what the full path refuses: every value it does not read is checked to
  * be one `JSON.stringify` writes as it is (plain objects and arrays, strings, finite numbers,
- * booleans, null, nesting well under the core's 128 levels), the whole is kept well under the
- * size limit, and whatever throws (a getter, a Proxy trap, a revoked Proxy) ends the attempt.
+ * booleans, null, nesting well under the core's 128 levels), the whole is kept under the size
+ * limit (a bound from the lengths, else the JSON's own length), and whatever throws (a getter, a
+ * Proxy trap, a revoked Proxy) ends the attempt.
  */
 
 /** The builder's answer: the words of the layout, and the strings it names as one text. */
@@ -335,7 +336,12 @@ export function skeleton(messages: readonly unknown[]): Skeleton | undefined {
       if (!message(messages[i])) return undefined;
       room -= 1;
     }
-    if (room < 0) return undefined;
+    // The bound is loose (six characters per code unit): past it, measure the JSON exactly, as
+    // the full path does before it refuses an input as too large.
+    if (room < 0) {
+      const json: unknown = JSON.stringify(messages);
+      if (typeof json !== "string" || json.length > MAX_CHARS) return undefined;
+    }
     const out = { meta: meta.slice(0, used), text: encoder.encode(text) };
     return out;
   } catch {

@@ -283,10 +283,13 @@ test("4. polluted prototypes and odd arrays take the full path", () => {
 test("5. the size limit: a history near or over it takes the full path, which refuses what is over", () => {
   const big = (n) => [{ type: "human", content: "x".repeat(n) }, { type: "ai", content: "", tool_calls: [{ id: "c1", name: "t", args: {} }] }];
   assert.ok(skeleton(big(1000)));
-  // Under the limit, but not provably so from the lengths alone: the full path answers.
+  // Under the limit, but not provably so from the lengths alone: measured, and taken.
   const near = big(6 * 1024 * 1024);
-  assert.equal(skeleton(near), undefined);
+  assert.ok(skeleton(near));
   same(near, "6 Mi characters");
+  const justOver = big(32 * 1024 * 1024 - 40);
+  assert.equal(skeleton(justOver), undefined);
+  assert.equal(outcome(() => repairMessages(justOver)).code, "TOO_LARGE");
   const over = big(33 * 1024 * 1024);
   assert.equal(skeleton(over), undefined);
   assert.equal(outcome(() => repairMessages(over)).code, "TOO_LARGE");
