@@ -3,10 +3,13 @@
  * CommonJS, browsers, workers, workerd) — each entry only loads the one wasm file its own way
  * ({@link loadSync} from bytes or a compiled module, {@link load} by URL) and re-exports this.
  *
- * The façade interprets no message itself: arrays cross into the core as their JSON text (one
- * bounded path: cycles, depth, throwing getters and Proxies become typed errors, never a trap)
- * and JSON text as it is, so both forms give one answer. Repair hands back the caller's own
- * objects wherever a message did not change. Every call's failure is a {@link StategateError}.
+ * The façade decides nothing about a message itself: arrays cross into the core as their JSON
+ * text (one bounded path: cycles, depth, throwing getters and Proxies become typed errors, never a
+ * trap) and JSON text as it is, so both forms give one answer. Repair and validation of an array
+ * first try its skeleton (`skeleton.ts`: only the ids, names and roles they read, for the messages
+ * whose reading is certain; the core plans from it), and take the JSON path for anything else, so
+ * every error is that path's. Repair hands back the caller's own objects wherever a message did
+ * not change. Every call's failure is a {@link StategateError}.
  */
 import initGlue, * as glue from "./stategate_wasm.js";
 import type * as Wasm from "./stategate_wasm.js";
