@@ -3,14 +3,18 @@
  * CommonJS, browsers, workers, workerd) — each entry only loads the one wasm file its own way
  * ({@link loadSync} from bytes or a compiled module, {@link load} by URL) and re-exports this.
  *
- * The façade interprets no message itself: arrays cross into the core as their JSON text (one
- * bounded path: cycles, depth, throwing getters and Proxies become typed errors, never a trap)
- * and JSON text as it is, so both forms give one answer. Repair hands back the caller's own
- * objects wherever a message did not change. Every call's failure is a {@link StategateError}.
+ * The façade decides nothing about a message itself: arrays cross into the core as their JSON
+ * text (one bounded path: cycles, depth, throwing getters and Proxies become typed errors, never a
+ * trap) and JSON text as it is, so both forms give one answer. Repair and validation of an array
+ * first try its skeleton (`skeleton.ts`: only the ids, names and roles they read, for the messages
+ * whose reading is certain; the core plans from it), and take the JSON path for anything else, so
+ * every error is that path's. Repair hands back the caller's own objects wherever a message did
+ * not change. Every call's failure is a {@link StategateError}.
  */
 import initGlue, * as glue from "./stategate_wasm.js";
 import type * as Wasm from "./stategate_wasm.js";
 import { describe, guardClass, guarded, setKnownCodes, stategateError } from "./errors.js";
+import { skeleton } from "./skeleton.js";
 import type {
   Violation,
   Fix,
@@ -320,6 +324,9 @@ export interface Api {
 /** The guarded classes of each loaded wasm module (guarded once, however often makeApi runs). */
 const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: typeof Wasm.AsyncTasks; IndexedDbLog: typeof Wasm.IndexedDbLog; StreamReader: typeof Wasm.StreamReader }>();
 
+/** In `repairSkeleton`'s order: marks the index of a new message (src/js/skeleton.rs). */
+const NEW = 2 ** 31;
+
 function check(messages: unknown): void {
   let array: boolean;
   try {
@@ -365,11 +372,25 @@ function bind(wasm: typeof Wasm, before?: () => void): Api {
   return {
     validateMessages: g("validateMessages", (messages, opts) => {
       check(messages);
-      return wasm.validateJson(messages, opts?.provider as string);
+      const provider = opts?.provider as string;
+      const sk = typeof messages === "string" ? undefined : skeleton(messages);
+      return (sk && wasm.validateSkeleton(sk.meta, sk.text, provider)) ?? wasm.validateJson(messages, provider);
     }),
     repairMessages: g("repairMessages", <T>(messages: readonly T[] | string, opts: RepairOptions = {}) => {
       check(messages);
-      return wasm.repairJson(messages, opts) as RepairResult<T>;
+      const sk = typeof messages === "string" ? undefined : skeleton(messages);
+      const fast = sk && wasm.repairSkeleton(sk.meta, sk.text, opts);
+      if (!fast) return wasm.repairJson(messages, opts) as RepairResult<T>;
+      // Untouched messages are the caller's own objects; only new ones crossed as JSON.
+      const [order, json] = fast;
+      const { news, report } = JSON.parse(json) as { news: T[]; report: Fix[] };
+      const all = messages as readonly T[];
+      const out = new Array<T>(order.length);
+      for (let i = 0; i < order.length; i++) {
+        const o = order[i];
+        out[i] = o >= NEW ? news[o - NEW] : all[o];
+      }
+      return { messages: out, report };
     }) as Api["repairMessages"],
     convertMessages: g("convertMessages", (messages, opts) => {
       check(messages);

@@ -8,6 +8,7 @@ mod gate;
 mod indexeddb;
 mod interop;
 mod log;
+mod skeleton;
 mod store;
 mod stream;
 mod subagent;
@@ -18,6 +19,7 @@ mod view;
 pub use indexeddb::JsIndexedDbLog;
 
 pub use log::verify_log_js;
+pub use skeleton::{repair_skeleton, validate_skeleton};
 pub use store::JsStateStore;
 pub use stream::{read_stream, JsStreamReader};
 pub use subagent::{subagent_input_js, subagent_result_js};

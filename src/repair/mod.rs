@@ -6,6 +6,7 @@
 
 mod plan;
 mod shape;
+pub mod skeleton;
 mod validate;
 
 pub use plan::{plan, Action, ContentFix, Fix, FixKind, Item, Reason, RepairOptions};
@@ -224,6 +225,24 @@ pub fn repair_outputs(values: &[Value], opts: &RepairOptions) -> Result<(Vec<Out
             .ok_or_else(|| Error::new(ErrorCode::InvalidMessage, "internal: message index out of range"))
     })?;
     Ok((out, report))
+}
+
+/// [`repair_outputs`] over a history's skeleton ([`skeleton`]): the same outputs and report, or
+/// `None` when the skeleton cannot decide (it is not one the builder writes, a message needs the
+/// decoder's refusal, or a kept message must be rewritten, which needs its content): the caller
+/// then takes the full path. Errors: an unusable placeholder template, as [`repair_outputs`].
+pub fn repair_skeleton(meta: &[u32], text: &[u8], opts: &RepairOptions) -> Option<(Vec<Output>, RepairReport)> {
+    let shapes = skeleton::shapes(meta, text)?;
+    let (items, report) = plan(&shapes, opts);
+    // A kept message whose content changes needs the message itself: only the full path has it.
+    let out =
+        assemble(&items, &shapes, opts, |_| Err(Error::new(ErrorCode::InvalidMessage, "needs the full path"))).ok()?;
+    Some((out, report))
+}
+
+/// [`validate_values`] over a history's skeleton ([`skeleton`]); `None` when it cannot decide.
+pub fn validate_skeleton(meta: &[u32], text: &[u8], provider: Provider) -> Option<Vec<Violation>> {
+    Some(validate_shapes(&skeleton::shapes(meta, text)?, provider))
 }
 
 /// [`repair_outputs`] with the untouched messages copied back as they were.

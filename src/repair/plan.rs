@@ -17,9 +17,10 @@
 
 use super::shape::{Shape, ToolContent};
 use super::validate::{block_owner, turn_leaders, Provider};
+use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::message::Role;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
@@ -211,17 +212,29 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     let fix = |kind, action, index, id: Option<&str>| Fix { kind, action, index, tool_call_id: id.map(str::to_string) };
 
     // Which result answers which call occurrence: real results first, then placeholders, each in
-    // input order, and each result at most once.
-    let mut results: HashMap<&str, Vec<usize>> = HashMap::new();
+    // input order, and each result at most once. Calls are numbered by position (`base[a] + k`
+    // for call `k` of message `a`), so what is known per call or per message is a vector.
+    let n_calls: usize = shapes.iter().map(|s| s.calls.len()).sum();
+    let mut results: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    results.reserve(n_calls);
     for (i, s) in shapes.iter().enumerate().filter(|(_, s)| !s.aside) {
         if let (Role::Tool, Some(id)) = (s.role, s.tool_call_id.as_deref()) {
             results.entry(id).or_default().push(i);
         }
     }
-    for list in results.values_mut() {
+    for list in results.values_mut().filter(|l| l.len() > 1) {
         list.sort_by_key(|&i| (shapes.get(i).is_some_and(|s| s.synthetic), i));
     }
-    let called: HashSet<&str> = shapes.iter().flat_map(|s| s.calls.iter().map(|c| c.id.as_str())).collect();
+    let mut called: FxHashSet<&str> = FxHashSet::default();
+    called.reserve(n_calls);
+    called.extend(shapes.iter().flat_map(|s| s.calls.iter().map(|c| c.id.as_str())));
+    let mut base = Vec::with_capacity(shapes.len());
+    let mut next = 0;
+    for s in shapes {
+        base.push(next);
+        next += s.calls.len();
+    }
+    let call_index = |a: usize, k: usize| base.get(a).map_or(usize::MAX, |b| b + k);
     let owner = block_owner(shapes);
     let leaders = turn_leaders(shapes);
     let leader = |a: usize| leaders.get(a).copied().unwrap_or(a);
@@ -232,34 +245,40 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
             *end = i;
         }
     }
-    let mut used: HashSet<usize> = HashSet::new();
+    let mut used = vec![false; shapes.len()];
+    let is_used = |used: &[bool], r: usize| used.get(r).copied().unwrap_or(true);
     // Pass 0: each call takes a real result already in its own result block (ids can repeat
     // across turns, as in tau-bench); pass 1: any unused real result; pass 2: a placeholder.
     let assistants: Vec<usize> =
         shapes.iter().enumerate().filter(|(_, s)| s.role == Role::Assistant).map(|(a, _)| a).collect();
     // A call id repeated within one turn (a `function_call` item given twice) is one call: the
     // repeats take no result of their own. (Within one message the decoder refuses repeats.)
-    let mut first_in_turn: HashSet<(usize, &str)> = HashSet::new();
-    let mut repeated: HashSet<(usize, usize)> = HashSet::new();
+    let mut first_in_turn: FxHashSet<(usize, &str)> = FxHashSet::default();
+    first_in_turn.reserve(n_calls);
+    let mut repeated = vec![false; n_calls];
     for &a in &assistants {
         for (k, c) in shapes.get(a).map(|s| s.calls.as_slice()).unwrap_or_default().iter().enumerate() {
             if !first_in_turn.insert((leader(a), c.id.as_str())) {
-                repeated.insert((a, k));
+                if let Some(r) = repeated.get_mut(call_index(a, k)) {
+                    *r = true;
+                }
             }
         }
     }
-    let mut picked: HashMap<(usize, usize), usize> = HashMap::new();
+    let is_repeated = |a: usize, k: usize| repeated.get(call_index(a, k)).copied().unwrap_or(false);
+    let mut picked: Vec<Option<usize>> = vec![None; n_calls];
+    let picked_of = |picked: &[Option<usize>], a: usize, k: usize| picked.get(call_index(a, k)).copied().flatten();
     for pass in 0..3 {
         for &a in &assistants {
             let Some(s) = shapes.get(a) else { continue };
             for (k, c) in s.calls.iter().enumerate() {
-                if picked.contains_key(&(a, k)) || repeated.contains(&(a, k)) {
+                if picked_of(&picked, a, k).is_some() || is_repeated(a, k) {
                     continue;
                 }
                 let candidates = results.get(c.id.as_str()).map(Vec::as_slice).unwrap_or_default();
                 let real = |r: usize| shapes.get(r).is_some_and(|t| !t.synthetic);
                 let pick = candidates.iter().copied().find(|&r| {
-                    !used.contains(&r)
+                    !is_used(&used, r)
                         && match pass {
                             0 => real(r) && owner.get(r) == Some(&Some(leader(a))),
                             1 => real(r),
@@ -267,8 +286,12 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                         }
                 });
                 if let Some(r) = pick {
-                    used.insert(r);
-                    picked.insert((a, k), r);
+                    if let Some(u) = used.get_mut(r) {
+                        *u = true;
+                    }
+                    if let Some(p) = picked.get_mut(call_index(a, k)) {
+                        *p = Some(r);
+                    }
                 }
             }
         }
@@ -282,10 +305,10 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
             continue;
         };
         for (k, c) in s.calls.iter().enumerate() {
-            if repeated.contains(&(a, k)) {
+            if is_repeated(a, k) {
                 continue;
             }
-            match picked.get(&(a, k)).copied() {
+            match picked_of(&picked, a, k) {
                 Some(r) => {
                     real.push(r);
                     if owner.get(r) != Some(&Some(leader(a))) {
@@ -327,7 +350,7 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     let mut items = Vec::with_capacity(shapes.len());
     for (i, s) in shapes.iter().enumerate() {
         match s.role {
-            Role::Tool if used.contains(&i) => {} // placed after its call
+            Role::Tool if is_used(&used, i) => {} // placed after its call
             // An approval response stays where it is (it answers no call), after the turn it
             // answers; before any assistant turn it answers nothing and goes, as an orphan does.
             Role::Tool if s.aside => {

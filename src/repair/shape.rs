@@ -2,8 +2,9 @@
 //!
 //! Validation and repair read only roles, call ids, result ids and a few content flags, so they
 //! run on [`Shape`]s, built from decoded canonical messages ([`Shape::of`], [`shapes_of`]). There
-//! is one reading of every format (`message::formats`): the JS façade passes messages in as JSON
-//! and never interprets them itself.
+//! is one reading of every format (`message::formats`); the one other source of shapes is a
+//! history's skeleton ([`super::skeleton`]), which covers only messages whose reading is certain
+//! and gives exactly these shapes (tests/js/skeleton.test.mjs checks it against this path).
 
 use crate::message::formats::{util::content_as_string, Format};
 use crate::message::{Content, ContentPart, Message, Role, ToolStatus};

@@ -17,10 +17,10 @@
 
 use super::shape::{Shape, ToolContent};
 use crate::error::{Error, ErrorCode, Result};
+use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::message::formats::{same_turn, Format};
 use crate::message::Role;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
@@ -184,8 +184,11 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
         shapes
     };
     let mut out = Vec::new();
-    let mut calls_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut results_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    let n_calls: usize = shapes.iter().map(|s| s.calls.len()).sum();
+    let mut calls_by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    calls_by_id.reserve(n_calls);
+    let mut results_by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    results_by_id.reserve(n_calls);
     for (i, s) in shapes.iter().enumerate() {
         for c in &s.calls {
             calls_by_id.entry(c.id.as_str()).or_default().push(i);
@@ -197,7 +200,8 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
     let owner = block_owner(shapes);
     let leaders = turn_leaders(shapes);
     // The calls of each turn, by the turn's first message.
-    let mut turn_calls: std::collections::HashSet<(usize, &str)> = std::collections::HashSet::new();
+    let mut turn_calls: FxHashSet<(usize, &str)> = FxHashSet::default();
+    turn_calls.reserve(n_calls);
     let mut turn_size = vec![0usize; shapes.len()];
     for (i, s) in shapes.iter().enumerate() {
         let leader = leaders.get(i).copied().unwrap_or(i);

@@ -1,0 +1,182 @@
+//! The skeleton of a message history: per message only what validation and repair read (role,
+//! format, call ids and names, the id a result answers, emptiness), built by the JS façade in one
+//! pass over the caller's objects and read here without decoding a message (BOUNDARY.md: untouched
+//! messages are never converted).
+//!
+//! It covers only messages whose reading is certain: LangChain dicts (`type: "human" | "ai" |
+//! "tool" | "system"`) and OpenAI Chat messages (`role`), with string, `null` or absent content and
+//! nothing another format could claim. The builder leaves out anything else, so every other input
+//! takes the full path (decode, then [`super::shapes_of`]); [`shapes`] gives the very shapes the
+//! full path would, or `None` when it cannot be sure. It never errs: every refusal is the full
+//! path's.
+//!
+//! Layout: `meta` holds, per message, a header word `format | role << 1 | status << 3 | content << 5 |
+//! placeholder << 7 | calls << 8`, then the UTF-16 length + 1 of the id the result answers (0:
+//! none), then (placeholder) the UTF-16 length of the content, then per call its kind
+//! ([`CALL_VALID`], [`CALL_INVALID`], [`CALL_ARGS_TEXT`]), the lengths of its id and name and, for
+//! [`CALL_ARGS_TEXT`], of its arguments. `text` is those strings, in that order, as UTF-8 (lone
+//! surrogates as U+FFFD, as the full path reads them); lengths are UTF-16 code units.
+
+use super::shape::{is_placeholder, CallShape, Shape, ToolContent};
+use crate::message::formats::Format;
+use crate::message::Role;
+
+/// A call read as valid (LangChain `tool_calls`, or an OpenAI message's `{id, name, args}`).
+pub const CALL_VALID: u32 = 0;
+/// A LangChain `invalid_tool_calls` entry.
+pub const CALL_INVALID: u32 = 1;
+/// An OpenAI call whose `function.arguments` text decides whether it is valid (it parses as JSON).
+pub const CALL_ARGS_TEXT: u32 = 2;
+
+/// Reads `units` UTF-16 code units of `text` from byte `*pos`, moving `*pos` past them.
+fn take<'a>(text: &'a str, pos: &mut usize, units: usize) -> Option<&'a str> {
+    let bytes = text.as_bytes();
+    let start = *pos;
+    let ascii_end = start.checked_add(units)?;
+    if bytes.get(start..ascii_end).is_some_and(|b| b.is_ascii()) {
+        *pos = ascii_end;
+        return text.get(start..ascii_end);
+    }
+    let rest = text.get(start..)?;
+    let mut left = units;
+    let mut end = start;
+    for c in rest.chars() {
+        if left == 0 {
+            break;
+        }
+        left = left.checked_sub(c.len_utf16())?;
+        end += c.len_utf8();
+    }
+    if left != 0 {
+        return None;
+    }
+    *pos = end;
+    text.get(start..end)
+}
+
+/// Whether OpenAI arguments text makes a valid call, as `util::call_from_json_text` decides.
+fn args_parse(text: &str) -> bool {
+    text.trim().is_empty() || serde_json::from_str::<serde_json::Value>(text).is_ok()
+}
+
+/// The shapes of the messages `meta` and `text` describe, exactly as decoding the messages and
+/// [`super::shapes_of`] would give them; `None` when the skeleton is not one the builder writes
+/// or a message needs the full path (a call id repeated in one message, a result without the id
+/// of its call, a call from another role: the decoder's errors).
+pub fn shapes(meta: &[u32], text: &[u8]) -> Option<Vec<Shape>> {
+    let text = std::str::from_utf8(text).ok()?;
+    let mut words = meta.iter().copied();
+    let mut pos = 0usize;
+    let mut out = Vec::new();
+    while let Some(head) = words.next() {
+        let format = if head & 1 == 1 { Format::Langchain } else { Format::Openai };
+        let role = match (head >> 1) & 3 {
+            0 => Role::System,
+            1 => Role::User,
+            2 => Role::Assistant,
+            _ => Role::Tool,
+        };
+        let status = (head >> 3) & 3;
+        let content = (head >> 5) & 3;
+        let placeholder = (head >> 7) & 1 == 1;
+        let n_calls = (head >> 8) as usize;
+        let tcid_units = words.next()? as usize;
+        let tool_call_id = match tcid_units {
+            0 => None,
+            n => Some(take(text, &mut pos, n - 1)?.to_string()),
+        };
+        let placeholder_text = if placeholder { Some(take(text, &mut pos, words.next()? as usize)?) } else { None };
+        let mut valid = Vec::with_capacity(n_calls);
+        let mut invalid = Vec::new();
+        for _ in 0..n_calls {
+            let kind = words.next()?;
+            let id = take(text, &mut pos, words.next()? as usize)?;
+            let name = take(text, &mut pos, words.next()? as usize)?;
+            let is_valid = match kind {
+                CALL_VALID => true,
+                CALL_INVALID => false,
+                CALL_ARGS_TEXT => args_parse(take(text, &mut pos, words.next()? as usize)?),
+                _ => return None,
+            };
+            if is_valid && name.is_empty() {
+                return None;
+            }
+            let call = CallShape { id: id.to_string(), name: name.to_string(), invalid: !is_valid };
+            if is_valid {
+                valid.push(call);
+            } else {
+                invalid.push(call);
+            }
+        }
+        valid.append(&mut invalid);
+        let calls = valid;
+        // The decoder's refusals: the full path names them.
+        let repeated = if calls.len() <= 16 {
+            calls.iter().enumerate().any(|(k, c)| calls.iter().take(k).any(|d| d.id == c.id))
+        } else {
+            let mut seen = std::collections::HashSet::new();
+            !calls.iter().all(|c| seen.insert(c.id.as_str()))
+        };
+        if repeated
+            || (role != Role::Assistant && !calls.is_empty())
+            || (role == Role::Tool && tool_call_id.as_deref().is_none_or(str::is_empty))
+            || status > 2
+        {
+            return None;
+        }
+        let empty = content != 3;
+        let synthetic = role == Role::Tool
+            && status != 1
+            && matches!((placeholder_text, tool_call_id.as_deref()), (Some(t), Some(id)) if is_placeholder(t, id));
+        out.push(Shape {
+            source: out.len(),
+            part: 0,
+            format,
+            role,
+            calls,
+            tool_call_id,
+            empty_text_part: false,
+            empty,
+            foreign_only: false,
+            nothing_for_anthropic: empty,
+            tool_content: ToolContent::Text,
+            error: status == 2,
+            synthetic,
+            aside: false,
+        });
+    }
+    (pos == text.len()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn take_counts_utf16_units() {
+        let t = "ab😀é-";
+        let mut pos = 0;
+        assert_eq!(take(t, &mut pos, 2), Some("ab"));
+        assert_eq!(take(t, &mut pos, 2), Some("😀"));
+        assert_eq!(take(t, &mut pos, 1), Some("é"));
+        assert_eq!(take(t, &mut pos, 1), Some("-"));
+        assert_eq!(take(t, &mut pos, 1), None);
+        // Half of a surrogate pair is not a boundary.
+        let mut pos = 2;
+        assert_eq!(take(t, &mut pos, 1), None);
+    }
+
+    #[test]
+    fn malformed_skeletons_are_none_never_a_panic() {
+        assert_eq!(shapes(&[], b""), Some(vec![]));
+        assert_eq!(shapes(&[0], b""), None);
+        assert_eq!(shapes(&[2 << 1 | 1 << 8, 0], b""), None);
+        assert_eq!(shapes(&[2 << 1 | 1 << 8, 0, 7, 1, 1], b"ab"), None);
+        assert_eq!(shapes(&[3 << 1, 0], b""), None, "a result needs its call id");
+        assert_eq!(shapes(&[1 << 1, 3], b"xy"), Some(shapes(&[1 << 1, 3], b"xy").unwrap_or_default()));
+        assert_eq!(shapes(&[1 << 1, 3], b"xyz"), None, "text left over");
+        assert_eq!(shapes(&[1 << 1, 0], &[0xff]), None, "not UTF-8");
+        assert_eq!(shapes(&[1 << 1 | 3 << 3, 0], b""), None);
+        assert_eq!(shapes(&[u32::MAX, u32::MAX], b""), None);
+    }
+}

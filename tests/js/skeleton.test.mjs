@@ -1,0 +1,297 @@
+// The skeleton fast path of repairMessages / validateMessages (ts/skeleton.ts, src/repair/skeleton.rs)
+// against the full path it stands in for (the wasm exports repairJson / validateJson, called
+// directly): the same messages (the caller's own objects in the same places), the same report, the
+// same violations, and for bad input the same error (code and details.index).
+//
+//   1. every fixture run (tests/fixtures/transcripts/, the recorded streams too) in each of the
+//      eight formats, whole and cut after a call, under each provider and several options;
+//   2. random LangChain histories (tests/support/histories.mjs, the differential test's), as dicts
+//      and as OpenAI messages;
+//   3. the same histories with one message damaged or made unusual at one random place: the
+//      hostile values of the sweep (throwing getters, Proxies, cycles, NaN, BigInt, Maps, deep
+//      nesting, holes, toJSON), ids of the wrong type or too long, lone surrogates, keys of other
+//      formats, placeholders, invalid arguments — each must give the full path's answer.
+// Each part also checks that the fast path really ran (the skeleton was built) where it should.
+//
+// Run: node --test tests/js/skeleton.test.mjs
+
+import test from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { convertMessages, readStream, readTranscript, repairMessages, validateMessages } from "../../pkg/index.js";
+import * as glue from "../../pkg/stategate_wasm.js";
+import { skeleton } from "../../pkg/skeleton.js";
+import { mulberry32 } from "../support/prng.mjs";
+import { generateHistory, toDict } from "../support/histories.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const FIXTURES = path.join(ROOT, "tests/fixtures/transcripts");
+const FORMATS = ["langchain", "openai", "anthropic", "ai-sdk", "gemini", "ui", "responses", "openai-agents"];
+const PROVIDERS = ["openai", "anthropic", "gemini"];
+const STREAMS = { "aisdk-uistream-langgraph-hitl-interrupt.json": "ui-stream", "langgraph-lc-stream-supervisor.json": "langgraph-messages" };
+
+const outcome = (f) => {
+  try {
+    return { ok: f() };
+  } catch (e) {
+    return { code: e?.code, index: e?.details?.index, name: e?.name };
+  }
+};
+
+/** Options to repair with: the provider, plus (by `k`) reasons, keepOrphans or a template. */
+function optionsFor(h, provider, k) {
+  const firstCall = outcome(() => h.find((m) => Array.isArray(m?.tool_calls) && m.tool_calls.length)?.tool_calls[0]?.id).ok;
+  switch (k % 4) {
+    case 1:
+      return { provider, reasons: firstCall ? { [firstCall]: "rejected" } : {} };
+    case 2:
+      return { provider, keepOrphans: true };
+    case 3:
+      return { provider, text: "no answer for {name} ({id}): {reason}" };
+    default:
+      return { provider };
+  }
+}
+
+/** Asserts the fast path's answers equal the full path's for `h`; returns whether it ran. */
+function same(h, label, k = 0) {
+  const fast = skeleton(h) !== undefined;
+  const inputs = new Set(Array.isArray(h) ? h : []);
+  for (const provider of PROVIDERS) {
+    const opts = optionsFor(Array.isArray(h) ? h : [], provider, k);
+    const a = outcome(() => repairMessages(h, opts));
+    const b = outcome(() => glue.repairJson(h, opts));
+    assert.deepEqual(a, b, `${label}: repair ${JSON.stringify(opts)}`);
+    if (a.ok) {
+      a.ok.messages.forEach((m, i) => {
+        const mine = inputs.has(m);
+        assert.equal(mine, inputs.has(b.ok.messages[i]), `${label}: message ${i} is the caller's own object in one path only`);
+        if (mine) assert.equal(m, b.ok.messages[i], `${label}: message ${i} is another input object`);
+      });
+    }
+    assert.deepEqual(
+      outcome(() => validateMessages(h, { provider })),
+      outcome(() => glue.validateJson(h, provider)),
+      `${label}: validate ${provider}`,
+    );
+  }
+  return fast;
+}
+
+function fixtureRuns() {
+  const out = [];
+  for (const file of fs.readdirSync(FIXTURES).filter((f) => !f.endsWith(".md")).sort()) {
+    const text = fs.readFileSync(path.join(FIXTURES, file), "utf8");
+    // tau-bench holds 200 runs: every 5th is plenty here.
+    for (const [r, run] of readTranscript(text, { format: "langchain" }).runs.entries()) if (r % 5 === 0) out.push([`${file}#${r}`, run]);
+    if (STREAMS[file]) {
+      const recording = JSON.parse(text);
+      const chunks = Array.isArray(recording) ? recording : (recording.chunks ?? recording.stream ?? recording.events);
+      if (Array.isArray(chunks)) out.push([`${file} (stream)`, readStream(chunks, { format: STREAMS[file], to: "langchain" }).messages]);
+    }
+  }
+  return out;
+}
+
+test("1. every fixture run in every format: the fast path answers as the full path", (t) => {
+  const ran = Object.fromEntries(FORMATS.map((f) => [f, 0]));
+  let k = 0;
+  for (const [label, run] of fixtureRuns()) {
+    for (const to of FORMATS) {
+      const h = convertMessages(run, { to });
+      if (same(h, `${label} as ${to}`, k++)) ran[to]++;
+      // Cut right after the first message that makes calls: its calls dangle.
+      const cut = h.findIndex((m) => JSON.stringify(m).match(/tool_calls|tool_use|tool-call|functionCall|function_call"/));
+      if (cut >= 0 && cut + 1 < h.length && same(h.slice(0, cut + 1), `${label} as ${to}, cut at ${cut + 1}`, k++)) ran[to]++;
+    }
+  }
+  // The skeleton reads LangChain dicts and OpenAI messages with text content; the fixtures have some.
+  t.diagnostic(`fast path taken per format: ${JSON.stringify(ran)}`);
+  assert.ok(ran.langchain > 0 && ran.openai > 0, `the fast path ran on fixtures: ${JSON.stringify(ran)}`);
+});
+
+test("2. random LangChain histories, as dicts and as OpenAI messages", () => {
+  const rand = mulberry32(0x5ce1e7);
+  let ran = 0;
+  for (let n = 0; n < 300; n++) {
+    const dicts = generateHistory(rand, n).specs.map(toDict);
+    if (same(dicts, `history ${n}`, n)) ran++;
+    if (same(convertMessages(dicts, { to: "openai" }), `history ${n} as openai`, n + 1)) ran++;
+  }
+  assert.equal(ran, 600, "every generated history takes the fast path");
+});
+
+// ---------------------------------------------------------------------------------------------
+// 3. Damaged and unusual messages
+
+const nested = (n) => {
+  let v = "leaf";
+  for (let i = 0; i < n; i++) v = i % 2 ? [v] : { n: v };
+  return v;
+};
+const revoked = () => {
+  const { proxy, revoke } = Proxy.revocable({ a: 1 }, {});
+  revoke();
+  return proxy;
+};
+const cyclic = () => {
+  const o = { a: 1 };
+  o.self = o;
+  return o;
+};
+const throwing = () => ({
+  get boom() {
+    throw new Error("getter");
+  },
+});
+class Thing {
+  constructor() {
+    this.a = 1;
+  }
+}
+const sparse = () => {
+  const a = [1, 2, 3];
+  delete a[1];
+  return a;
+};
+
+/** Values put where a message carries data the skeleton does not read (arguments, extra fields). */
+const HOSTILE = [
+  () => cyclic(),
+  () => throwing(),
+  () => revoked(),
+  () => new Proxy({ a: 1 }, {}),
+  () => new Proxy({ a: 1 }, { ownKeys: () => { throw new Error("trap"); } }),
+  () => NaN,
+  () => Infinity,
+  () => 10n,
+  () => new Map([["a", 1]]),
+  () => new Set([1]),
+  () => new Date(0),
+  () => new Thing(),
+  () => Object.create(null),
+  () => [1, undefined, 3],
+  () => [() => 1],
+  () => sparse(),
+  () => nested(90),
+  () => nested(140),
+  () => nested(5000),
+  () => ({ toJSON: () => "x" }),
+  () => ({ toJSON: () => { throw new Error("toJSON"); } }),
+  () => new Uint8Array(2),
+  () => "a\ud800b",
+  () => -0,
+  () => ({ __proto__x: 1, "a b": [null, true, 1e21] }),
+  () => undefined,
+  () => () => 1,
+  () => Symbol("s"),
+];
+
+/** Ways to damage or change message `m` (a LangChain dict or an OpenAI message) of `h`. */
+const MUTATIONS = [
+  // Hostile values where the skeleton only checks them.
+  (m, r) => { m.extra_field = r.hostile(); },
+  (m, r) => { m.additional_kwargs = { nested: r.hostile() }; },
+  (m, r) => { const c = m.tool_calls?.[0]; if (c) { if (c.function) c.function.extra = r.hostile(); else c.args = { v: r.hostile() }; } else m.response_metadata = r.hostile(); },
+  (m, r) => { const c = m.tool_calls?.[0]; if (c) c[r.pick(["type", "index", "meta"])] = r.hostile(); else m.usage_metadata = r.hostile(); },
+  // Fields the skeleton reads, of the wrong type or unusual.
+  (m, r) => { m.id = r.pick([7, 1.5, null, "", "x".repeat(1024), "x".repeat(1025), "id\ud800", "😀".repeat(600), {}, []]); },
+  (m, r) => { m.name = r.pick([7, null, "", "n", {}, "x".repeat(3000)]); },
+  (m, r) => { m.content = r.pick([7, true, {}, [], [{ type: "text", text: "" }], [{ type: "text", text: "t" }], null, "", undefined, "😀 text", "a\udc00"]); },
+  (m, r) => { if (m.tool_call_id !== undefined) m.tool_call_id = r.pick([undefined, null, "", 7, "nope", "x".repeat(1025), m.tool_call_id + "\ud800"]); else m.tool_call_id = r.pick(["stray", 3]); },
+  (m, r) => { m.status = r.pick(["success", "error", "weird", null, 1]); },
+  (m, r) => { const c = m.tool_calls?.[0]; if (c) c.id = r.pick([7, null, "", undefined, "x".repeat(1025), "dup"]); if (m.tool_calls?.[1] && c?.id === "dup") m.tool_calls[1].id = "dup"; },
+  (m, r) => { const c = m.tool_calls?.[0]; if (c) { const v = r.pick(["", null, 7, "x".repeat(1025), "ok"]); if (c.function) c.function.name = v; else c.name = v; } },
+  (m, r) => { const c = m.tool_calls?.[0]; if (c) m.tool_calls.push({ ...c, function: c.function && { ...c.function } }); },
+  (m, r) => { const c = m.tool_calls?.[0]; if (c?.function) c.function.arguments = r.pick(["", "  ", "not json", "{", "[1,2]", "1e400", JSON.stringify(nested(200)), "\ufeff", "\u0085", 7, null, undefined, { a: 1 }]); else if (c) c.args = r.pick([undefined, null, "text", [1], 7]); },
+  (m, r) => { const c = m.tool_calls?.[0]; if (c?.function) { delete c.function; c.name = r.pick(["t", ""]); c.args = r.pick([{ a: 1 }, "x", undefined]); } else if (c) c.function = r.pick([{ name: "f", arguments: "{}" }, null, "f"]); },
+  (m, r) => { m.tool_calls = r.pick([[], null, {}, "x", [7], [null], undefined]); },
+  (m, r) => { m.invalid_tool_calls = r.pick([[{ id: "bad1", name: "t", args: "{", error: "e" }], [{ id: "bad2" }], [{ id: 7 }], [{ id: "b", error: 1 }], [{ id: "b", name: 3 }], [], null, "x"]); },
+  // Keys that make it another format's, or other envelopes.
+  (m, r) => { m[r.pick(["lc", "origin", "extra", "parts", "data", "providerData", "providerOptions", "phase", "toJSON"])] = r.pick(["openai", {}, [], 1, () => 1, undefined]); },
+  (m, r) => { if (m.type !== undefined) m.role = r.pick(["user", "assistant", undefined, 7]); else m.type = r.pick(["human", "message", "function_call", "reasoning", 7, undefined, null]); },
+  (m, r) => { if (m.type !== undefined) m.type = r.pick(["user", "assistant", "developer", "remove", "chat", "AIMessageChunk", "wizard", "", 7]); else m.role = r.pick(["developer", "model", "function", "wizard", "", 7, undefined]); },
+  // A placeholder written by an earlier repair (ours or deepagents'), real or near-miss.
+  (m, r) => { if (m.tool_call_id) { m.content = r.pick([`Tool call t with id ${m.tool_call_id} did not complete - no result was recorded.`, `Tool call t with id ${m.tool_call_id}x done`, "Tool call ", `Tool call 😀 with id ${m.tool_call_id} `]); m.status = r.pick([undefined, "error", "success"]); } },
+  // The message itself replaced.
+  (m, r, h, i) => { h[i] = r.pick([null, undefined, 7, "text", [], revoked(), cyclic(), throwing(), new Thing(), Object.assign(Object.create(null), m), new Proxy(m, {})]); },
+  (m, r, h, i) => { delete h[i]; },
+  (m, r, h, i) => { Object.defineProperty(h[i], "content", { get() { throw new Error("content"); }, enumerable: true }); },
+  (m, r, h, i) => { Object.defineProperty(h[i], "hidden", { value: NaN, enumerable: false }); },
+];
+
+test("3. damaged and unusual messages give the full path's answer or its error", (t) => {
+  const rand = mulberry32(0xbadd00d);
+  const r = {
+    int: (n) => Math.floor(rand() * n),
+    pick: (xs) => xs[Math.floor(rand() * xs.length)],
+    hostile: () => HOSTILE[Math.floor(rand() * HOSTILE.length)](),
+  };
+  let fast = 0;
+  let slow = 0;
+  let errors = 0;
+  for (let n = 0; n < 1500; n++) {
+    let h = generateHistory(rand, n).specs.map(toDict);
+    if (n % 2) h = convertMessages(h, { to: "openai" });
+    for (let k = 0, times = 1 + r.int(2); k < times; k++) {
+      const i = r.int(h.length);
+      const mutation = r.int(MUTATIONS.length);
+      if (h[i] && typeof h[i] === "object" && Object.getPrototypeOf(h[i]) === Object.prototype) MUTATIONS[mutation](h[i], r, h, i);
+    }
+    const label = `case ${n}`;
+    let text;
+    try {
+      text = JSON.stringify(h)?.slice(0, 2000);
+    } catch {
+      text = "(not JSON)";
+    }
+    if (same(h, `${label}: ${text}`, n)) fast++;
+    else slow++;
+    if (outcome(() => glue.repairJson(h, {})).code) errors++;
+  }
+  t.diagnostic(`${fast} fast, ${slow} full, ${errors} refused`);
+  assert.ok(fast > 300 && slow > 300 && errors > 100, `both paths and refusals exercised: ${fast} fast, ${slow} full, ${errors} refused`);
+});
+
+test("4. polluted prototypes and odd arrays take the full path", () => {
+  const h = [{ type: "human", content: "q" }, { type: "ai", content: "", tool_calls: [{ id: "c1", name: "t", args: {} }] }];
+  for (const setup of [
+    () => { Object.prototype.toJSON = function () { return "x"; }; return () => delete Object.prototype.toJSON; },
+    () => { Array.prototype.toJSON = function () { return "x"; }; return () => delete Array.prototype.toJSON; },
+    () => { Object.prototype.injected = 1; return () => delete Object.prototype.injected; },
+  ]) {
+    const undo = setup();
+    try {
+      assert.equal(skeleton(h), undefined);
+      same(h, `polluted: ${setup}`);
+    } finally {
+      undo();
+    }
+  }
+  assert.ok(skeleton(h), "back to the fast path");
+  const own = [...h];
+  own.toJSON = () => [];
+  assert.equal(skeleton(own), undefined);
+  same(own, "an array with its own toJSON");
+  class Sub extends Array {}
+  assert.equal(skeleton(Sub.from(h)), undefined);
+  same(new Proxy(h, {}), "a Proxy of the array");
+});
+
+test("5. the size limit: a history near or over it takes the full path, which refuses what is over", () => {
+  const big = (n) => [{ type: "human", content: "x".repeat(n) }, { type: "ai", content: "", tool_calls: [{ id: "c1", name: "t", args: {} }] }];
+  assert.ok(skeleton(big(1000)));
+  // Under the limit, but not provably so from the lengths alone: measured, and taken.
+  const near = big(6 * 1024 * 1024);
+  assert.ok(skeleton(near));
+  same(near, "6 Mi characters");
+  const justOver = big(32 * 1024 * 1024 - 40);
+  assert.equal(skeleton(justOver), undefined);
+  assert.equal(outcome(() => repairMessages(justOver)).code, "TOO_LARGE");
+  const over = big(33 * 1024 * 1024);
+  assert.equal(skeleton(over), undefined);
+  assert.equal(outcome(() => repairMessages(over)).code, "TOO_LARGE");
+  assert.equal(outcome(() => validateMessages(over, { provider: "openai" })).code, "TOO_LARGE");
+});

@@ -1,0 +1,353 @@
+/**
+ * The skeleton of a message history, built in one pass over the caller's objects: per message
+ * only what validation and repair read (format, role, tool call ids and names, the id a result
+ * answers, emptiness). The core plans from it without decoding a message, and repair hands back
+ * the caller's own objects by index (BOUNDARY.md). The layout is `src/repair/skeleton.rs`'s.
+ *
+ * It reads only what is certain — LangChain dicts (`type: "human" | "ai" | "tool" | "system"`) and
+ * OpenAI Chat messages (`role`) with string, null or absent content, and no key another format
+ * claims — and gives `undefined` for anything else, so that input takes the full path (the core's
+ * one detection and decoding, through `JSON.stringify`), which gives every answer and every error.
+ * So it may never accept what the full path refuses: every value it does not read is checked to
+ * be one `JSON.stringify` writes as it is (plain objects and arrays, strings, finite numbers,
+ * booleans, null, nesting well under the core's 128 levels), the whole is kept under the size
+ * limit (a bound from the lengths, else the JSON's own length), and whatever throws (a getter, a
+ * Proxy trap, a revoked Proxy) ends the attempt.
+ */
+
+/** The builder's answer: the words of the layout, and the strings it names as one text. */
+export interface Skeleton {
+  meta: Uint32Array;
+  text: Uint8Array;
+}
+
+/** Deeper values take the full path (serde_json reads 128 levels; counted from the array). */
+const MAX_DEPTH = 100;
+/** The core's limit on the JSON text of an input (`MAX_INPUT_CHARS`), in UTF-16 code units. */
+const MAX_CHARS = 32 * 1024 * 1024;
+/** The longest id or tool name the core takes (`MAX_ID_CHARS`): longer ones take the full path. */
+const MAX_ID = 1024;
+
+const CALL_VALID = 0;
+const CALL_INVALID = 1;
+const CALL_ARGS_TEXT = 2;
+
+const LC_ROLE: Record<string, number | undefined> = { system: 0, human: 1, ai: 2, tool: 3 };
+const OPENAI_ROLE: Record<string, number | undefined> = { system: 0, developer: 0, user: 1, assistant: 2, tool: 3 };
+
+const objectProto = Object.prototype;
+const arrayProto = Array.prototype;
+const encoder = new TextEncoder();
+
+/** Upper bound left on the input's JSON length (6 characters per code unit covers `\uXXXX`). */
+let room = 0;
+let meta = new Uint32Array(1024);
+let used = 0;
+let text = "";
+
+function word(w: number): void {
+  if (used === meta.length) {
+    const bigger = new Uint32Array(meta.length * 2);
+    bigger.set(meta);
+    meta = bigger;
+  }
+  meta[used++] = w;
+}
+
+/** Appends a string to the text and its length to the words. */
+function str(s: string): void {
+  word(s.length);
+  text += s;
+}
+
+/** A value JSON drops when it is an object's field (and refuses in an array). */
+const dropped = (v: unknown) => v === undefined || typeof v === "function" || typeof v === "symbol";
+
+/** Whether `v` is written by `JSON.stringify` as it is (what the full path would not refuse). */
+function plain(v: unknown, depth: number): boolean {
+  switch (typeof v) {
+    case "string":
+      room -= 6 * v.length + 2;
+      return true;
+    case "number":
+      room -= 25;
+      return Number.isFinite(v);
+    case "boolean":
+      room -= 5;
+      return true;
+    case "object": {
+      if (v === null) {
+        room -= 4;
+        return true;
+      }
+      if (depth > MAX_DEPTH) return false;
+      if (Array.isArray(v)) return plainArray(v, depth);
+      if (Object.getPrototypeOf(v) !== objectProto) return false;
+      room -= 2;
+      for (const k in v) {
+        if (k === "toJSON") return false;
+        const x = (v as Record<string, unknown>)[k];
+        if (dropped(x)) continue;
+        room -= 6 * k.length + 3;
+        if (!plain(x, depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+function plainArray(v: unknown[], depth: number): boolean {
+  if (Object.getPrototypeOf(v) !== arrayProto) return false;
+  room -= 2;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (dropped(x) || !plain(x, depth + 1)) return false; // a hole reads as undefined
+    room -= 1;
+  }
+  return true;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === objectProto;
+
+/** An id field: absent or null (`undefined`), a string within the limit, or `false` (full path). */
+function idField(v: unknown): string | undefined | false {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "string" || v.length > MAX_ID) return false;
+  room -= 6 * v.length + 20;
+  return v;
+}
+
+/** The calls of one message, appended to the words and text; false: the full path decides. */
+function calls(list: unknown, lc: boolean, invalid: boolean): number | false {
+  if (list === undefined || list === null) return 0;
+  if (!Array.isArray(list) || Object.getPrototypeOf(list) !== arrayProto) return false;
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i];
+    if (!isPlainObject(c)) return false;
+    let id: unknown, name: unknown, fn: unknown, args: unknown, error: unknown;
+    let hasFn = false;
+    for (const k in c) {
+      const v = c[k];
+      if (dropped(v)) continue;
+      room -= 6 * k.length + 3;
+      switch (k) {
+        case "id":
+          id = v;
+          break;
+        case "name":
+          name = v;
+          if (!plain(v, 5)) return false;
+          break;
+        case "function":
+          fn = v;
+          hasFn = true;
+          if (lc && !plain(v, 5)) return false; // a LangChain call's extra field
+          break;
+        case "args":
+          args = v;
+          if (!plain(v, 5)) return false;
+          break;
+        case "error":
+          error = v;
+          if (!plain(v, 5)) return false;
+          break;
+        case "toJSON":
+          return false;
+        default:
+          if (!plain(v, 5)) return false;
+      }
+    }
+    const cid = idField(id);
+    if (typeof cid !== "string") return false;
+    if (invalid) {
+      // LangChain invalid_tool_calls: any name (none is ""), an error that is a string.
+      if (!(name === undefined || name === null || (typeof name === "string" && name.length <= MAX_ID))) return false;
+      if (!(error === undefined || error === null || typeof error === "string")) return false;
+      word(CALL_INVALID);
+      str(cid);
+      str(typeof name === "string" ? name : "");
+      continue;
+    }
+    if (!lc && hasFn) {
+      // OpenAI: {id, type, function: {name, arguments}}; the arguments' text decides validity.
+      if (!isPlainObject(fn)) return false;
+      let fname: unknown, fargs: unknown;
+      for (const k in fn) {
+        const v = fn[k];
+        if (dropped(v)) continue;
+        room -= 6 * k.length + 3;
+        if (k === "name") fname = v;
+        else if (k === "arguments") fargs = v;
+        else if (k === "toJSON" || !plain(v, 6)) return false;
+      }
+      if (typeof fname !== "string" || fname.length === 0 || fname.length > MAX_ID) return false;
+      if (!(fargs === undefined || fargs === null || typeof fargs === "string")) return false;
+      word(CALL_ARGS_TEXT);
+      str(cid);
+      str(fname);
+      room -= 6 * fname.length + 20;
+      const a = typeof fargs === "string" ? fargs : "";
+      room -= 6 * a.length + 20;
+      str(a);
+      continue;
+    }
+    // LangChain `{id, name, args}` (also in a role-keyed message, without `function`, when its
+    // args are an object).
+    if (typeof name !== "string" || name.length === 0 || name.length > MAX_ID) return false;
+    if (!lc && !isPlainObject(args)) return false;
+    word(CALL_VALID);
+    str(cid);
+    str(name);
+  }
+  return list.length;
+}
+
+/** One message appended to the skeleton; false when the full path must read it. */
+function message(m: unknown): boolean {
+  if (!isPlainObject(m)) return false;
+  let type: unknown, role: unknown, content: unknown, toolCalls: unknown, invalidCalls: unknown;
+  let toolCallId: unknown, status: unknown, id: unknown, name: unknown;
+  let hasType = false, hasRole = false, hasStatus = false;
+  room -= 2;
+  for (const k in m) {
+    const v = m[k];
+    if (dropped(v)) continue;
+    room -= 6 * k.length + 3;
+    switch (k) {
+      case "type":
+        type = v;
+        hasType = true;
+        break;
+      case "role":
+        role = v;
+        hasRole = true;
+        break;
+      case "content":
+        content = v;
+        break;
+      case "tool_calls":
+        toolCalls = v;
+        break;
+      case "invalid_tool_calls":
+        invalidCalls = v;
+        break;
+      case "tool_call_id":
+        toolCallId = v;
+        break;
+      case "status":
+        status = v;
+        hasStatus = true;
+        break;
+      case "id":
+        id = v;
+        break;
+      case "name":
+        name = v;
+        break;
+      // Keys that make the message another format's (or another envelope) for the detector.
+      case "lc":
+      case "origin":
+      case "extra":
+      case "parts":
+      case "data":
+      case "providerData":
+      case "providerOptions":
+      case "phase":
+      case "toJSON":
+        return false;
+      default:
+        if (!plain(v, 3)) return false;
+    }
+  }
+  let lc: boolean;
+  let r: number | undefined;
+  if (hasType) {
+    if (hasRole || typeof type !== "string") return false;
+    lc = true;
+    r = LC_ROLE[type];
+  } else {
+    if (hasStatus || typeof role !== "string") return false;
+    lc = false;
+    r = OPENAI_ROLE[role];
+  }
+  if (r === undefined) return false;
+  // Content: absent 0, null 1, "" 2, text 3; anything else (parts) takes the full path.
+  let c: number;
+  if (content === undefined) c = 0;
+  else if (content === null) c = 1;
+  else if (typeof content === "string") {
+    c = content.length === 0 ? 2 : 3;
+    room -= 6 * content.length + 2;
+  } else return false;
+  let s = 0;
+  if (lc && status !== undefined && status !== null) {
+    if (status === "success") s = 1;
+    else if (status === "error") s = 2;
+    else return false;
+  }
+  if (idField(id) === false) return false;
+  if (!(name === undefined || name === null || typeof name === "string")) return false;
+  if (typeof name === "string") room -= 6 * name.length + 2;
+  const tcid = idField(toolCallId);
+  if (tcid === false) return false;
+  if (r === 3 && !tcid) return false; // a result without its call's id: the full path refuses it
+  const placeholder = r === 3 && s !== 1 && typeof content === "string" && content.startsWith("Tool call ") ? 1 : 0;
+  const head = used;
+  word(0);
+  if (tcid === undefined) word(0);
+  else {
+    word(tcid.length + 1);
+    text += tcid;
+  }
+  if (placeholder) str(content as string);
+  // Valid calls first, then invalid ones: the order of the core's shapes.
+  const n = calls(toolCalls, lc, false);
+  if (n === false) return false;
+  let k = n;
+  if (lc) {
+    const bad = calls(invalidCalls, true, true);
+    if (bad === false) return false;
+    k += bad;
+  } else if (invalidCalls !== undefined && !plain(invalidCalls, 3)) return false;
+  if (k > 0 && r !== 2) return false; // only an assistant message makes calls
+  if (k >= 1 << 24) return false;
+  meta[head] = (lc ? 1 : 0) | (r << 1) | (s << 3) | (c << 5) | (placeholder << 7) | (k << 8);
+  return true;
+}
+
+/**
+ * The skeleton of `messages`, or `undefined` when the full path must read them (some message is
+ * not one the skeleton reads for certain, or reading one threw).
+ */
+export function skeleton(messages: readonly unknown[]): Skeleton | undefined {
+  room = MAX_CHARS - 2;
+  used = 0;
+  text = "";
+  try {
+    // What JSON.stringify would call instead of reading the values.
+    if ((objectProto as { toJSON?: unknown }).toJSON !== undefined || (messages as { toJSON?: unknown }).toJSON !== undefined) return undefined;
+    if (Object.getPrototypeOf(messages) !== arrayProto) return undefined;
+    for (const _ in objectProto) return undefined; // an enumerable key added to every object
+    const n = messages.length;
+    for (let i = 0; i < n; i++) {
+      if (!message(messages[i])) return undefined;
+      room -= 1;
+    }
+    // The bound is loose (six characters per code unit): past it, measure the JSON exactly, as
+    // the full path does before it refuses an input as too large.
+    if (room < 0) {
+      const json: unknown = JSON.stringify(messages);
+      if (typeof json !== "string" || json.length > MAX_CHARS) return undefined;
+    }
+    const out = { meta: meta.slice(0, used), text: encoder.encode(text) };
+    return out;
+  } catch {
+    return undefined;
+  } finally {
+    text = "";
+    if (meta.length > 1 << 16) meta = new Uint32Array(1024);
+  }
+}
