@@ -34,7 +34,6 @@
 #![allow(clippy::result_large_err)]
 
 pub mod error;
-pub(crate) mod fxhash;
 pub mod lifecycle;
 pub mod log;
 pub mod message;

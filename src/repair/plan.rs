@@ -17,7 +17,7 @@
 
 use super::shape::{Shape, ToolContent};
 use super::validate::{block_owner, turn_leaders, Provider};
-use crate::fxhash::{FxHashMap, FxHashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use crate::message::Role;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

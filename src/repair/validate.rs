@@ -17,7 +17,7 @@
 
 use super::shape::{Shape, ToolContent};
 use crate::error::{Error, ErrorCode, Result};
-use crate::fxhash::{FxHashMap, FxHashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use crate::message::formats::{same_turn, Format};
 use crate::message::Role;
 use serde::{Deserialize, Serialize};
