@@ -386,7 +386,8 @@ fn fit_window(
 /// counts by message id across calls (`counter_id` names the counter).
 ///
 /// Errors: `BUDGET_TOO_SMALL` when the system rules and the leading system message alone exceed
-/// the budget; `PRIVATE_LEAK` naming the channel whose value appears in the output; a counter's
+/// the budget, or when the budget keeps none of a non-empty history after them (a view of the
+/// system messages alone is no conversation); `PRIVATE_LEAK` naming the channel whose value appears in the output; a counter's
 /// own error.
 pub fn project(
     history: &[Message],
@@ -452,13 +453,32 @@ pub fn project(
     if start > 0 {
         report.dropped.push(Dropped { count: start, reason: "budget".into() });
     }
-    // A compaction summary is a user message: the window after it may start anywhere.
-    if opts.start_on_user && summary.is_none() {
+    // A compaction summary is a user message: the window after it may start anywhere. A history
+    // with no user message at all (a recording of a sub-agent's turns) has nothing to start on:
+    // it is kept as it is.
+    if opts.start_on_user && summary.is_none() && body.iter().any(|m| m.role == Role::User) {
         let first_user = window.iter().position(|m| m.role == Role::User).unwrap_or(window.len());
         if first_user > 0 {
             window.drain(..first_user);
             report.dropped.push(Dropped { count: first_user, reason: "start_on_user".into() });
         }
+    }
+    // A view of nothing but the system messages is no conversation (Anthropic refuses an empty
+    // message list; every model would answer without the task): refuse it, naming the cost. A
+    // compaction summary is the conversation so far (a user message): with it the view stands.
+    if window.is_empty() && !body.is_empty() && summary.is_none() {
+        let last_user = body.iter().rposition(|m| m.role == Role::User).unwrap_or(0);
+        let need = tok.sum(body.get(unit_start(body, last_user)..).unwrap_or_default())?;
+        return Err(Error::new(
+            ErrorCode::BudgetTooSmall,
+            format!(
+                "the budget of {} tokens keeps none of the {} history messages after the system messages ({} tokens): the newest turn from its user message on takes {need}; raise the budget, set maxToolResultTokens, or compact the history",
+                opts.budget,
+                body.len(),
+                opts.budget - room,
+            ),
+        )
+        .field("budget"));
     }
     report.repairs = fixes;
 

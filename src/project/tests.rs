@@ -70,7 +70,16 @@ fn a_ten_call_unit_is_never_split() {
     v.extend((1..=10).map(|i| json!({"role": "tool", "tool_call_id": format!("c{i}"), "content": "page"})));
     let h = msgs(Value::Array(v));
     for budget in [30, 100, 110, 115, 119, 121, 200] {
-        let p = run(&h, &ProjectOptions { budget, start_on_user: false, ..ProjectOptions::default() });
+        let opts = ProjectOptions { budget, start_on_user: false, ..ProjectOptions::default() };
+        // A budget that keeps not even the unit is refused: a view of nothing is no conversation.
+        let p = match project(&h, &opts, &Context::default(), &mut Flat, "flat", &mut TokenCache::default()) {
+            Ok(p) => p,
+            Err(e) => {
+                assert_eq!(e.code, ErrorCode::BudgetTooSmall, "budget {budget}");
+                assert!(budget < 120 && e.message.contains("keeps none of the 12 history messages"), "{}", e.message);
+                continue;
+            }
+        };
         let results = p.messages.iter().filter(|m| m.role == Role::Tool).count();
         assert!(results == 0 || results == 10, "budget {budget}: {results} results");
         assert!(p.messages.first().is_none_or(|m| m.role != Role::Tool));
@@ -81,8 +90,24 @@ fn a_ten_call_unit_is_never_split() {
 #[test]
 fn leading_system_always_kept_or_a_clear_error() {
     let h = msgs(json!([{"role": "system", "content": "rules"}, {"role": "user", "content": "hi"}]));
-    let p = run(&h, &ProjectOptions { budget: 10, ..ProjectOptions::default() });
-    assert_eq!(texts(&p), vec!["System:rules"]);
+    let p = run(&h, &ProjectOptions { budget: 20, ..ProjectOptions::default() });
+    assert_eq!(texts(&p), vec!["System:rules", "User:hi"]);
+    // Room for the system message but for nothing of the conversation: refused, with the cost.
+    let none = project(
+        &h,
+        &ProjectOptions { budget: 10, ..ProjectOptions::default() },
+        &Context::default(),
+        &mut Flat,
+        "flat",
+        &mut TokenCache::default(),
+    )
+    .unwrap_err();
+    assert_eq!(none.code, ErrorCode::BudgetTooSmall);
+    assert!(
+        none.message.contains("keeps none of the 1 history messages") && none.message.contains("takes 10"),
+        "{}",
+        none.message
+    );
     let e = project(
         &h,
         &ProjectOptions { budget: 9, ..ProjectOptions::default() },
@@ -239,13 +264,17 @@ fn third_review_budget_report_and_leak_cases() {
     s.apply(&cmd("u", json!({"run": {"status": "running", "task": "Fix the flaky test in CI"}, "facts": {"a": "b"}, "messages": [{"role": "user", "content": "hello"}]})), 0).unwrap();
     let mut viewed = 0;
     for budget in 0..60 {
-        let Ok(p) = crate::project::Projector::default().model_view(
+        let p = match crate::project::Projector::default().model_view(
             &s,
             &ProjectOptions { budget, ..ProjectOptions::default() },
             &mut Estimate,
             "e",
-        ) else {
-            continue;
+        ) {
+            Ok(p) => p,
+            Err(e) => {
+                assert_eq!(e.code, ErrorCode::BudgetTooSmall, "budget {budget}: {}", e.message);
+                continue;
+            }
         };
         viewed += 1;
         assert!(p.report.used <= budget, "budget {budget}: used {}", p.report.used);
@@ -255,7 +284,7 @@ fn third_review_budget_report_and_leak_cases() {
             + p.report.messages.iter().map(|m| m.tokens).sum::<usize>();
         assert_eq!(sum, p.report.used);
     }
-    assert!(viewed > 50, "only {viewed} budgets projected");
+    assert!(viewed > 30, "only {viewed} budgets projected");
     // A compaction summary that does not fit is a clear error, not an overshoot.
     s.apply(
         &cmd("u", json!({"messages": [{"role": "assistant", "content": "two"}, {"role": "user", "content": "three"}]})),

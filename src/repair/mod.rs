@@ -14,7 +14,6 @@ pub use shape::{is_placeholder, shapes_of, CallShape, Shape, ToolContent};
 pub use validate::{validate as validate_shapes, Provider, Rule, Violation};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::message::formats::util::content_as_string;
 use crate::message::formats::{decode_messages, encode_group, group_with, Format};
 use crate::message::{Content, ContentPart, Message, Role, ToolStatus};
 use serde_json::Value;
@@ -70,39 +69,9 @@ pub fn apply_fix(mut m: Message, fix: ContentFix) -> Message {
         }
     }
     if fix.tool_content_to_text {
-        m.content = Content::Text(tool_text(&m.content));
+        m.content = Content::Text(crate::message::formats::util::tool_text(&m.content));
     }
     m
-}
-
-/// Tool-result content as text for a text-only provider: text parts joined, `[]` as `"[]"`,
-/// media replaced by a note saying it was left out, other blocks as their JSON text.
-fn tool_text(content: &Content) -> String {
-    let Content::Parts(parts) = content else { return content_as_string(content) };
-    if parts.is_empty() || parts.iter().all(|p| matches!(p, ContentPart::Text { .. })) {
-        return content_as_string(content);
-    }
-    parts
-        .iter()
-        .map(|p| match p {
-            ContentPart::Text { text, .. } => text.clone(),
-            ContentPart::Image { .. } => "[image omitted: this provider takes only text in tool results]".to_string(),
-            file @ ContentPart::File { .. } => {
-                match crate::message::formats::util::file_note(file, "this provider takes only text in tool results") {
-                    ContentPart::Text { text, .. } => text,
-                    _ => String::new(),
-                }
-            }
-            ContentPart::Reasoning { text, .. } => text.clone(),
-            ContentPart::Other { raw } => match raw.get("type").and_then(|t| t.as_str()) {
-                Some(t) if ["image", "audio", "file", "document", "media"].iter().any(|k| t.contains(k)) => {
-                    format!("[{t} omitted: this provider takes only text in tool results]")
-                }
-                _ => raw.to_string(),
-            },
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// One message of a repaired input list: an input message kept as it was (by index), or a new

@@ -17,8 +17,8 @@
 
 use super::shape::{Shape, ToolContent};
 use super::validate::{block_owner, turn_leaders, Provider};
-use rustc_hash::{FxHashMap, FxHashSet};
 use crate::message::Role;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 

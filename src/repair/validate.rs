@@ -17,9 +17,9 @@
 
 use super::shape::{Shape, ToolContent};
 use crate::error::{Error, ErrorCode, Result};
-use rustc_hash::{FxHashMap, FxHashSet};
 use crate::message::formats::{same_turn, Format};
 use crate::message::Role;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 #[cfg(target_arch = "wasm32")]

@@ -413,7 +413,14 @@ impl MessagesChannel {
                         }
                         (None, None) => {
                             if m.role == Role::Assistant {
-                                fx.turns += 1;
+                                // A run of assistant items of an item format (reasoning, text,
+                                // each parallel call) is one model response: one turn.
+                                let continues = self.list.last().is_some_and(|p| {
+                                    crate::message::formats::same_turn((p.role, p.origin), (m.role, m.origin))
+                                });
+                                if !continues {
+                                    fx.turns += 1;
+                                }
                                 fx.tokens += tokens_of(m);
                             }
                             if let Some(j) = &mut self.journal {

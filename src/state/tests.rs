@@ -588,3 +588,17 @@ fn store_repair_options_refuse_a_misspelt_option() {
     let e = serde_json::from_value::<crate::repair::RepairOptions>(json!({"author": "a"})).unwrap_err().to_string();
     assert!(e.contains("unknown field `author`"), "{e}");
 }
+
+/// A model response written as items (Responses / Agents: reasoning, text, each parallel call
+/// an item of its own) is one turn, as the same response in a message format is (found by the
+/// fresh-eyes pass of issue 16: two parallel calls counted two turns).
+#[test]
+fn a_run_of_assistant_items_is_one_turn() {
+    let mut s = store();
+    s.apply(&cmd("app", json!({"budget": {"limits": {"max_turns": 1}}})), 0).unwrap();
+    s.apply(&cmd("u", json!({"messages": [{"type": "message", "role": "user", "content": "x"}]})), 0).unwrap();
+    let call = |id: &str| json!({"type": "function_call", "callId": id, "name": "w", "arguments": "{}", "status": "completed"});
+    s.apply(&cmd("m", json!({"messages": [call("c1"), call("c2")]})), 0).unwrap();
+    assert_eq!(s.get("budget").unwrap()["used"]["turns"], json!(1));
+    assert_eq!(s.get("budget").unwrap()["used"]["tool_calls"], json!(2));
+}

@@ -8,7 +8,9 @@
 //                      or a call with some of its results missing); ours keeps units whole, so
 //                      it keeps less (or more) there. Expected; docs/model-view.md documents it.
 //   trim_empty_start — trimMessages returns nothing or only the system message where ours keeps
-//                      a trailing unit (JS trimMessages counts the system inside startOn).
+//                      a trailing unit (JS trimMessages counts the system inside startOn);
+//   ours_refuses_empty — nothing of the conversation fits: ours refuses (BUDGET_TOO_SMALL) where
+//                      trimMessages returns nothing or the system message alone.
 // Any other difference fails the test.
 //
 // Run: node --test tests/js/project-differential.test.mjs
@@ -53,7 +55,7 @@ function splitsUnit(kept) {
 }
 
 test("projectMessages vs trimMessages on the real transcripts at 2k, 8k and 32k tokens", async () => {
-  const counts = { agree: 0, trim_split_unit: 0, trim_empty_start: 0 };
+  const counts = { agree: 0, trim_split_unit: 0, trim_empty_start: 0, ours_refuses_empty: 0 };
   for (const file of fs.readdirSync(FIXTURES).filter((f) => !f.endsWith(".md"))) {
     const t = readTranscript(fs.readFileSync(path.join(FIXTURES, file), "utf8"), { format: "openai" });
     for (const run of t.runs.slice(0, 10)) {
@@ -64,10 +66,20 @@ test("projectMessages vs trimMessages on the real transcripts at 2k, 8k and 32k 
       if (withIds[0]?.type === "system") tokens.set(withIds[0].id, all.report.systemTokens);
       const counter = (msgs) => msgs.reduce((a, m) => a + (tokens.get(m.id) ?? 0), 0);
       for (const budget of [2_000, 8_000, 32_000]) {
-        const ours = projectMessages(withIds, { budget, sections: false, format: "langchain" });
-        assert.deepEqual(validateMessages(ours.messages, { provider: "openai" }), []);
         const theirs = await trimMessages(lcMessages(withIds), { maxTokens: budget, strategy: "last", startOn: "human", includeSystem: true, tokenCounter: counter });
         const kept = theirs.filter(Boolean);
+        let ours;
+        try {
+          ours = projectMessages(withIds, { budget, sections: false, format: "langchain" });
+        } catch (e) {
+          // Ours refuses a view of the system messages alone (BUDGET_TOO_SMALL): trimMessages
+          // then keeps no conversation either (nothing, or only the system message).
+          assert.ok(e.code === "BUDGET_TOO_SMALL" && /keeps none/.test(e.message), e.message);
+          assert.ok(kept.filter((m) => m._getType() !== "system").length === 0 || splitsUnit(kept), `${file} budget ${budget}: ours refused, trimMessages kept ${kept.length}`);
+          counts.ours_refuses_empty++;
+          continue;
+        }
+        assert.deepEqual(validateMessages(ours.messages, { provider: "openai" }), []);
         const a = ours.messages.map((m) => m.id);
         const b = kept.map((m) => m.id);
         if (JSON.stringify(a) === JSON.stringify(b)) counts.agree++;

@@ -56,7 +56,15 @@ test("real transcripts project at 2k, 8k and 32k tokens in every format and pass
   for (const { file, run } of runs()) {
     for (const format of FORMATS) {
       for (const budget of [2_000, 8_000, 32_000]) {
-        const { messages, report } = projectMessages(run, { budget, format, maxToolResultTokens: 1_000, tokenizer: bpe });
+        let view;
+        try {
+          view = projectMessages(run, { budget, format, maxToolResultTokens: 1_000, tokenizer: bpe });
+        } catch (e) {
+          // Nothing of the conversation fits: refused (never a view of the system alone), below 32k.
+          assert.ok(e.code === "BUDGET_TOO_SMALL" && /keeps none/.test(e.message) && budget < 32_000, `${file} ${format} ${budget}: ${e.message}`);
+          continue;
+        }
+        const { messages, report } = view;
         assert.ok(report.used <= budget, `${file} ${format} ${budget}: used ${report.used}`);
         const violations = validateMessages(messages, { provider: PROVIDER[format] });
         assert.deepEqual(violations, [], `${file} ${format} ${budget}`);
@@ -64,7 +72,7 @@ test("real transcripts project at 2k, 8k and 32k tokens in every format and pass
       }
     }
   }
-  assert.ok(projected >= 4 * 5 * 3);
+  assert.ok(projected >= 4 * 5 * 2, `${projected} views`);
 });
 
 test("the BPE count is the tokenizer's: used equals the sum of per-message counts", () => {

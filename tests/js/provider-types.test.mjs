@@ -55,7 +55,13 @@ function histories() {
       for (const format of OURS) {
         out[format].push([`${file}#${r} converted`, convertMessages(run, { to: format })]);
         for (const budget of BUDGETS) {
-          const view = projectMessages(run, { budget, format, system: "You are a careful assistant.", maxToolResultTokens: 500 });
+          let view;
+          try {
+            view = projectMessages(run, { budget, format, system: "You are a careful assistant.", maxToolResultTokens: 500 });
+          } catch (e) {
+            if (e.code === "BUDGET_TOO_SMALL") continue; // nothing of the conversation fits: no view to check
+            throw e;
+          }
           out[format].push([`${file}#${r} view ${budget}`, view.messages]);
         }
       }

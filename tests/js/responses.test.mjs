@@ -132,8 +132,10 @@ test('projectMessages(…, {format: "responses"}) and a StateStore give items, w
   assert.deepEqual(validateMessages(messages, { provider: "openai" }), []);
   const chat = projectMessages(history, { budget: 8_000, format: "openai" });
   assert.deepEqual(chat.report.messages.map((m) => m.output), [0, 1, 1, 1, 2, 3, 4, 4], "a turn's items share its one message");
-  // A tight budget keeps whole units: the two calls stay with their results.
-  const small = projectMessages(history, { budget: 60, format: "openai-agents" }).messages;
+  // A tight budget keeps whole units: the two calls stay with their results (or nothing of the
+  // conversation fits, which is refused).
+  assert.throws(() => projectMessages(history, { budget: 60, format: "openai-agents" }), (e) => e.code === "BUDGET_TOO_SMALL");
+  const small = projectMessages(history, { budget: 200, format: "openai-agents" }).messages;
   const calls = small.filter((i) => i.type === "function_call").map((i) => i.callId);
   const results = small.filter((i) => i.type === "function_call_result").map((i) => i.callId);
   assert.deepEqual(calls, results);

@@ -8,7 +8,7 @@
 //! `error-json` decode to their JSON text, `content` to parts; results are written back as `text`
 //! or `error-text`.
 
-use super::util::{as_obj, content_as_string, extra_of, kind, opt_id, opt_str};
+use super::util::{as_obj, extra_of, kind, opt_id, opt_str, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
@@ -281,7 +281,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 p.insert("type".into(), json!("tool-result"));
                 p.insert("toolCallId".into(), json!(t.tool_call_id.as_deref().unwrap_or_default()));
                 p.insert("toolName".into(), json!(t.name.as_deref().unwrap_or_default()));
-                let text = content_as_string(&t.content);
+                let text = tool_text(&t.content);
                 // A non-string output (an AI SDK `json` one, a UIMessage's) goes as `json`, as
                 // `convertToModelMessages` sends it, while the result's text is unchanged.
                 let kept = match t.origin {

@@ -10,7 +10,7 @@
 //! A `system` role is accepted and written back as `{role: "system"}` (Gemini takes it as
 //! `systemInstruction`).
 
-use super::util::{as_obj, content_as_string, extra_of, opt_id, opt_str};
+use super::util::{as_obj, extra_of, opt_id, opt_str, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
@@ -223,7 +223,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
     let mut parts = Vec::new();
     if first.role == Role::Tool {
         for t in group {
-            let text = content_as_string(&t.content);
+            let text = tool_text(&t.content);
             let response = match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(obj)) if t.status != Some(ToolStatus::Error) => Value::Object(obj),
                 _ if t.status == Some(ToolStatus::Error) => json!({"error": text}),

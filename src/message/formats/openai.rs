@@ -8,9 +8,7 @@
 //! A call `{id, name, args}` (no `function`) is a LangChain tool call in a role-keyed
 //! message-like dict and is read as LangChain reads it.
 
-use super::util::{
-    args_text, as_obj, call_from_json_text, content_as_string, extra_of, opt_array, opt_id, opt_str, put_opt,
-};
+use super::util::{args_text, as_obj, call_from_json_text, extra_of, opt_array, opt_id, opt_str, put_opt, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall};
@@ -230,7 +228,7 @@ pub(super) fn encode(m: &Message) -> Value {
             o.insert("content".into(), Value::Array(texts));
         }
         Content::Parts(_) if m.role == Role::Tool && !keep_parts => {
-            o.insert("content".into(), json!(content_as_string(&m.content)));
+            o.insert("content".into(), json!(tool_text(&m.content)));
         }
         Content::Parts(parts) => {
             let parts: Vec<Value> = parts.iter().filter_map(|p| encode_part(p, own)).collect();

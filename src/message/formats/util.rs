@@ -145,6 +145,36 @@ pub(crate) fn content_as_string(content: &Content) -> String {
     }
 }
 
+/// Tool-result content as text for a provider that takes only text there (OpenAI Chat, Gemini,
+/// an AI SDK text output): text parts joined, `[]` as `"[]"`, media replaced by a note saying it
+/// was left out (never its base64 as text), other blocks as their JSON text. Repair and the
+/// encoders both write results this way.
+pub(crate) fn tool_text(content: &Content) -> String {
+    let Content::Parts(parts) = content else { return content_as_string(content) };
+    if parts.is_empty() || parts.iter().all(|p| matches!(p, ContentPart::Text { .. })) {
+        return content_as_string(content);
+    }
+    parts
+        .iter()
+        .map(|p| match p {
+            ContentPart::Text { text, .. } => text.clone(),
+            ContentPart::Image { .. } => "[image omitted: this provider takes only text in tool results]".to_string(),
+            file @ ContentPart::File { .. } => match file_note(file, "this provider takes only text in tool results") {
+                ContentPart::Text { text, .. } => text,
+                _ => String::new(),
+            },
+            ContentPart::Reasoning { text, .. } => text.clone(),
+            ContentPart::Other { raw } => match raw.get("type").and_then(|t| t.as_str()) {
+                Some(t) if ["image", "audio", "file", "document", "media"].iter().any(|k| t.contains(k)) => {
+                    format!("[{t} omitted: this provider takes only text in tool results]")
+                }
+                _ => raw.to_string(),
+            },
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The Anthropic signature a reasoning part carries: an Anthropic `thinking` block's own, or the
 /// one the AI SDK keeps for Anthropic (`providerOptions.anthropic.signature` in a ModelMessage,
 /// `providerMetadata.anthropic.signature` in a UIMessage). Anthropic refuses thinking without it.
