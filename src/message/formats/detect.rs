@@ -28,6 +28,15 @@ pub enum Detected {
 /// each): `INVALID_MESSAGE` naming both.
 fn parts_format(obj: &Map<String, Value>) -> Result<Option<Format>> {
     let Some(Value::Array(parts)) = obj.get("content") else { return Ok(None) };
+    // A part type no format has (a typo such as `txt`) is refused: read as any format it would
+    // be dropped silently on the way to another.
+    if let Some(t) = parts.iter().filter_map(|p| p.get("type").and_then(Value::as_str)).find(|t| !is_part_type(t)) {
+        return Err(Error::new(
+            ErrorCode::InvalidMessage,
+            format!("unknown content part type {t:?}: no format has it (the shared ones are text, image, file; then each format's own, e.g. image_url, tool_use, tool-call, input_text)"),
+        )
+        .field("content"));
+    }
     let mut kinds = parts.iter().filter_map(|p| {
         let t = p.get("type").and_then(Value::as_str)?;
         // OpenAI Chat's file part nests its data in `file`; the AI SDK's has `data` / `mediaType`.
@@ -250,15 +259,30 @@ fn message_with(f: Format) -> Error {
 }
 
 /// The format a content-part `type` belongs to, when only one format uses it.
+/// Whether a content part type is one some format has: the shared ones, or one format's own.
+fn is_part_type(kind: &str) -> bool {
+    matches!(kind, "text" | "image" | "file") || part_format(kind).is_some()
+}
+
 fn part_format(kind: &str) -> Option<Format> {
     match kind {
+        // Anthropic's `ContentBlockParam` (@anthropic-ai/sdk 1.10), and the MCP connector's blocks.
         "tool_use"
         | "tool_result"
         | "thinking"
         | "redacted_thinking"
         | "document"
+        | "search_result"
         | "server_tool_use"
-        | "web_search_tool_result" => Some(Format::Anthropic),
+        | "web_search_tool_result"
+        | "web_fetch_tool_result"
+        | "code_execution_tool_result"
+        | "bash_code_execution_tool_result"
+        | "text_editor_code_execution_tool_result"
+        | "tool_search_tool_result"
+        | "container_upload"
+        | "mcp_tool_use"
+        | "mcp_tool_result" => Some(Format::Anthropic),
         "tool-call" | "tool-result" | "reasoning" | "file" | "tool-approval-request" | "tool-approval-response" => {
             Some(Format::AiSdk)
         }

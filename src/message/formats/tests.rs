@@ -570,3 +570,21 @@ fn images_outside_user_messages_are_made_what_the_request_takes() {
         vec![json!({"role": "assistant", "content": [{"type": "image_url", "image_url": {"url": "https://x/z.png"}}]})];
     assert_eq!(encode_messages(&decode_messages(&own, None).unwrap().messages, Format::Openai), own);
 }
+
+/// A content part type no format has is refused, naming it, instead of being read as an unknown
+/// block and dropped on the way to another format (found by the fresh-eyes pass of issue 16);
+/// Anthropic's newer blocks are Anthropic's.
+#[test]
+fn a_part_type_no_format_has_is_refused() {
+    let typo = json!({"role": "user", "content": [{"type": "txt", "text": "typo part"}]});
+    let e = decode_messages(std::slice::from_ref(&typo), None).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidMessage);
+    assert!(e.message.contains("\"txt\""), "{}", e.message);
+    assert_eq!(e.index, Some(0));
+    let search = json!({"role": "user", "content": [{"type": "search_result", "source": "u", "title": "t", "content": [{"type": "text", "text": "found"}]}]});
+    assert_eq!(detect(&search).unwrap(), Detected::Sure(Format::Anthropic));
+    assert_eq!(
+        encode_messages(&decode_messages(std::slice::from_ref(&search), None).unwrap().messages, Format::Anthropic),
+        vec![search]
+    );
+}
