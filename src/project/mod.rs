@@ -486,7 +486,8 @@ pub fn project(
     out.extend(summary);
     let body_at = out.len();
     out.extend(window);
-    let (encoded, output_of) = crate::message::formats::encode_indexed(&out, opts.format);
+    let (mut encoded, output_of) = crate::message::formats::encode_indexed(&out, opts.format);
+    crate::message::formats::keep_request_fields(&mut encoded, opts.format);
     for (i, m) in out.iter().enumerate().skip(body_at) {
         let tokens = tok.of(m)?;
         let output = output_of.get(i).copied().unwrap_or_default();
@@ -542,5 +543,7 @@ pub fn project_tail(
             m.id = None;
         }
     }
-    Ok((encode_messages(&out, opts.format), report))
+    let mut encoded = encode_messages(&out, opts.format);
+    crate::message::formats::keep_request_fields(&mut encoded, opts.format);
+    Ok((encoded, report))
 }

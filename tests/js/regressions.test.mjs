@@ -291,3 +291,21 @@ test("what the adapter and type authors found: names, data URLs, output message 
   assert.ok(!("usage" in store.modelView({ format: "ai-sdk", budget: 1000 }).messages[1]));
   store.free();
 });
+
+// Fresh-eyes pass of issue 16: a trajectory's own fields (SWE-agent `thought`, `action`, `agent`,
+// `message_type`; a recorded call's `index`) went into the OpenAI model view, uncounted.
+import { readTranscript } from "../../pkg/index.js";
+test("an OpenAI model view carries only the request's fields; a conversion keeps the source's", () => {
+  const text = fs.readFileSync(new URL("../fixtures/transcripts/sweagent-marshmallow-1867-fc.traj", import.meta.url), "utf8");
+  const run = readTranscript(text).runs[0];
+  assert.ok(run.some((m) => "thought" in m), "the trajectory has its own fields");
+  const allowed = new Set(["role", "content", "name", "tool_calls", "tool_call_id", "refusal", "audio", "function_call"]);
+  const view = projectMessages(run, { budget: 1_000_000, format: "openai" }).messages;
+  const extra = view.flatMap((m) => Object.keys(m).filter((k) => !allowed.has(k)));
+  assert.deepEqual(extra, []);
+  for (const m of view) for (const c of m.tool_calls ?? []) assert.deepEqual(Object.keys(c).sort(), ["function", "id", "type"]);
+  const store = new StateStore({});
+  store.apply({ author: "import", update: { messages: run } });
+  assert.deepEqual(store.modelView({ budget: 1_000_000, format: "openai" }).messages.flatMap((m) => Object.keys(m).filter((k) => !allowed.has(k))), []);
+  store.free();
+});

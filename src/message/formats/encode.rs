@@ -247,3 +247,26 @@ pub(crate) fn put_extra(obj: &mut Map<String, Value>, m: &Message, format: Forma
         }
     }
 }
+
+/// A model view is a request: fields a message carried over from its source that the format's
+/// request does not define are left out of it. OpenAI Chat: a message keeps `role`, `content`,
+/// `name`, `tool_calls`, `tool_call_id`, `refusal`, `audio`, `function_call`
+/// (`ChatCompletionMessageParam`), a tool call `id`, `type`, `function` — so the `thought` /
+/// `action` / `agent` of a SWE-agent trajectory, or a recorded call's `index`, are not sent (a
+/// conversion keeps them: its round trip is exact). The other formats' encoders write only
+/// their request's fields already.
+pub fn keep_request_fields(messages: &mut [Value], format: Format) {
+    if format != Format::Openai {
+        return;
+    }
+    const MESSAGE: [&str; 8] =
+        ["role", "content", "name", "tool_calls", "tool_call_id", "refusal", "audio", "function_call"];
+    for m in messages.iter_mut().filter_map(Value::as_object_mut) {
+        m.retain(|k, _| MESSAGE.contains(&k.as_str()));
+        if let Some(Value::Array(calls)) = m.get_mut("tool_calls") {
+            for c in calls.iter_mut().filter_map(Value::as_object_mut) {
+                c.retain(|k, _| matches!(k.as_str(), "id" | "type" | "function"));
+            }
+        }
+    }
+}
