@@ -461,10 +461,10 @@ fn projecting_an_sdk_history_elsewhere_merges_each_turn_and_back_into_items() {
             Format::AiSdk => vec![0, 1, 1, 1, 2, 2, 3, 3],
             // One UIMessage holds a turn and its results.
             Format::Ui => vec![0, 1, 1, 1, 1, 1, 2, 2],
-            // The web search says nothing to Anthropic and Gemini: the repair drops it; nor does
-            // reasoning without an Anthropic signature say anything to Anthropic.
-            Format::Anthropic => vec![0, 1, 1, 2, 2, 3],
-            Format::Gemini => vec![0, 1, 1, 1, 2, 2, 3],
+            // The web search goes to Anthropic as a note naming it, in the turn's last message;
+            // reasoning without an Anthropic signature says nothing to Anthropic.
+            Format::Anthropic => vec![0, 1, 1, 2, 2, 3, 3],
+            Format::Gemini => vec![0, 1, 1, 1, 2, 2, 3, 3],
             _ => vec![0, 1, 1, 1, 2, 3, 4, 4],
         };
         assert_eq!(outputs, want, "{format:?}");

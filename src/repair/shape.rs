@@ -96,8 +96,10 @@ impl Shape {
             Content::Parts(parts) => {
                 let empty_text = parts.iter().any(empty_part);
                 let all_empty = parts.iter().all(empty_part);
-                let foreign =
-                    !all_empty && parts.iter().all(|p| empty_part(p) || matches!(p, ContentPart::Other { .. }));
+                // Blocks only the message's own format reads, which another format gets no note
+                // for (`util::other_note`): nothing to send there.
+                let unsent = |p: &ContentPart| matches!(p, ContentPart::Other { raw } if crate::message::formats::util::other_note(raw).is_none());
+                let foreign = !all_empty && parts.iter().all(|p| empty_part(p) || unsent(p));
                 (empty_text, all_empty, foreign)
             }
             c => (false, c.is_empty(), false),
@@ -105,7 +107,9 @@ impl Shape {
         let nothing_for_anthropic = match &m.content {
             Content::Parts(parts) => parts.iter().all(|p| match p {
                 ContentPart::Text { text, .. } => text.is_empty(),
-                ContentPart::Other { .. } => format != Format::Anthropic,
+                ContentPart::Other { raw } => {
+                    format != Format::Anthropic && crate::message::formats::util::other_note(raw).is_none()
+                }
                 ContentPart::Reasoning { extra, .. } => {
                     crate::message::formats::util::anthropic_signature(extra).is_none()
                 }

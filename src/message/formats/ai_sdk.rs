@@ -235,7 +235,8 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
             }
             extra
         }
-        ContentPart::Other { raw } => return own.then(|| raw.clone()),
+        ContentPart::Other { raw } if own => return Some(raw.clone()),
+        ContentPart::Other { raw } => return super::util::other_note(raw).and_then(|n| encode_part(&n, None)),
     };
     if own {
         o.extend(extra.clone());

@@ -243,7 +243,8 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
             o.insert("source".into(), source);
             extra
         }
-        ContentPart::Other { raw } => return own.then(|| raw.clone()),
+        ContentPart::Other { raw } if own => return Some(raw.clone()),
+        ContentPart::Other { raw } => return super::util::other_note(raw).and_then(|n| encode_block(&n, false)),
     };
     if own {
         o.extend(extra.clone());

@@ -191,7 +191,8 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
             };
             extra
         }
-        ContentPart::Other { raw } => return own.then(|| raw.clone()),
+        ContentPart::Other { raw } if own => return Some(raw.clone()),
+        ContentPart::Other { raw } => return super::util::other_note(raw).and_then(|n| encode_part(&n, false)),
     };
     if own {
         for (k, v) in extra {

@@ -176,7 +176,8 @@ pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Va
             Some(json!({"type": "file", "file": f}))
         }
         ContentPart::Reasoning { .. } => None,
-        ContentPart::Other { raw } => origin_is_self.then(|| raw.clone()),
+        ContentPart::Other { raw } if origin_is_self => Some(raw.clone()),
+        ContentPart::Other { raw } => super::util::other_note(raw).and_then(|n| encode_part(&n, false)),
     }
 }
 

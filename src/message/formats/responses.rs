@@ -793,7 +793,10 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
             extra
         }
         ContentPart::Reasoning { .. } => return None,
-        ContentPart::Other { raw } => return own.then(|| raw.clone()),
+        ContentPart::Other { raw } if own => return Some(raw.clone()),
+        ContentPart::Other { raw } => {
+            return super::util::other_note(raw).and_then(|n| encode_part(&n, role, d, false, sibling))
+        }
     };
     if own {
         o.extend(extra.clone());

@@ -588,3 +588,23 @@ fn a_part_type_no_format_has_is_refused() {
         vec![search]
     );
 }
+
+/// A block only its own format reads is named in a text note elsewhere, never dropped silently;
+/// app-only parts and blocks that repeat the message's tool calls carry nothing there.
+#[test]
+fn blocks_only_their_format_reads_become_notes_elsewhere() {
+    let audio = json!({"role": "user", "content": [{"type": "text", "text": "listen"}, {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}]});
+    let d = decode_messages(std::slice::from_ref(&audio), None).unwrap().messages;
+    assert_eq!(encode_messages(&d, Format::Openai), vec![audio.clone()], "its own format: as it came");
+    for to in [Format::Anthropic, Format::Gemini, Format::AiSdk, Format::Langchain, Format::Ui, Format::Responses] {
+        let out = serde_json::to_string(&encode_messages(&d, to)).unwrap();
+        assert!(out.contains("[input_audio part not sent: only the format it came from reads it]"), "{to:?}: {out}");
+    }
+    // A Claude-backed LangChain AIMessage repeats its calls as tool_use blocks: no note for them.
+    let lc = json!({"type": "ai", "content": [{"type": "text", "text": "Checking."}, {"type": "tool_use", "id": "t1", "name": "w", "input": {}}],
+                    "tool_calls": [{"id": "t1", "name": "w", "args": {}, "type": "tool_call"}]});
+    let d = decode_messages(std::slice::from_ref(&lc), None).unwrap().messages;
+    let out = encode_messages(&d, Format::Openai);
+    assert_eq!(out[0]["content"], json!([{"type": "text", "text": "Checking."}]));
+    assert_eq!(out[0]["tool_calls"][0]["id"], "t1");
+}

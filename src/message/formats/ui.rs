@@ -335,7 +335,8 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
                 extend(&mut obj, extra);
             }
         }
-        ContentPart::Other { raw } => return own.then(|| raw.clone()),
+        ContentPart::Other { raw } if own => return Some(raw.clone()),
+        ContentPart::Other { raw } => return super::util::other_note(raw).and_then(|n| encode_part(&n, false)),
     }
     Some(Value::Object(obj))
 }

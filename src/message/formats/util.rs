@@ -231,6 +231,43 @@ pub(crate) fn file_note(part: &ContentPart, why: &str) -> ContentPart {
     })
 }
 
+/// The text part another format gets for a block only its own format reads (an Anthropic
+/// `search_result` or server-tool block, an OpenAI `input_audio`, a Gemini `executableCode`), so
+/// a conversion names what it could not carry instead of dropping it silently. `None` for what
+/// carries nothing for a model there: an AI SDK UIMessage's app parts (`data-*`, sources, step
+/// markers) and control parts (`tool-*` — as `convertToModelMessages` drops them), hidden reasoning, and the blocks that repeat a message's
+/// own tool calls (a LangChain `tool_use` / `tool_call` block beside `tool_calls`).
+pub(crate) fn other_note(raw: &Value) -> Option<ContentPart> {
+    let kind = match raw {
+        Value::Object(o) => match o.get("type").and_then(Value::as_str) {
+            Some(t) => t.to_string(),
+            None => o.keys().next().cloned().unwrap_or_else(|| "empty".into()),
+        },
+        other => kind(other).to_string(),
+    };
+    // AI SDK control parts (`tool-approval-*`; a UIMessage tool part whose input was still
+    // streaming, which the model never saw) are left out as `convertToModelMessages` leaves them.
+    let silent = kind.starts_with("data-")
+        || kind.starts_with("tool-")
+        || kind == "dynamic-tool"
+        || matches!(
+            kind.as_str(),
+            "source-url"
+                | "source-document"
+                | "step-start"
+                | "redacted_thinking"
+                | "thinking"
+                | "reasoning"
+                | "tool_use"
+                | "tool_call"
+                | "tool_call_chunk"
+                | "invalid_tool_call"
+                | "function_call"
+                | "server_tool_call_chunk"
+        );
+    (!silent).then(|| ContentPart::text(format!("[{kind} part not sent: only the format it came from reads it]")))
+}
+
 /// A file part whose media type is an image's, as the image part it is to a format that has
 /// images (an AI SDK `file` part of `image/png` is an image to every provider).
 pub(crate) fn file_as_image(part: &ContentPart) -> Option<ContentPart> {
