@@ -309,3 +309,14 @@ test("an OpenAI model view carries only the request's fields; a conversion keeps
   assert.deepEqual(store.modelView({ budget: 1_000_000, format: "openai" }).messages.flatMap((m) => Object.keys(m).filter((k) => !allowed.has(k))), []);
   store.free();
 });
+
+// Fresh-eyes pass of issue 16: errors name what was seen.
+import { ChatMessage } from "@langchain/core/messages";
+test("a LangChain ChatMessage is refused naming its type and role; an AI SDK json output is a UIMessage value", () => {
+  assert.throws(() => projectMessages([new ChatMessage({ id: "x", content: "hi", role: "user" })], { budget: 1000 }), (e) => e.code === "UNKNOWN_ROLE" && /ChatMessage \(type "generic"\) with role "user"/.test(e.message));
+  const model = [
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "w", input: {} }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "w", output: { type: "json", value: { a: 1 } } }] },
+  ];
+  assert.deepEqual(convertMessages(model, { to: "ui" })[0].parts[0].output, { a: 1 });
+});

@@ -15,7 +15,7 @@ use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
 use serde_json::{json, Map, Value};
 
 /// The key of a tool result's `extra` holding an AI SDK `json` output's value.
-const JSON_OUTPUT: &str = "$json";
+pub(super) const JSON_OUTPUT: &str = "$json";
 
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     let role = match obj.get("role").and_then(Value::as_str).unwrap_or_default() {

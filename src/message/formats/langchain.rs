@@ -42,6 +42,15 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
             )
             .field("type"))
         }
+        // A ChatMessage names its role itself: refused naming it (its role is free text).
+        "generic" => {
+            let r = obj.get("role").and_then(Value::as_str).unwrap_or_default();
+            return Err(Error::new(
+                ErrorCode::UnknownRole,
+                format!("a LangChain ChatMessage (type \"generic\") with role {r:?}: write it as a HumanMessage, AIMessage, SystemMessage or ToolMessage"),
+            )
+            .field("type"));
+        }
         other => {
             return Err(Error::new(
                 ErrorCode::UnknownRole,
@@ -119,6 +128,8 @@ fn class_type(class: &str) -> &'static str {
         "SystemMessage" => "system",
         "ToolMessage" => "tool",
         "RemoveMessage" => "remove",
+        "ChatMessage" => "generic",
+        "FunctionMessage" => "function",
         _ => "unknown",
     }
 }

@@ -393,12 +393,17 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
     if let Some(r) = result {
         match state {
             "output-available" => {
-                // A non-string output comes back as it was while the result's text is unchanged.
-                let output =
-                    match r.extra.get("output").filter(|o| r.origin == Some(Format::Ui) && json_text(o) == text) {
-                        Some(o) => o.clone(),
-                        None => json!(text),
-                    };
+                // A non-string output comes back as it was while the result's text is unchanged:
+                // a UIMessage's own, or an AI SDK `json` output's value.
+                let kept = match r.origin {
+                    Some(Format::Ui) => r.extra.get("output"),
+                    Some(Format::AiSdk) => r.extra.get(super::ai_sdk::JSON_OUTPUT),
+                    _ => None,
+                };
+                let output = match kept.filter(|o| json_text(o) == text) {
+                    Some(o) => o.clone(),
+                    None => json!(text),
+                };
                 obj.insert("output".into(), output);
             }
             "output-error" => {

@@ -245,3 +245,16 @@ fn an_id_less_ui_message_of_several_steps_stays_one_message() {
     // Elsewhere the steps are the provider's turns: call, result, answer.
     assert_eq!(encode_messages(&decoded, Format::Openai).len(), 3);
 }
+
+/// An AI SDK `json` tool output goes into a UIMessage as the value it is, not its JSON text
+/// (found by the AI SDK adapter's author).
+#[test]
+fn an_ai_sdk_json_output_is_a_ui_output_value() {
+    let model = vec![
+        json!({"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "w", "input": {}}]}),
+        json!({"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "w", "output": {"type": "json", "value": {"a": 1}}}]}),
+    ];
+    let d = decode_messages(&model, None).unwrap().messages;
+    let ui = encode_messages(&d, Format::Ui);
+    assert_eq!(ui[0]["parts"][0]["output"], json!({"a": 1}), "{ui:?}");
+}
