@@ -93,6 +93,13 @@ impl Content {
     }
 }
 
+/// True when `text` is a repair placeholder for call `id` — ours ("Tool call NAME with id ID
+/// did not complete …", "… was interrupted …") or deepagents' PatchToolCalls ("Tool call NAME
+/// with id ID was cancelled …"): the result of a call that never completed.
+pub fn is_placeholder(text: &str, id: &str) -> bool {
+    text.starts_with("Tool call ") && text.contains(&format!(" with id {id} "))
+}
+
 /// One part of a message's content.
 ///
 /// Known part kinds are modelled so they can move between formats; anything else is kept as the

@@ -83,10 +83,7 @@ impl Shape {
     }
 }
 
-/// True when `text` is a repair placeholder for call `id` (ours or deepagents' PatchToolCalls).
-pub fn is_placeholder(text: &str, id: &str) -> bool {
-    text.starts_with("Tool call ") && text.contains(&format!(" with id {id} "))
-}
+pub use crate::message::is_placeholder;
 
 impl Shape {
     /// The shape of a canonical message that came from input message `source`.

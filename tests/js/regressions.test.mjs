@@ -320,3 +320,15 @@ test("a LangChain ChatMessage is refused naming its type and role; an AI SDK jso
   ];
   assert.deepEqual(convertMessages(model, { to: "ui" })[0].parts[0].output, { a: 1 });
 });
+
+// Fresh-eyes pass of issue 16: the README's path (repair in OpenAI shape, then another format)
+// sent the "interrupted" placeholder as a successful result.
+import { repairMessages } from "../../pkg/index.js";
+test("a repair placeholder in OpenAI shape stays an error result in every other format", () => {
+  const history = [{ role: "user", content: "go" }, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }];
+  const { messages } = repairMessages(history, { provider: "openai", reasons: { c1: "interrupted" } });
+  assert.equal(convertMessages(messages, { to: "anthropic" }).at(-1).content[0].is_error, true);
+  assert.equal(convertMessages(messages, { to: "ai-sdk" }).at(-1).content[0].output.type, "error-text");
+  assert.equal(convertMessages(messages, { to: "langchain" }).at(-1).status, "error");
+  assert.deepEqual(convertMessages(messages, { to: "openai" }), messages, "OpenAI itself: as it was");
+});

@@ -11,7 +11,7 @@
 use super::util::{args_text, as_obj, call_from_json_text, extra_of, opt_array, opt_id, opt_str, put_opt, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
-use crate::message::{Content, ContentPart, Message, Role, ToolCall};
+use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
 use serde_json::{json, Map, Value};
 
 const KNOWN: &[&str] = &["role", "content", "name", "tool_calls", "tool_call_id"];
@@ -35,6 +35,16 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
     m.name = opt_str(obj, "name")?;
     m.id = opt_id(obj, "id")?;
     m.tool_call_id = opt_id(obj, "tool_call_id")?;
+    // An OpenAI tool message has no status: a repair placeholder (the result of a call that
+    // never completed) is an error result, as it is where it was written (`store.repair`), so
+    // Anthropic gets `is_error` and the AI SDK `error-text` for it.
+    if role == Role::Tool {
+        if let (Content::Text(t), Some(id)) = (&m.content, m.tool_call_id.as_deref()) {
+            if crate::message::is_placeholder(t, id) {
+                m.status = Some(ToolStatus::Error);
+            }
+        }
+    }
     for call in opt_array(obj, "tool_calls")? {
         let call = as_obj(call, "a tool call")?;
         let id = opt_id(call, "id")?
