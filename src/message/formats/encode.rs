@@ -158,6 +158,8 @@ pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<
     let messages = named.as_deref().unwrap_or(messages);
     let placed = place_media(messages, format);
     let messages = placed.as_deref().unwrap_or(messages);
+    let refusals = carry_refusals(messages, format);
+    let messages = refusals.as_deref().unwrap_or(messages);
     let mut out = Vec::with_capacity(messages.len());
     let mut index = vec![0; messages.len()];
     for range in groups(messages, format) {
@@ -175,6 +177,39 @@ pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<
         }
     }
     (out, index)
+}
+
+/// An OpenAI assistant message's `refusal` (a field of its own there, beside `content`) is the
+/// text the model answered with: another format gets it as a text part, not an empty message.
+/// `None` when no message has one.
+fn carry_refusals(messages: &[Message], format: Format) -> Option<Vec<Message>> {
+    fn refusal(m: &Message, format: Format) -> Option<&str> {
+        let carried = m.role == Role::Assistant && m.origin == Some(Format::Openai) && format != Format::Openai;
+        carried.then(|| m.extra.get("refusal").and_then(Value::as_str).filter(|r| !r.is_empty())).flatten()
+    }
+    if !messages.iter().any(|m| refusal(m, format).is_some()) {
+        return None;
+    }
+    Some(
+        messages
+            .iter()
+            .map(|m| {
+                let mut m = m.clone();
+                if let Some(text) = refusal(&m, format).map(str::to_string) {
+                    let part = ContentPart::text(text);
+                    m.content = match std::mem::replace(&mut m.content, Content::Absent) {
+                        Content::Parts(mut parts) => {
+                            parts.push(part);
+                            Content::Parts(parts)
+                        }
+                        Content::Text(t) if !t.is_empty() => Content::Parts(vec![ContentPart::text(t), part]),
+                        _ => Content::Parts(vec![part]),
+                    };
+                }
+                m
+            })
+            .collect(),
+    )
 }
 
 /// Images and files in messages whose role `format`'s request takes none in, made what it takes:

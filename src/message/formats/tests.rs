@@ -608,3 +608,20 @@ fn blocks_only_their_format_reads_become_notes_elsewhere() {
     assert_eq!(out[0]["content"], json!([{"type": "text", "text": "Checking."}]));
     assert_eq!(out[0]["tool_calls"][0]["id"], "t1");
 }
+
+/// An OpenAI assistant `refusal` is the model's answer: other formats get it as text, never an
+/// empty message (found by the fresh-eyes pass of issue 16); OpenAI itself keeps the field.
+#[test]
+fn an_openai_refusal_is_text_elsewhere() {
+    let refused = vec![
+        json!({"role": "user", "content": "x"}),
+        json!({"role": "assistant", "content": null, "refusal": "I can't help with that"}),
+    ];
+    let d = decode_messages(&refused, None).unwrap().messages;
+    assert_eq!(encode_messages(&d, Format::Openai), refused);
+    assert_eq!(
+        encode_messages(&d, Format::Anthropic)[1]["content"],
+        json!([{"type": "text", "text": "I can't help with that"}])
+    );
+    assert!(serde_json::to_string(&encode_messages(&d, Format::Gemini)).unwrap().contains("I can't help with that"));
+}
