@@ -320,6 +320,18 @@ fn check_calls(m: &Message) -> Result<()> {
         )
         .field("tool_calls"));
     }
+    // An empty id pairs nothing: it is a call (or a result) without an id.
+    if m.call_ids().any(str::is_empty) {
+        return Err(Error::new(ErrorCode::InvalidToolCall, "a tool call has an empty id; every call needs its own id")
+            .field("tool_calls"));
+    }
+    if m.role == Role::Tool && m.tool_call_id.as_deref() == Some("") {
+        return Err(Error::new(
+            ErrorCode::MissingToolCallId,
+            "a tool result has an empty `tool_call_id`; give the id of the call it answers",
+        )
+        .field("tool_call_id"));
+    }
     let mut seen = std::collections::HashSet::new();
     if let Some(dup) = m.call_ids().find(|c| !seen.insert(*c)) {
         return Err(Error::new(

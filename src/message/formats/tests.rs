@@ -625,3 +625,13 @@ fn an_openai_refusal_is_text_elsewhere() {
     );
     assert!(serde_json::to_string(&encode_messages(&d, Format::Gemini)).unwrap().contains("I can't help with that"));
 }
+
+/// An empty id pairs nothing: a call with id "" is an invalid call, a result for "" has no id
+/// (docs/errors.md; found by the fresh-eyes pass of issue 16).
+#[test]
+fn empty_call_ids_are_refused() {
+    let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "", "type": "function", "function": {"name": "f", "arguments": "{}"}}]});
+    assert_eq!(decode_messages(&[call], None).unwrap_err().code, ErrorCode::InvalidToolCall);
+    let result = json!({"role": "tool", "tool_call_id": "", "content": "x"});
+    assert_eq!(decode_messages(&[result], None).unwrap_err().code, ErrorCode::MissingToolCallId);
+}
