@@ -14,7 +14,7 @@
 import initGlue, * as glue from "./stategate_wasm.js";
 import type * as Wasm from "./stategate_wasm.js";
 import { describe, guardClass, guarded, setKnownCodes, stategateError } from "./errors.js";
-import { skeleton } from "./skeleton.js";
+import { layoutOf, skeleton, type Layout } from "./skeleton.js";
 import type {
   Violation,
   Fix,
@@ -324,9 +324,6 @@ export interface Api {
 /** The guarded classes of each loaded wasm module (guarded once, however often makeApi runs). */
 const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: typeof Wasm.AsyncTasks; IndexedDbLog: typeof Wasm.IndexedDbLog; StreamReader: typeof Wasm.StreamReader }>();
 
-/** In `repairSkeleton`'s order: marks the index of a new message (src/js/skeleton.rs). */
-const NEW = 2 ** 31;
-
 function check(messages: unknown): void {
   let array: boolean;
   try {
@@ -369,26 +366,30 @@ function bind(wasm: typeof Wasm, before?: () => void): Api {
     if (!(v instanceof wasm.StateStore)) throw stategateError("INVALID_OPTION", `${what} must be a StateStore`);
   };
   const g = <A extends unknown[], R>(what: string, f: (...args: A) => R) => guarded(what, f, before);
+  // Read from the core once it is loaded (the first skeleton call comes after the loaded check).
+  let layout: Layout | undefined;
+  const sketch = (messages: readonly unknown[]) => skeleton(messages, (layout ??= layoutOf(wasm.skeletonLayout())));
   return {
     validateMessages: g("validateMessages", (messages, opts) => {
       check(messages);
       const provider = opts?.provider as string;
-      const sk = typeof messages === "string" ? undefined : skeleton(messages);
+      const sk = typeof messages === "string" ? undefined : sketch(messages);
       return (sk && wasm.validateSkeleton(sk.meta, sk.text, provider)) ?? wasm.validateJson(messages, provider);
     }),
     repairMessages: g("repairMessages", <T>(messages: readonly T[] | string, opts: RepairOptions = {}) => {
       check(messages);
-      const sk = typeof messages === "string" ? undefined : skeleton(messages);
+      const sk = typeof messages === "string" ? undefined : sketch(messages);
       const fast = sk && wasm.repairSkeleton(sk.meta, sk.text, opts);
       if (!fast) return wasm.repairJson(messages, opts) as RepairResult<T>;
       // Untouched messages are the caller's own objects; only new ones crossed as JSON.
       const [order, json] = fast;
       const { news, report } = JSON.parse(json) as { news: T[]; report: Fix[] };
       const all = messages as readonly T[];
+      const mark = (layout ??= layoutOf(wasm.skeletonLayout())).newMark;
       const out = new Array<T>(order.length);
       for (let i = 0; i < order.length; i++) {
         const o = order[i];
-        out[i] = o >= NEW ? news[o - NEW] : all[o];
+        out[i] = o >= mark ? news[o - mark] : all[o];
       }
       return { messages: out, report };
     }) as Api["repairMessages"],

@@ -23,10 +23,26 @@ export interface Skeleton {
 
 /** Deeper values take the full path (serde_json reads 128 levels; counted from the array). */
 const MAX_DEPTH = 100;
-/** The core's limit on the JSON text of an input (`MAX_INPUT_CHARS`), in UTF-16 code units. */
-const MAX_CHARS = 32 * 1024 * 1024;
-/** The longest id or tool name the core takes (`MAX_ID_CHARS`): longer ones take the full path. */
-const MAX_ID = 1024;
+/**
+ * What the builder must agree on with the core, read from it (`skeletonLayout()`,
+ * src/js/skeleton.rs): the limit on an input's JSON text in UTF-16 code units, the longest id or
+ * tool name (longer ones take the full path), and the mark of a new message in `repairSkeleton`'s
+ * order.
+ */
+export interface Layout {
+  maxChars: number;
+  maxId: number;
+  newMark: number;
+}
+
+/** The layout from the core's `skeletonLayout()` words. */
+export function layoutOf(words: ArrayLike<number>): Layout {
+  return { maxChars: words[0], maxId: words[1], newMark: words[2] };
+}
+
+/** The core's limits for the build under way (set by {@link skeleton}). */
+let MAX_CHARS = 0;
+let MAX_ID = 0;
 
 const CALL_VALID = 0;
 const CALL_INVALID = 1;
@@ -322,7 +338,9 @@ function message(m: unknown): boolean {
  * The skeleton of `messages`, or `undefined` when the full path must read them (some message is
  * not one the skeleton reads for certain, or reading one threw).
  */
-export function skeleton(messages: readonly unknown[]): Skeleton | undefined {
+export function skeleton(messages: readonly unknown[], layout: Layout): Skeleton | undefined {
+  MAX_CHARS = layout.maxChars;
+  MAX_ID = layout.maxId;
   room = MAX_CHARS - 2;
   used = 0;
   text = "";

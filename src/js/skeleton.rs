@@ -11,6 +11,15 @@ use wasm_bindgen::prelude::*;
 /// Marks an entry of the order that is a new message (its index in `news`), not a source index.
 const NEW: u32 = 1 << 31;
 
+/// What the skeleton builder (`ts/skeleton.ts`) and the façade must agree on with the core,
+/// written once here: `[MAX_INPUT_CHARS, MAX_ID_CHARS, NEW]` (the input limit in UTF-16 code units,
+/// the longest id or tool name, the mark of a new message in `repairSkeleton`'s order).
+#[wasm_bindgen(js_name = skeletonLayout)]
+pub fn skeleton_layout() -> Vec<u32> {
+    let max_id = u32::try_from(crate::message::formats::MAX_ID_CHARS).unwrap_or(u32::MAX);
+    vec![interop::MAX_INPUT_CHARS, max_id, NEW]
+}
+
 /// Repairs a history given as its skeleton: `null`, or `[order, json]` where `order[i]` is the
 /// input index of output message `i`, or `NEW | k` for the `k`-th of `json`'s `news`, and `json`
 /// is `{"news": [...], "report": [...]}`. Options are read (and refused) as `repairJson` reads them.

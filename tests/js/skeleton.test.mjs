@@ -22,7 +22,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { convertMessages, readStream, readTranscript, repairMessages, validateMessages } from "../../pkg/index.js";
 import * as glue from "../../pkg/stategate_wasm.js";
-import { skeleton } from "../../pkg/skeleton.js";
+import { skeleton as build, layoutOf } from "../../pkg/skeleton.js";
+
+/** The builder with the core's own layout, as the façade calls it. */
+const skeleton = (messages) => build(messages, layoutOf(glue.skeletonLayout()));
 import { mulberry32 } from "../support/prng.mjs";
 import { generateHistory, toDict } from "../support/histories.mjs";
 
