@@ -139,6 +139,7 @@ test('projectMessages(…, {format: "responses"}) and a StateStore give items, w
   const calls = small.filter((i) => i.type === "function_call").map((i) => i.callId);
   const results = small.filter((i) => i.type === "function_call_result").map((i) => i.callId);
   assert.deepEqual(calls, results);
+  assert.ok(calls.length > 0, `the units kept at 200 tokens hold calls: ${JSON.stringify(small.map((i) => i.type ?? i.role))}`);
 
   const store = new StateStore({ runId: "run-resp" });
   store.apply({ author: "agent", update: { messages: history } });

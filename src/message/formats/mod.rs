@@ -367,6 +367,8 @@ pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
 }
 
 #[cfg(test)]
+mod conversion_tests;
+#[cfg(test)]
 mod responses_tests;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,199 @@
+//! What a conversion carries between formats and what it must not lose or send: files, media
+//! outside user messages, blocks only one format reads, refusals, and the inputs refused at
+//! decoding (a part type no format has, empty call ids).
+
+use super::*;
+use crate::message::{Content, ContentPart};
+use serde_json::json;
+
+/// A PDF as each format holds it: it decodes to one file part, round-trips exactly, and moves to
+/// every other format as that format's file (or, where the format cannot carry this file, a text
+/// note naming it — never dropped silently).
+#[test]
+fn files_move_between_formats_and_are_never_dropped_silently() {
+    const PDF: &str = "JVBERi0xLjQK";
+    let held = [
+        (
+            Format::Openai,
+            json!({"role": "user", "content": [{"type": "file", "file": {"file_data": format!("data:application/pdf;base64,{PDF}"), "filename": "report.pdf"}}]}),
+        ),
+        (
+            Format::Anthropic,
+            json!({"role": "user", "content": [{"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF}, "title": "Q3"}]}),
+        ),
+        (
+            Format::AiSdk,
+            json!({"role": "user", "content": [{"type": "file", "data": PDF, "mediaType": "application/pdf", "filename": "report.pdf"}]}),
+        ),
+        (
+            Format::Gemini,
+            json!({"role": "user", "parts": [{"inlineData": {"mimeType": "application/pdf", "data": PDF, "displayName": "report.pdf"}}]}),
+        ),
+        (
+            Format::Ui,
+            json!({"id": "u1", "role": "user", "parts": [{"type": "file", "mediaType": "application/pdf", "filename": "report.pdf", "url": format!("data:application/pdf;base64,{PDF}")}]}),
+        ),
+        (
+            Format::Responses,
+            json!({"role": "user", "content": [{"type": "input_file", "file_data": format!("data:application/pdf;base64,{PDF}"), "filename": "report.pdf"}]}),
+        ),
+        (
+            Format::OpenaiAgents,
+            json!({"role": "user", "content": [{"type": "input_file", "file": format!("data:application/pdf;base64,{PDF}"), "filename": "report.pdf"}]}),
+        ),
+        (
+            Format::Langchain,
+            json!({"type": "human", "content": [{"type": "file", "base64": PDF, "mime_type": "application/pdf", "filename": "report.pdf"}]}),
+        ),
+    ];
+    for (format, v) in &held {
+        let d = decode_messages_as(std::slice::from_ref(v), *format).unwrap().messages;
+        let Content::Parts(parts) = &d[0].content else { panic!("{format:?}: {:?}", d[0].content) };
+        let Some(ContentPart::File { media_type, .. }) = parts.first() else { panic!("{format:?}: {parts:?}") };
+        assert_eq!(
+            super::util::file_media_type(None, media_type.as_deref()).or(Some("application/pdf")),
+            Some("application/pdf"),
+            "{format:?}"
+        );
+        assert_eq!(encode_messages(&d, *format), vec![v.clone()], "{format:?}: round trip");
+        for (to, _) in &held {
+            let out = serde_json::to_string(&encode_messages(&d, *to)).unwrap();
+            assert!(out.contains(PDF), "{format:?} → {to:?} lost the file: {out}");
+        }
+    }
+    // A file the target cannot carry becomes a note naming it: an http(s) PDF for OpenAI Chat,
+    // audio for Anthropic, a provider file id for Gemini and the AI SDK.
+    let at_url = json!({"role": "user", "content": [{"type": "file", "data": "https://example.com/r.pdf", "mediaType": "application/pdf", "filename": "r.pdf"}]});
+    let d = decode_messages_as(std::slice::from_ref(&at_url), Format::AiSdk).unwrap().messages;
+    assert_eq!(
+        encode_messages(&d, Format::Openai)[0]["content"][0],
+        json!({"type": "text", "text": "[file r.pdf (application/pdf) not sent: OpenAI Chat takes a file inline or by file_id, not by URL]"})
+    );
+    assert_eq!(
+        encode_messages(&d, Format::Anthropic)[0]["content"][0]["source"],
+        json!({"type": "url", "url": "https://example.com/r.pdf"})
+    );
+    let audio = json!({"role": "user", "parts": [{"inlineData": {"mimeType": "audio/wav", "data": "UklGRg=="}}]});
+    let d = decode_messages_as(std::slice::from_ref(&audio), Format::Gemini).unwrap().messages;
+    assert_eq!(encode_messages(&d, Format::Anthropic)[0]["content"][0]["type"], "text");
+    assert!(encode_messages(&d, Format::Anthropic)[0]["content"][0]["text"].as_str().unwrap().contains("audio/wav"));
+    let by_id =
+        json!({"role": "user", "content": [{"type": "file", "file": {"file_id": "file-abc", "filename": "r.pdf"}}]});
+    let d = decode_messages_as(std::slice::from_ref(&by_id), Format::Openai).unwrap().messages;
+    assert_eq!(
+        encode_messages(&d, Format::Responses)[0]["content"][0],
+        json!({"type": "input_file", "file_id": "file-abc", "filename": "r.pdf"})
+    );
+    for to in [Format::Gemini, Format::AiSdk, Format::Ui] {
+        let text = encode_messages(&d, to).to_vec();
+        assert!(
+            serde_json::to_string(&text).unwrap().contains("[file r.pdf (application/octet-stream) not sent"),
+            "{to:?}: {text:?}"
+        );
+    }
+    // An AI SDK file part of an image type is an image to the providers.
+    let png = json!({"role": "user", "content": [{"type": "file", "data": "iVBORw0KGgo=", "mediaType": "image/png"}]});
+    let d = decode_messages_as(std::slice::from_ref(&png), Format::AiSdk).unwrap().messages;
+    assert_eq!(encode_messages(&d, Format::Openai)[0]["content"][0]["type"], "image_url");
+    assert_eq!(encode_messages(&d, Format::Anthropic)[0]["content"][0]["type"], "image");
+    assert_eq!(encode_messages(&d, Format::AiSdk), vec![png]);
+}
+
+/// An image in a system or assistant message goes where the target's request takes it (found by
+/// the type checks of issue 16): OpenAI and Anthropic get a text note naming it, an AI SDK
+/// assistant a `file` part, the Responses API a note; a message in the target's own format is
+/// written back as it came.
+#[test]
+fn images_outside_user_messages_are_made_what_the_request_takes() {
+    let lc = vec![
+        json!({"type": "system", "content": [{"type": "text", "text": "rules"}, {"type": "image", "url": "https://x/y.png"}]}),
+        json!({"type": "human", "content": "hi"}),
+        json!({"type": "ai", "content": [{"type": "text", "text": "see"}, {"type": "image", "url": "https://x/z.png"}]}),
+    ];
+    let d = decode_messages(&lc, None).unwrap().messages;
+    let note = |v: &Value| v.to_string().contains("[image not sent:");
+    for f in [Format::Openai, Format::Anthropic, Format::Responses, Format::OpenaiAgents] {
+        let out = encode_messages(&d, f);
+        let text = serde_json::to_string(&out).unwrap();
+        assert!(
+            !text.contains("image_url") && !text.contains("\"image\"") && !text.contains("input_image"),
+            "{f:?}: {text}"
+        );
+        assert!(note(&out[0]) && note(out.last().unwrap()), "{f:?}: {text}");
+    }
+    let ai = encode_messages(&d, Format::AiSdk);
+    assert_eq!(ai[2]["content"][1], json!({"type": "file", "data": "https://x/z.png", "mediaType": "image/png"}));
+    assert!(note(&ai[0]), "{}", ai[0]);
+    // Gemini and LangChain take images in any role.
+    assert!(encode_messages(&d, Format::Gemini)[2].to_string().contains("fileData"));
+    assert_eq!(encode_messages(&d, Format::Langchain), lc);
+    // The caller's own OpenAI assistant image is written back as it came.
+    let own =
+        vec![json!({"role": "assistant", "content": [{"type": "image_url", "image_url": {"url": "https://x/z.png"}}]})];
+    assert_eq!(encode_messages(&decode_messages(&own, None).unwrap().messages, Format::Openai), own);
+}
+
+/// A content part type no format has is refused, naming it, instead of being read as an unknown
+/// block and dropped on the way to another format (found by the fresh-eyes pass of issue 16);
+/// Anthropic's newer blocks are Anthropic's.
+#[test]
+fn a_part_type_no_format_has_is_refused() {
+    let typo = json!({"role": "user", "content": [{"type": "txt", "text": "typo part"}]});
+    let e = decode_messages(std::slice::from_ref(&typo), None).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidMessage);
+    assert!(e.message.contains("\"txt\""), "{}", e.message);
+    assert_eq!(e.index, Some(0));
+    let search = json!({"role": "user", "content": [{"type": "search_result", "source": "u", "title": "t", "content": [{"type": "text", "text": "found"}]}]});
+    assert_eq!(detect(&search).unwrap(), Detected::Sure(Format::Anthropic));
+    assert_eq!(
+        encode_messages(&decode_messages(std::slice::from_ref(&search), None).unwrap().messages, Format::Anthropic),
+        vec![search]
+    );
+}
+
+/// A block only its own format reads is named in a text note elsewhere, never dropped silently;
+/// app-only parts and blocks that repeat the message's tool calls carry nothing there.
+#[test]
+fn blocks_only_their_format_reads_become_notes_elsewhere() {
+    let audio = json!({"role": "user", "content": [{"type": "text", "text": "listen"}, {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}}]});
+    let d = decode_messages(std::slice::from_ref(&audio), None).unwrap().messages;
+    assert_eq!(encode_messages(&d, Format::Openai), vec![audio.clone()], "its own format: as it came");
+    for to in [Format::Anthropic, Format::Gemini, Format::AiSdk, Format::Langchain, Format::Ui, Format::Responses] {
+        let out = serde_json::to_string(&encode_messages(&d, to)).unwrap();
+        assert!(out.contains("[input_audio part not sent: only the format it came from reads it]"), "{to:?}: {out}");
+    }
+    // A Claude-backed LangChain AIMessage repeats its calls as tool_use blocks: no note for them.
+    let lc = json!({"type": "ai", "content": [{"type": "text", "text": "Checking."}, {"type": "tool_use", "id": "t1", "name": "w", "input": {}}],
+                    "tool_calls": [{"id": "t1", "name": "w", "args": {}, "type": "tool_call"}]});
+    let d = decode_messages(std::slice::from_ref(&lc), None).unwrap().messages;
+    let out = encode_messages(&d, Format::Openai);
+    assert_eq!(out[0]["content"], json!([{"type": "text", "text": "Checking."}]));
+    assert_eq!(out[0]["tool_calls"][0]["id"], "t1");
+}
+
+/// An OpenAI assistant `refusal` is the model's answer: other formats get it as text, never an
+/// empty message (found by the fresh-eyes pass of issue 16); OpenAI itself keeps the field.
+#[test]
+fn an_openai_refusal_is_text_elsewhere() {
+    let refused = vec![
+        json!({"role": "user", "content": "x"}),
+        json!({"role": "assistant", "content": null, "refusal": "I can't help with that"}),
+    ];
+    let d = decode_messages(&refused, None).unwrap().messages;
+    assert_eq!(encode_messages(&d, Format::Openai), refused);
+    assert_eq!(
+        encode_messages(&d, Format::Anthropic)[1]["content"],
+        json!([{"type": "text", "text": "I can't help with that"}])
+    );
+    assert!(serde_json::to_string(&encode_messages(&d, Format::Gemini)).unwrap().contains("I can't help with that"));
+}
+
+/// An empty id pairs nothing: a call with id "" is an invalid call, a result for "" has no id
+/// (docs/errors.md; found by the fresh-eyes pass of issue 16).
+#[test]
+fn empty_call_ids_are_refused() {
+    let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "", "type": "function", "function": {"name": "f", "arguments": "{}"}}]});
+    assert_eq!(decode_messages(&[call], None).unwrap_err().code, ErrorCode::InvalidToolCall);
+    let result = json!({"role": "tool", "tool_call_id": "", "content": "x"});
+    assert_eq!(decode_messages(&[result], None).unwrap_err().code, ErrorCode::MissingToolCallId);
+}
