@@ -110,6 +110,13 @@ const CLAIMS = {
   },
   "docs/log.md": {
     0: [["log", "store"], (m) => assert.equal(m.store.version, 3)],
+    [blockUnder("docs/log.md", "## A keyed chain", 0)]: [["log", "store", "chainKey"], async (m) => {
+      const { StateStore, verifyLog } = await import("../../pkg/index.js");
+      assert.deepEqual(verifyLog(m.log, { chainKey: m.chainKey }), { ok: true });
+      assert.deepEqual(verifyLog(m.log), { ok: false, index: 0, sequence: 1, reason: "hash" });
+      assert.equal(StateStore.replay(m.log, { chainKey: m.chainKey }).lastHash, m.store.lastHash);
+      assert.throws(() => StateStore.restore(m.store.checkpoint(), m.log), { code: "INVALID_OPTION" });
+    }],
   },
   "docs/streams.md": {
     0: [["messages", "report", "repaired"], (m) => {
@@ -184,7 +191,7 @@ for (const page of PAGES) {
     test(`${page}: code block ${i} runs${CLAIMS[page]?.[i] ? " and its comments hold" : ""}`, async () => {
       const [names, check] = CLAIMS[page]?.[i] ?? [[], () => {}];
       const m = await run(code, names);
-      check(m);
+      await check(m);
     });
   });
 }
