@@ -74,6 +74,11 @@ export interface FollowChange {
   version: number;
   /** New events applied by the change (0 for a snapshot alone; re-sent events are not counted). */
   applied: number;
+  /**
+   * How many of those had their hash recomputed and matched; the others (redacted, or of a keyed
+   * chain followed without its key) were checked by their links only.
+   */
+  hashChecked: number;
 }
 
 /** Where a follower is: see {@link Follower.state}. */
@@ -122,8 +127,9 @@ export interface Follower {
   readonly done: Promise<void>;
   /**
    * The changes from now on, as an async iterator. A consumer slower than the changes gets them
-   * merged (one change: the latest version, the applied events added up, `"snapshot"` if any was
-   * one), so it holds at most one. Ends when the follower ends or closes; throws its error.
+   * merged (one change: the latest version, the counts added up since the last snapshot, and
+   * `"snapshot"` if there was one), so it holds at most one. Ends when the follower ends or
+   * closes; throws its error.
    */
   changes(): AsyncIterableIterator<FollowChange>;
   /** Stops following (aborts the source's signal). The store stays readable. Idempotent. */
@@ -285,7 +291,9 @@ export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follo
     for (const w of waiters) {
       const p = w.pending;
       w.pending = p
-        ? { kind: p.kind === "snapshot" || change.kind === "snapshot" ? "snapshot" : "events", version: change.version, applied: change.kind === "snapshot" ? 0 : p.applied + change.applied }
+        ? change.kind === "snapshot"
+          ? change
+          : { kind: p.kind, version: change.version, applied: p.applied + change.applied, hashChecked: p.hashChecked + change.hashChecked }
         : change;
       w.wake?.();
     }
@@ -321,18 +329,18 @@ export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follo
             throw stategateError("INVALID_JSON", `the snapshot is not JSON: ${describe(e)}`);
           }
         }
-        const next = (StateStore as unknown as { follow(s: unknown, init?: unknown): StateStore }).follow(snapshot, o.storeOptions);
+        const next = StateStore.follow(snapshot as Record<string, unknown>, o.storeOptions);
         store = next;
         if (state === "connecting" || state === "retrying") state = "live";
         resolveReady(next);
-        announce({ kind: "snapshot", version: next.version, applied: 0 });
+        announce({ kind: "snapshot", version: next.version, applied: 0, hashChecked: 0 });
         return "applied";
       }
       if (!store) throw stategateError("INVALID_OPTION", "the source sent events before the first snapshot (asked with since = null, it must start with {snapshot})");
-      const result = (store as unknown as { ingest(e: unknown): { version: number; applied: number } }).ingest(body);
+      const result = store.ingest(body as StoreEvent[] | string);
       state = "live";
       if (result.applied === 0) return "nothing";
-      announce({ kind: "events", version: result.version, applied: result.applied });
+      announce({ kind: "events", version: result.version, applied: result.applied, hashChecked: result.hashChecked });
       return "applied";
     } catch (e) {
       if (e instanceof Refused) throw e;

@@ -254,7 +254,7 @@ export class SseHub {
     if (since === version) return [];
     let events: StoreEvent[];
     try {
-      events = (this.#store as unknown as { transportEvents(f: { since: number }): StoreEvent[] }).transportEvents({ since });
+      events = this.#store.transportEvents({ since });
     } catch (e) {
       if (isStategateError(e) && (e.code === "LOG_GAP" || e.code === "INVALID_OPTION")) return null;
       throw e;

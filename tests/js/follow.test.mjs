@@ -161,7 +161,7 @@ describe("followRun over the caller's async iterator", () => {
     const follower = followRun(memorySource(server, b, log), { onChange: (c) => seen.push(c) });
     const store = await follower.ready;
     assert.equal(store.version, 5, "the snapshot brings the follower to the server's version");
-    assert.deepEqual(seen[0], { kind: "snapshot", version: 5, applied: 0 });
+    assert.deepEqual(seen[0], { kind: "snapshot", version: 5, applied: 0, hashChecked: 0 });
     const changes = follower.changes();
     for (const step of steps.slice(5)) {
       step(server);
@@ -175,6 +175,8 @@ describe("followRun over the caller's async iterator", () => {
     const events = seen.slice(1);
     assert.deepEqual(events.map((c) => c.kind), events.map(() => "events"));
     assert.equal(events.reduce((n, c) => n + c.applied, 0), server.version - 5);
+    // Every event's hash recomputed but the two private writes' (redacted: links only).
+    assert.equal(events.reduce((n, c) => n + c.hashChecked, 0), server.version - 5 - 2);
     assert.deepEqual(events.map((c) => c.version), [...events.map((c) => c.version)].sort((x, y) => x - y));
     const first = await changes.next();
     assert.equal(first.done, false);
@@ -301,7 +303,7 @@ describe("followRun over the caller's async iterator", () => {
     assert.equal(first.runId, "run-a");
     const changes = follower.changes();
     release();
-    assert.deepEqual((await changes.next()).value, { kind: "snapshot", version: 4, applied: 0 });
+    assert.deepEqual((await changes.next()).value, { kind: "snapshot", version: 4, applied: 0, hashChecked: 0 });
     assert.equal(follower.store.runId, "run-b");
     assertSame(follower.store, c);
     await assert.rejects(follower.done, (e) => e.code === "INVALID_OPTION" && /not \{snapshot\} or \{events\}/.test(e.message));
