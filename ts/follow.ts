@@ -418,7 +418,7 @@ export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follo
 export interface EventSourceLike {
   /** 0 connecting (also while reconnecting), 1 open, 2 closed for good. */
   readonly readyState: number;
-  /** Adds a listener for the named events (`"snapshot"`, `"events"`, `"error"`). */
+  /** Adds a listener for the named events (`"snapshot"`, `"events"`, `"end"`, `"error"`). */
   addEventListener(type: string, listener: (event: { data?: unknown; lastEventId?: string }) => void): void;
   /** Closes the connection; no reconnect follows. */
   close(): void;
@@ -447,7 +447,7 @@ function withSince(url: string, since: number | null): string {
  * {@link followRun} does, and reconnects from the last sequence: `EventSource` itself resends
  * the last `id:` it got as `Last-Event-ID` (the hub then sends only the events after it); after a
  * `LOG_GAP`, or once the `EventSource` gives up (a refused request), the follower opens a new one
- * at `url?since=<version>`. Browser-safe; needs `EventSource` (browsers and workers have it; pass
+ * at `url?since=<version>`. The hub's `end` message (`hub.close()`) ends the follower. Browser-safe; needs `EventSource` (browsers and workers have it; pass
  * `opts.EventSource` elsewhere). Throws `INVALID_OPTION` for a `url` that is not a string or URL,
  * or when there is no `EventSource`.
  * @example
@@ -468,6 +468,7 @@ export const followEventSource: (url: string | { readonly href: string }, opts?:
 async function* eventSourceMessages(ES: new (url: string) => EventSourceLike, url: string, signal: FollowSignal, maxQueued: number): AsyncGenerator<FollowMessage> {
   const queue: FollowMessage[] = [];
   let problem: Error | undefined;
+  let ended = false;
   let wake: (() => void) | undefined;
   const poke = () => wake?.();
   let es: EventSourceLike;
@@ -486,6 +487,12 @@ async function* eventSourceMessages(ES: new (url: string) => EventSourceLike, ur
   };
   es.addEventListener("snapshot", (e) => push({ snapshot: String(e.data) }));
   es.addEventListener("events", (e) => push({ events: String(e.data) }));
+  // The hub closed the run's stream (SseHub.close): the follower ends once what came before is applied.
+  es.addEventListener("end", () => {
+    ended = true;
+    es.close();
+    poke();
+  });
   es.addEventListener("error", () => {
     // CONNECTING: EventSource reconnects by itself (sending Last-Event-ID). CLOSED: it gave up.
     if (es.readyState === 2 && !problem) {
@@ -501,6 +508,7 @@ async function* eventSourceMessages(ES: new (url: string) => EventSourceLike, ur
         continue;
       }
       if (problem) throw problem;
+      if (ended) return;
       await new Promise<void>((res) => (wake = res));
       wake = undefined;
     }

@@ -69,6 +69,8 @@ interface Client {
   cursor: number;
 }
 
+const STREAM_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" };
+
 const whole = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= Number.MAX_SAFE_INTEGER;
 
 /** `since` from `Last-Event-ID` (which wins: `EventSource` resends it on reconnect) or the `since` query parameter. */
@@ -79,6 +81,9 @@ function requestedSince(req: SseRequest): number | null {
   const query = /[?&]since=(\d{1,15})(?:&|#|$)/.exec(typeof req.url === "string" ? req.url : "");
   return query ? Number(query[1]) : null;
 }
+
+/** The SSE message that ends a run's stream (`hub.close()`): `followEventSource` then ends. */
+const END = `event: end\ndata: {"reason":"closed"}\n\n`;
 
 /** One SSE message of a snapshot: `id` its last sequence. */
 function snapshotMessage(snapshot: Record<string, unknown>): string {
@@ -154,8 +159,8 @@ export class SseHub {
 
   /**
    * Serves one follower's request (a `GET`; hand it every request for the stream's path). Answers
-   * 405 to another method, 204 once the hub is closed (`EventSource` then stops reconnecting) and
-   * 503 when the store cannot be read (freed). Throws (`INVALID_OPTION`) only for a `res` that is
+   * 405 to another method and 503 when the store cannot be read (freed); once the hub is closed,
+   * a stream holding only the `end` message. Throws (`INVALID_OPTION`) only for a `res` that is
    * not a usable response.
    */
   handle(req: SseRequest, res: SseResponse): void {
@@ -167,8 +172,8 @@ export class SseHub {
       return;
     }
     if (this.#closed) {
-      res.writeHead(204, this.#headers);
-      res.end();
+      res.writeHead(200, { ...STREAM_HEADERS, ...this.#headers });
+      res.end(END);
       return;
     }
     const since = requestedSince(req);
@@ -192,7 +197,7 @@ export class SseHub {
     }
     const client: Client = { res, cursor: info.version };
     try {
-      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no", ...this.#headers });
+      res.writeHead(200, { ...STREAM_HEADERS, ...this.#headers });
       res.write(`retry: ${this.#retryMs}\n\n${first}`);
       const gone = () => this.#clients.delete(client);
       res.on("close", gone);
@@ -241,12 +246,19 @@ export class SseHub {
     return n;
   }
 
-  /** Ends every stream (cleanly) and answers later requests 204, so followers stop; stops the heartbeat. Idempotent. */
+  /**
+   * The run's stream is over: sends every follower an `end` message (`event: end`; a
+   * `followEventSource` follower then ends, its `done` resolved) and ends each stream; later
+   * requests get only that message. Stops the heartbeat. Idempotent.
+   */
   close(): void {
     this.#closed = true;
     if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
-    for (const c of [...this.#clients]) this.#end(c);
+    for (const c of [...this.#clients]) {
+      this.#write(c, END, false);
+      this.#end(c);
+    }
   }
 
   /** The events after `since` if the store still holds all of them (`[]` when none), else null. */

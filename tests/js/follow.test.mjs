@@ -7,7 +7,7 @@
 //       message is a LOG_GAP, asked again from the follower's version; a dropped transport is
 //       asked again (re-sent events skipped); a tampered event stops it with TAMPERED_LOG; a new
 //       snapshot resets it. The SSE hub (stategate/sse) over raw node:http: Last-Event-ID and
-//       ?since= resume with only the missing events, a snapshot otherwise, 204 once closed, and a
+//       ?since= resume with only the missing events, a snapshot otherwise, `end` once closed, and a
 //       slow client dropped rather than buffered without bound.
 //   (b) End to end in headless Chromium (playwright-core, Debian's chromium): a node:http server
 //       with the hub and a server store, a page loading pkg/browser.js that follows it with
@@ -386,7 +386,7 @@ function readStream(url, headers, enough) {
 }
 
 describe("the SSE hub (stategate/sse)", () => {
-  test("a snapshot first; Last-Event-ID and ?since= resume with only the missing events; 204 once closed", async () => {
+  test("a snapshot first; Last-Event-ID and ?since= resume with only the missing events; `end` once closed", async () => {
     let hub;
     const { store: server, key } = serverStore("sse-raw", () => hub.notify());
     const connects = [];
@@ -420,8 +420,14 @@ describe("the SSE hub (stategate/sse)", () => {
       const ahead = await readStream(`${web.url}/events?since=99`, {}, (m) => m.length >= 1);
       assert.equal(ahead.messages[0].event, "snapshot");
       assert.deepEqual(connects.map((c) => [c.since, c.resumed, c.events, c.version]), [[null, false, 0, 6], [3, true, 3, 6], [5, true, 1, 6], [6, true, 0, 6], [99, false, 0, 9]]);
+      await until(() => hub.clients === 0, "every reader that went away let go");
+      // Closed: a connected follower gets `end`, and so does a later request (nothing else).
+      const open = readStream(`${web.url}/events?since=9`, {}, (m) => m.some((x) => x.event === "end"));
+      await until(() => connects.length === 6, "a follower connected before the close");
       hub.close();
-      assert.equal((await readStream(`${web.url}/events`, {}, () => true)).status, 204);
+      assert.deepEqual((await open).messages.map((m) => m.event), ["end"]);
+      const later = await readStream(`${web.url}/events`, {}, (m) => m.length >= 1);
+      assert.deepEqual([later.status, later.messages.map((m) => [m.event, m.data])], [200, [["end", '{"reason":"closed"}']]]);
       assert.equal(JSON.stringify(server.private(key)).includes(MARKER), true);
     } finally {
       hub.close();
@@ -579,6 +585,10 @@ describe("a page in headless Chromium follows a Node server (followEventSource +
       ];
       assertNoMarker(server, key, texts, "the page");
       assert.deepEqual(await page.evaluate(() => window.follow.errors), []);
+      // The server closes the run's stream: the page's follower ends, its store still readable.
+      hub.close();
+      await until(async () => (await page.evaluate(() => window.follow.follower.state)) === "ended", "the page's follower ended");
+      assert.equal(await page.evaluate(() => window.follow.follower.store.version), server.version);
       assert.deepEqual(problems, []);
     } finally {
       hub.close();
