@@ -5,8 +5,8 @@
 //       and private writes, the follower's modelView / systemView / notifications / version /
 //       lastHash equal the server's, and the private marker is in nothing it received; a lost
 //       message is a LOG_GAP, asked again from the follower's version; a dropped transport is
-//       asked again (re-sent events skipped); a tampered event stops it with TAMPERED_LOG; a new
-//       snapshot resets it. The SSE hub (stategate/sse) over raw node:http: Last-Event-ID and
+//       asked again (re-sent events skipped); a tampered event stops it with TAMPERED_LOG; a keyed
+//       chain is checked by links only without its key, by hash with it; a new snapshot resets it. The SSE hub (stategate/sse) over raw node:http: Last-Event-ID and
 //       ?since= resume with only the missing events, a snapshot otherwise, `end` once closed, and a
 //       slow client dropped rather than buffered without bound.
 //   (b) End to end in headless Chromium (playwright-core, Debian's chromium): a node:http server
@@ -66,9 +66,9 @@ const steps = [
 ];
 
 /** A server store with the private channel `scratch` (owner planner); `notify` runs after each change is kept. */
-function serverStore(runId, notify = () => {}) {
+function serverStore(runId, notify = () => {}, init = {}) {
   let t = 1_760_000_000_000;
-  const store = new StateStore({ runId, clock: () => (t += 1000), onEvents: () => notify() });
+  const store = new StateStore({ runId, clock: () => (t += 1000), onEvents: () => notify(), ...init });
   const key = store.registerChannel({ name: "scratch", reducer: "replace", visibility: "private", owner: "planner", type: "string" });
   return { store, key };
 }
@@ -284,6 +284,36 @@ describe("followRun over the caller's async iterator", () => {
       for await (const c of changes) drained.push(c);
     }, (e) => e.code === "TAMPERED_LOG");
     assert.deepEqual(log.asks, [null], "never asked again: a tampered log is not retried");
+  });
+
+  test("a keyed chain: followed without its key, every event is checked by its links only; with it, by its hash too", async () => {
+    const chainKey = crypto.getRandomValues(new Uint8Array(32));
+    const { store: server } = serverStore("follow-keyed", undefined, { chainKey });
+    steps[0](server);
+    const snapshot = server.exportForTransport();
+    for (const step of steps.slice(1, 8)) step(server);
+    const messages = [{ snapshot }, { events: server.transportEvents({ since: snapshot.last_sequence }) }];
+    const counts = async (storeOptions) => {
+      const seen = [];
+      const follower = followRun(() => messages, { storeOptions, onChange: (c) => seen.push(c) });
+      await follower.done;
+      assertSame(follower.store, server);
+      return [seen.reduce((n, c) => n + c.applied, 0), seen.reduce((n, c) => n + c.hashChecked, 0)];
+    };
+    const applied = server.version - snapshot.last_sequence;
+    const redacted = messages[1].events.filter((e) => e.redacted).length;
+    assert.equal(redacted, 1, "the private write, redacted");
+    assert.deepEqual(await counts(undefined), [applied, 0], "without the key: links only");
+    assert.deepEqual(await counts({ chainKey }), [applied, applied - redacted], "with the key: every hash but the redacted event's");
+    // An edit that leaves the hash as it was: found with the key; without it, the links hold and
+    // it is not (the documented limit: serve followers over a connection you trust).
+    const forged = JSON.parse(JSON.stringify(messages).replace("AZ 611 09:40 €180", "AZ 611 09:40 €999"));
+    const refused = followRun(() => forged, { storeOptions: { chainKey } });
+    await assert.rejects(refused.done, (e) => e.code === "TAMPERED_LOG");
+    const fooled = followRun(() => forged);
+    await fooled.done;
+    assert.match(JSON.stringify(fooled.store.messages("openai")), /€999/);
+    assert.equal(fooled.store.lastHash, server.lastHash);
   });
 
   test("a new snapshot resets the follower; a message that is not {snapshot} | {events} stops it", async () => {
