@@ -233,3 +233,39 @@ fn call_ids_reused_across_turns_are_answered_per_turn() {
     assert_eq!(report.len(), 1);
     assert_clean_and_idempotent(&out, &RepairOptions::default());
 }
+
+/// An id-less Gemini turn (older models send no ids; calls pair with responses by order) stays
+/// id-less when repair rewrites its responses: no response carries an id its call lacks, and the
+/// responses follow the calls' order, so Gemini pairs each with its own call.
+#[test]
+fn an_id_less_gemini_turn_is_repaired_id_less_in_call_order() {
+    let input = [
+        json!({"role": "user", "parts": [{"text": "weather in Paris and Rome"}]}),
+        json!({"role": "model", "parts": [{"functionCall": {"name": "weather", "args": {"city": "Paris"}}}, {"functionCall": {"name": "weather", "args": {"city": "Rome"}}}]}),
+        json!({"role": "user", "parts": [{"functionResponse": {"name": "weather", "response": {"t": 18}}}]}),
+    ];
+    let (out, report) = super::repair_outputs(&input, &RepairOptions::default()).unwrap();
+    assert_eq!(report.len(), 1);
+    let turn = match out.last() {
+        Some(super::Output::New(v)) => v.clone(),
+        other => panic!("the response turn is rewritten: {other:?}"),
+    };
+    let responses: Vec<&Value> = turn["parts"].as_array().unwrap().iter().map(|p| &p["functionResponse"]).collect();
+    assert_eq!(responses.len(), 2);
+    assert!(responses.iter().all(|r| r.get("id").is_none()), "{turn}");
+    assert_eq!(responses[0]["response"], json!({"t": 18}), "Paris's result first, as its call is");
+    assert!(responses[1]["response"]["error"].as_str().unwrap().contains("no result was recorded"), "{turn}");
+    assert!(matches!(out[1], super::Output::Original(1)), "the calls are untouched");
+    // Read back, it pairs as it was meant to, and needs nothing more.
+    let again: Vec<Value> = out
+        .iter()
+        .map(|o| match o {
+            super::Output::Original(i) => input[*i].clone(),
+            super::Output::New(v) => v.clone(),
+        })
+        .collect();
+    assert_eq!(super::validate_values(&again, Provider::Gemini).unwrap(), Vec::new());
+    let d = crate::message::formats::decode_messages(&again, None).unwrap();
+    assert_eq!(d.messages[2].content, crate::message::Content::Text("{\"t\":18}".into()));
+    assert_eq!(d.messages[2].tool_call_id.as_deref(), Some("gemini-1-0"));
+}

@@ -4,7 +4,10 @@
 //! {functionResponse: {name, response, id?}}, {inlineData: {mimeType, data}}, {fileData}]}`.
 //! A user turn's `functionResponse` parts decode to one tool message each. Calls and responses
 //! without ids (older Gemini models send none) are paired by order within the turn, Gemini's own
-//! rule, and given ids `gemini-<message index>-<call index>`; encoding always writes ids.
+//! rule, and given ids `gemini-<message index>-<call index>`. Encoding writes ids, except those
+//! ids it made itself: a call with such an id goes without one, and a turn of responses that all
+//! answer such calls goes without ids and in the calls' order — so an id-less history stays
+//! id-less and paired by order (a repaired turn never mixes id-less calls with answered ids).
 //! A response `{result: "text"}` decodes to that text; any other response object to its JSON text;
 //! encoding writes a JSON-object text back as the object and any other text as `{result: text}`.
 //! A `system` role is accepted and written back as `{role: "system"}` (Gemini takes it as
@@ -84,6 +87,23 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
         first.id = opt_id(obj, "id")?;
     }
     Ok(out)
+}
+
+/// The call position `k` of an id this module gave an id-less call (`gemini-<message>-<k>`).
+fn made_id(id: &str) -> Option<usize> {
+    let rest = id.strip_prefix("gemini-")?;
+    let (m, k) = rest.split_once('-')?;
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    (digits(m) && digits(k)).then(|| k.parse().ok()).flatten()
+}
+
+/// `{"id": id}` unless this module made the id (see the module docs).
+fn id_field(id: &str) -> Map<String, Value> {
+    let mut o = Map::new();
+    if made_id(id).is_none() {
+        o.insert("id".into(), json!(id));
+    }
+    o
 }
 
 /// Gives id-less calls an id and pairs id-less responses with the pending calls of the previous
@@ -223,7 +243,16 @@ pub(super) fn encode(group: &[Message]) -> Value {
     o.insert("role".into(), json!(role));
     let mut parts = Vec::new();
     if first.role == Role::Tool {
-        for t in group {
+        // Responses to id-less calls are paired by order: write them in their calls' order.
+        let made: Option<Vec<usize>> =
+            group.iter().map(|t| made_id(t.tool_call_id.as_deref().unwrap_or_default())).collect();
+        let mut order: Vec<&Message> = group.iter().collect();
+        if let Some(k) = &made {
+            let mut keyed: Vec<(usize, &Message)> = k.iter().copied().zip(group.iter()).collect();
+            keyed.sort_by_key(|(k, _)| *k);
+            order = keyed.into_iter().map(|(_, t)| t).collect();
+        }
+        for t in order {
             let text = tool_text(&t.content);
             let response = match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(obj)) if t.status != Some(ToolStatus::Error) => Value::Object(obj),
@@ -231,10 +260,11 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 _ => json!({"result": text}),
             };
             let mut p = Map::new();
-            p.insert(
-                "functionResponse".into(),
-                json!({"id": t.tool_call_id, "name": t.name.as_deref().unwrap_or_default(), "response": response}),
-            );
+            let mut r =
+                if made.is_some() { Map::new() } else { id_field(t.tool_call_id.as_deref().unwrap_or_default()) };
+            r.insert("name".into(), json!(t.name.as_deref().unwrap_or_default()));
+            r.insert("response".into(), response);
+            p.insert("functionResponse".into(), Value::Object(r));
             if t.origin == Some(Format::Gemini) {
                 p.extend(t.extra.clone());
             }
@@ -244,7 +274,10 @@ pub(super) fn encode(group: &[Message]) -> Value {
         parts = parts_of(&first.content, own);
         for c in &first.tool_calls {
             let mut p = Map::new();
-            p.insert("functionCall".into(), json!({"id": c.id, "name": c.name, "args": c.args}));
+            let mut call = id_field(&c.id);
+            call.insert("name".into(), json!(c.name));
+            call.insert("args".into(), c.args.clone());
+            p.insert("functionCall".into(), Value::Object(call));
             if own {
                 p.extend(c.extra.clone());
             }
@@ -255,7 +288,10 @@ pub(super) fn encode(group: &[Message]) -> Value {
         let at = parts.iter().position(|p| p.get("functionCall").is_some()).unwrap_or(parts.len());
         parts.splice(at..at, notes.collect::<Vec<_>>());
         for c in &first.invalid_tool_calls {
-            parts.push(json!({"functionCall": {"id": c.id, "name": c.name, "args": {}}}));
+            let mut call = id_field(&c.id);
+            call.insert("name".into(), json!(c.name));
+            call.insert("args".into(), json!({}));
+            parts.push(json!({"functionCall": call}));
         }
     }
     o.insert("parts".into(), Value::Array(parts));
