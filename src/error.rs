@@ -68,11 +68,14 @@ pub enum ErrorCode {
     /// An event log whose hash chain, sequence or content does not hold (`details.index` names
     /// the first broken event).
     TamperedLog,
+    /// Events given to `ingest` that do not continue the store's log: the first new one is not
+    /// sequence `version + 1` (`details.index` names it); ask for the events after `version`.
+    LogGap,
     /// A checkpoint that does not parse or whose digest does not match its content.
     CorruptCheckpoint,
     /// A checkpoint written in a format version this build cannot read.
     UnsupportedFormatVersion,
-    /// A past view (`at(sequence)`) cannot be changed.
+    /// A past view (`at(sequence)`) or a follower (`follow`) takes no commands.
     ReadOnly,
     /// A persistence adapter failed (IndexedDB, the file system).
     StorageError,
@@ -103,7 +106,7 @@ pub enum ErrorCode {
 impl ErrorCode {
     /// Every code, in declaration order (JS: `errorCodes()`, so the façade can tell a real
     /// stategate error from a look-alike). The test `every_code_is_listed_once` keeps it whole.
-    pub const ALL: [ErrorCode; 38] = [
+    pub const ALL: [ErrorCode; 39] = [
         ErrorCode::InvalidMessage,
         ErrorCode::UnknownRole,
         ErrorCode::MissingToolCallId,
@@ -130,6 +133,7 @@ impl ErrorCode {
         ErrorCode::ApprovalRejected,
         ErrorCode::BudgetExceeded,
         ErrorCode::TamperedLog,
+        ErrorCode::LogGap,
         ErrorCode::CorruptCheckpoint,
         ErrorCode::UnsupportedFormatVersion,
         ErrorCode::ReadOnly,
@@ -173,6 +177,7 @@ impl ErrorCode {
             ErrorCode::ApprovalRejected => "APPROVAL_REJECTED",
             ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
             ErrorCode::TamperedLog => "TAMPERED_LOG",
+            ErrorCode::LogGap => "LOG_GAP",
             ErrorCode::CorruptCheckpoint => "CORRUPT_CHECKPOINT",
             ErrorCode::UnsupportedFormatVersion => "UNSUPPORTED_FORMAT_VERSION",
             ErrorCode::ReadOnly => "READ_ONLY",

@@ -175,7 +175,7 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
         c.value_type = ValueType::Object;
         c.owner = Some(SEEDER.into());
     }));
-    let mut child = Store::new(StoreOptions { run_id: Some(run_id), channels })?;
+    let mut child = Store::new(StoreOptions { run_id: Some(run_id), channels, ..Default::default() })?;
 
     let mut update = Map::new();
     let mut inherited = Vec::new();

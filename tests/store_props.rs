@@ -16,7 +16,7 @@ fn new_store() -> (Store, String) {
         ChannelSpec::new("answer", Reducer::Replace),
         ChannelSpec::new("notes", Reducer::Append),
     ];
-    let mut s = Store::new(StoreOptions { run_id: Some("p".into()), channels }).unwrap();
+    let mut s = Store::new(StoreOptions { run_id: Some("p".into()), channels, ..Default::default() }).unwrap();
     let mut private = ChannelSpec::new("secrets", Reducer::Merge);
     private.visibility = Visibility::Private;
     private.owner = Some("vault".into());
@@ -162,19 +162,19 @@ proptest! {
         flip_bits in 1u8..=255,
     ) {
         let (mut s, key) = new_store();
-        let mut checkpoints: Vec<(u64, Vec<u8>)> = vec![(0, s.checkpoint().encode())];
+        let mut checkpoints: Vec<(u64, Vec<u8>)> = vec![(0, s.checkpoint())];
         for (i, (kind, a, b)) in ops.into_iter().enumerate() {
             let _ = s.apply(&build(kind, a, b, s.version()), 1_000 + i as u64);
-            checkpoints.push((s.version(), s.checkpoint().encode()));
+            checkpoints.push((s.version(), s.checkpoint()));
         }
         let channels: Vec<ChannelSpec> = s.channels().iter().skip(stategate::state::default_schema().len()).cloned().collect();
-        let mut replayed = Store::replay(StoreOptions { run_id: None, channels }, s.events()).unwrap();
+        let mut replayed = Store::replay(StoreOptions { run_id: None, channels, ..Default::default() }, s.events()).unwrap();
         let claimed = replayed.claim_owner_key("vault", || "key".into()).unwrap();
         prop_assert_eq!(snapshot(&mut replayed, &claimed), snapshot(&mut s, &key));
 
         let (k, bytes) = &checkpoints[k_pick as usize % checkpoints.len()];
         let tail: Vec<Event> = s.events().iter().filter(|e| e.sequence > *k).cloned().collect();
-        let mut restored = Store::restore(bytes, &tail, Vec::new()).unwrap();
+        let mut restored = Store::restore(bytes, &tail, Vec::new(), None).unwrap();
         restored.claim_owner_key("vault", || "key".into()).unwrap();
         prop_assert_eq!(serde_json::to_string(&restored.system_view()).unwrap(), serde_json::to_string(&s.system_view()).unwrap());
         prop_assert_eq!(restored.private_view("key").unwrap(), s.private_view(&key).unwrap());
@@ -184,7 +184,7 @@ proptest! {
         let mut bad = bytes.clone();
         let at = flip_at as usize % bad.len();
         bad[at] ^= flip_bits;
-        prop_assert!(Store::restore(&bad, &[], Vec::new()).is_err(), "checkpoint flip at {} not detected: {:?} -> {:?}", at, String::from_utf8_lossy(&bytes[at.saturating_sub(30)..(at + 10).min(bytes.len())]), String::from_utf8_lossy(&bad[at.saturating_sub(30)..(at + 10).min(bad.len())]));
+        prop_assert!(Store::restore(&bad, &[], Vec::new(), None).is_err(), "checkpoint flip at {} not detected: {:?} -> {:?}", at, String::from_utf8_lossy(&bytes[at.saturating_sub(30)..(at + 10).min(bytes.len())]), String::from_utf8_lossy(&bad[at.saturating_sub(30)..(at + 10).min(bad.len())]));
 
         // One flipped byte in the JSONL log: the parse or the replay refuses it.
         let jsonl: String = s.events().iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
@@ -196,7 +196,7 @@ proptest! {
                 None | Some(Err(_)) => true,
                 Some(Ok(events)) => {
                     let channels: Vec<ChannelSpec> = s.channels().iter().skip(stategate::state::default_schema().len()).cloned().collect();
-                    Store::replay(StoreOptions { run_id: None, channels }, &events).is_err() || events.len() != s.events().len()
+                    Store::replay(StoreOptions { run_id: None, channels, ..Default::default() }, &events).is_err() || events.len() != s.events().len()
                 }
             };
             prop_assert!(detected, "log flip at {} not detected", at);

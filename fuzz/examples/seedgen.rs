@@ -352,12 +352,13 @@ fn main() {
         replay.put(&format!("{name}.log.jsonl"), log.as_bytes());
         // Checkpoint of the first half, then the whole log as tail.
         let k = events.len() / 2;
-        let Ok(mut prefix) =
-            stategate::Store::replay(stategate::StoreOptions { run_id: None, channels: registered }, &events[..k])
-        else {
+        let Ok(mut prefix) = stategate::Store::replay(
+            stategate::StoreOptions { run_id: None, channels: registered, ..Default::default() },
+            &events[..k],
+        ) else {
             continue;
         };
-        let cp = String::from_utf8(prefix.checkpoint().encode()).expect("utf-8 checkpoint");
+        let cp = String::from_utf8(prefix.checkpoint()).expect("utf-8 checkpoint");
         let tail: String = events[k..].iter().map(|e| serde_json::to_string(e).expect("event") + "\n").collect();
         let both = format!("{cp}\n{tail}");
         checked(name, || stategate_fuzz::replay(both.as_bytes()));

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use stategate::log::{parse_jsonl, Checkpoint, Event, GENESIS_HASH};
+use stategate::log::{parse_jsonl, Chain, Checkpoint, Event, GENESIS_HASH};
 use stategate::message::formats::{decode_messages, encode_messages, Format};
 use stategate::project::tokens::Estimate;
 use stategate::project::{max_sent, project_tail, provider_of, ProjectOptions};
@@ -402,16 +402,16 @@ pub fn check_history(store: &mut Store, registered: &[ChannelSpec], keys: &[(Str
     let jsonl: String = events.iter().map(|e| serde_json::to_string(e).expect("an event serialises") + "\n").collect();
     let parsed = parse_jsonl(&jsonl).unwrap_or_else(|e| panic!("the store's own log does not parse: {e:?}"));
     assert!(parsed == events, "the log changes through JSONL");
-    let opts = StoreOptions { run_id: None, channels: registered.to_vec() };
+    let opts = StoreOptions { run_id: None, channels: registered.to_vec(), ..Default::default() };
     let mut replayed =
         Store::replay(opts.clone(), &parsed).unwrap_or_else(|e| panic!("the store's own log does not replay: {e:?}"));
     assert_same_state("replay", store, &mut replayed, keys);
 
-    let cp = store.checkpoint().encode();
-    let mut restored = Store::restore(&cp, &[], Vec::new())
+    let cp = store.checkpoint();
+    let mut restored = Store::restore(&cp, &[], Vec::new(), None)
         .unwrap_or_else(|e| panic!("the store's own checkpoint does not restore: {e:?}"));
     assert_same_state("restore(checkpoint)", store, &mut restored, keys);
-    let mut restored = Store::restore(&cp, &events, Vec::new())
+    let mut restored = Store::restore(&cp, &events, Vec::new(), None)
         .unwrap_or_else(|e| panic!("checkpoint + whole log does not restore: {e:?}"));
     assert_same_state("restore(checkpoint, whole log)", store, &mut restored, keys);
 
@@ -421,10 +421,24 @@ pub fn check_history(store: &mut Store, registered: &[ChannelSpec], keys: &[(Str
     let past = store.at(k as u64).unwrap_or_else(|e| panic!("at({k}) fails: {e:?}"));
     assert_eq!(past.version(), k as u64, "at({k}): version");
     assert!(past.system_view() == prefix.system_view(), "at({k}) differs from a replay of the first {k} events");
-    let half = prefix.checkpoint().encode();
-    let mut resumed = Store::restore(&half, &events, Vec::new())
+    let half = prefix.checkpoint();
+    let mut resumed = Store::restore(&half, &events, Vec::new(), None)
         .unwrap_or_else(|e| panic!("checkpoint at {k} + log does not restore: {e:?}"));
     assert_same_state("restore(checkpoint at k, log)", store, &mut resumed, keys);
+
+    // A follower (Store::follow + ingest of transport events): from the export of the first k
+    // events, the rest of the transport log brings it to the store's public state and last hash.
+    let mut follower = Store::follow(&prefix.export_for_transport(), None)
+        .unwrap_or_else(|e| panic!("the export at {k} does not start a follower: {e:?}"));
+    let sent = store.transport_events(&stategate::state::EventFilter::default());
+    follower.ingest(&sent).unwrap_or_else(|e| panic!("the transport log does not ingest into a follower: {e:?}"));
+    assert_eq!(follower.version(), store.version(), "follower: version");
+    assert!(follower.system_view() == store.system_view(), "follower: system view differs from the store's");
+    assert_eq!(follower.last_hash(), store.last_hash(), "follower: last hash");
+    // Preview then ingest is apply: the prefix catches up on the store's own events.
+    let caught_up = prefix.ingest(&events).unwrap_or_else(|e| panic!("the prefix does not ingest the log: {e:?}"));
+    assert_eq!(caught_up.version, store.version(), "ingest: version");
+    assert_same_state("replay of k events, then ingest of the log", store, &mut prefix, &[]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -439,7 +453,7 @@ pub fn reseal(events: &mut [Event], anchor: (u64, &str), run_id: &str) {
         e.run_id = run_id.to_string();
         e.event_id = format!("{run_id}:{}", e.sequence);
         e.prev_hash = prev;
-        e.hash = e.compute_hash();
+        e.hash = e.compute_hash(&Chain::Plain).unwrap();
         prev = e.hash.clone();
     }
 }
@@ -450,8 +464,8 @@ pub fn reseal(events: &mut [Event], anchor: (u64, &str), run_id: &str) {
 fn check_replayed(what: &str, s: &mut Store, events: &[Event], base: u64) {
     assert_eq!(s.version(), base + events.len() as u64, "{what}: version after replay");
     assert!(s.events() == events, "{what}: the replayed store's log differs from the log replayed");
-    let cp = s.checkpoint().encode();
-    let mut r = Store::restore(&cp, &[], Vec::new())
+    let cp = s.checkpoint();
+    let mut r = Store::restore(&cp, &[], Vec::new(), None)
         .unwrap_or_else(|e| panic!("{what}: the replayed store's checkpoint does not restore: {e:?}"));
     assert_same_state(what, s, &mut r, &[]);
 }
@@ -460,7 +474,7 @@ fn check_replayed(what: &str, s: &mut Store, events: &[Event], base: u64) {
 /// as given, then the same lines resealed (first line, if it is a [`Checkpoint`], re-digested and
 /// restored with the resealed rest as its tail) so the fuzzer's payload mutations are replayed.
 pub fn replay(data: &[u8]) {
-    let _ = Store::restore(data, &[], Vec::new());
+    let _ = Store::restore(data, &[], Vec::new(), None);
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Ok(events) = parse_jsonl(text) {
         if let Ok(mut s) = Store::replay(StoreOptions::default(), &events) {
@@ -493,12 +507,12 @@ pub fn replay(data: &[u8]) {
             if base > u64::MAX / 2 {
                 return;
             }
-            let bytes = cp.encode();
+            let bytes = cp.encode(&Chain::Plain);
             reseal(&mut events, (base, &hash), &run_id);
-            if let Ok(mut s) = Store::restore(&bytes, &events, Vec::new()) {
+            if let Ok(mut s) = Store::restore(&bytes, &events, Vec::new(), None) {
                 assert_eq!(s.version(), base + events.len() as u64, "restore: version after the tail");
-                let again = s.checkpoint().encode();
-                let mut r = Store::restore(&again, &[], Vec::new())
+                let again = s.checkpoint();
+                let mut r = Store::restore(&again, &[], Vec::new(), None)
                     .unwrap_or_else(|e| panic!("a restored store's checkpoint does not restore: {e:?}"));
                 assert_same_state("restore, checkpoint, restore", &mut s, &mut r, &[]);
             }

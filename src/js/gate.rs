@@ -100,6 +100,32 @@ impl Hooks {
     }
 }
 
+/// Takes `chainKey` (a `Uint8Array`: bytes do not cross as JSON) out of an init object: the key,
+/// and a copy of the object without it for the data options. Throws `INVALID_OPTION` for a
+/// `chainKey` that is not a `Uint8Array`.
+pub(super) fn take_chain_key(init: Option<JsValue>) -> JsResult<(Option<Vec<u8>>, Option<JsValue>)> {
+    let Some(init) = init else { return Ok((None, None)) };
+    if !init.is_object() {
+        return Ok((None, Some(init)));
+    }
+    let key = js_sys::Reflect::get(&init, &"chainKey".into()).unwrap_or(JsValue::UNDEFINED);
+    if key.is_undefined() {
+        return Ok((None, Some(init)));
+    }
+    let bytes = key.dyn_into::<js_sys::Uint8Array>().map_err(|_| {
+        to_js_error(
+            Error::new(
+                ErrorCode::InvalidOption,
+                "chainKey must be a Uint8Array (e.g. crypto.getRandomValues(new Uint8Array(32)))",
+            )
+            .field("chainKey"),
+        )
+    })?;
+    let rest = js_sys::Object::assign(&js_sys::Object::new(), init.unchecked_ref());
+    let _ = js_sys::Reflect::delete_property(&rest, &"chainKey".into());
+    Ok((Some(bytes.to_vec()), Some(rest.into())))
+}
+
 impl Shared {
     pub(super) fn now(&self) -> JsResult<u64> {
         self.clock().map_err(to_js_error)

@@ -1,12 +1,12 @@
 //! The log methods of the `StateStore` JS class (DESIGN §4): the events in memory, replay,
 //! time travel, checkpoints and their restore, the export for transport, and `verifyLog`.
 
-use super::gate::Hooks;
-use super::interop::{from_js, options, parse_js, present, to_js, to_js_error};
+use super::gate::{take_chain_key, Hooks};
+use super::interop::{from_js_json, options, parse_js, present, to_js, to_js_error};
 use super::store::JsStateStore;
 use crate::error::{Error, ErrorCode};
-use crate::log::{check_log, parse_jsonl, Event, GENESIS_HASH};
-use crate::state::{EventFilter, Store, StoreOptions};
+use crate::log::{check_log, parse_jsonl, Chain, Event, GENESIS_HASH};
+use crate::state::{Command, EventFilter, Store, StoreOptions};
 use wasm_bindgen::prelude::*;
 
 type JsResult<T> = Result<T, JsValue>;
@@ -40,13 +40,17 @@ fn events_from_js(events: &JsValue) -> JsResult<Vec<Event>> {
     read_events(events).map_err(to_js_error)
 }
 
-/// A log check as `{ok: true}` or `{ok: false, index, sequence, reason}`.
+/// A log check as `{ok: true}` or `{ok: false, index, sequence, reason}`. `opts.after` anchors a
+/// log that does not start at sequence 1 (`{sequence, hash}` of the event before it);
+/// `opts.chainKey` checks a keyed chain (without it, a keyed log breaks at its first event, and
+/// with it an unkeyed one does). Events prepared for transport (`redacted`) are broken links.
 #[wasm_bindgen(js_name = verifyLog, unchecked_return_type = "LogCheck")]
 pub fn verify_log_js(
     #[wasm_bindgen(unchecked_param_type = "StoreEvent[] | string")] events: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "{ after: { sequence: number; hash: string } }")] opts: Option<
-        JsValue,
-    >,
+    #[wasm_bindgen(
+        unchecked_optional_param_type = "{ after?: { sequence: number; hash: string }; chainKey?: Uint8Array }"
+    )]
+    opts: Option<JsValue>,
 ) -> JsResult<JsValue> {
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -54,19 +58,32 @@ pub fn verify_log_js(
         sequence: u64,
         hash: String,
     }
-    #[derive(serde::Deserialize)]
+    #[derive(serde::Deserialize, Default)]
     #[serde(deny_unknown_fields)]
     struct Opts {
-        after: After,
+        after: Option<After>,
     }
-    let anchor = match present(opts) {
-        Some(o) => {
-            let o: Opts = from_js(o)?;
-            (o.after.sequence, o.after.hash)
-        }
+    let (key, opts) = take_chain_key(opts)?;
+    let chain = Chain::from_key(key.as_deref()).map_err(to_js_error)?;
+    let anchor = match options::<Opts>(opts)?.after {
+        Some(a) => (a.sequence, a.hash),
         None => (0, GENESIS_HASH.to_string()),
     };
-    to_js(&check_log(read_events(&events), (anchor.0, &anchor.1)).map_err(to_js_error)?)
+    to_js(&check_log(read_events(&events), (anchor.0, &anchor.1), &chain).map_err(to_js_error)?)
+}
+
+/// Commands as `apply` (one) or `applyBatch` (a list) reads them.
+fn read_commands(commands: &JsValue, batch: bool) -> JsResult<Vec<Command>> {
+    if batch {
+        from_js_json(commands, ErrorCode::InvalidUpdate, "a batch is a list of commands {author, update, …}")
+    } else {
+        from_js_json(
+            commands,
+            ErrorCode::InvalidUpdate,
+            "a command is {author, update, expectedVersion?, correlationId?, causationId?}",
+        )
+        .map(|c| vec![c])
+    }
 }
 
 #[wasm_bindgen(js_class = StateStore)]
@@ -108,15 +125,108 @@ impl JsStateStore {
         Ok(self.lock()?.inner.last_hash().to_string())
     }
 
+    /// The events `apply(command)` would log now (sealed: `prev_hash`, `hash`, `created_at` from
+    /// the clock), leaving the store exactly as it was. For a log written asynchronously (a
+    /// database): preview, persist the events, then `ingest` them; if another writer took the
+    /// sequence first, `ingest` that writer's events and try again. Throws what `apply` would.
+    #[wasm_bindgen(unchecked_return_type = "StoreEvent[]")]
+    pub fn preview(&self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
+        self.preview_of(read_commands(&command, false)?)
+    }
+
+    /// `preview` for a batch: the events `applyBatch(commands)` would log now, one per command.
+    #[wasm_bindgen(js_name = previewBatch, unchecked_return_type = "StoreEvent[]")]
+    pub fn preview_batch(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Command[]")] commands: JsValue,
+    ) -> JsResult<JsValue> {
+        self.preview_of(read_commands(&commands, true)?)
+    }
+
+    /// Applies logged events (an array or JSON Lines) that continue this store's log, all or
+    /// nothing, checking every link, every hash it can, and that each event reproduces; events
+    /// the store already has (the same hash at that sequence) are skipped, so a whole log or
+    /// events sent twice may be passed. Never calls `onEvents` (the events are logged already).
+    /// The way a follower (`StateStore.follow`) and a store behind a database log change.
+    /// Returns `{version, applied, hashChecked}`. Throws `TAMPERED_LOG` (`details.index`; also
+    /// when an event at a known sequence is not the store's: the logs forked), `LOG_GAP` (ask for
+    /// the events after `store.version`), `READ_ONLY` on a past view, `UNKNOWN_CHANNEL`.
+    #[wasm_bindgen(unchecked_return_type = "Ingested")]
+    pub fn ingest(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "StoreEvent[] | string")] events: JsValue,
+    ) -> JsResult<JsValue> {
+        let events = events_from_js(&events)?;
+        to_js(&self.lock()?.inner.ingest(&events).map_err(to_js_error)?)
+    }
+
+    /// The events in memory (filtered as `events(filter)`), safe to send where
+    /// `exportForTransport()` goes: writes to private channels removed from each payload, such an
+    /// event naming the channels removed in `redacted`. Its hash stays the writer's, so a
+    /// follower checks it by its links.
+    #[wasm_bindgen(js_name = transportEvents, unchecked_return_type = "StoreEvent[]")]
+    pub fn transport_events(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>,
+    ) -> JsResult<JsValue> {
+        let filter: EventFilter = options(filter)?;
+        to_js(&self.lock()?.inner.transport_events(&filter))
+    }
+
+    /// A follower of a run that lives elsewhere: a read-only store starting from the run's
+    /// `exportForTransport()` snapshot (the object, or its JSON text), changed only by
+    /// `ingest(transportEvents)`. Every read works (`get`, `messages`, `systemView`, `modelView`,
+    /// `events`, `at`…); commands throw `READ_ONLY`. It checks every event's links, and its hash
+    /// unless the event is redacted or the chain is keyed and `opts.chainKey` was not given.
+    /// Throws `CORRUPT_CHECKPOINT` (not an export, or its digest does not match),
+    /// `UNSUPPORTED_FORMAT_VERSION`, `INVALID_OPTION` (a `chainKey` for an unkeyed chain).
+    pub fn follow(
+        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown> | string")] snapshot: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "FollowOptions")] opts: Option<JsValue>,
+    ) -> JsResult<JsStateStore> {
+        #[derive(serde::Deserialize, Default)]
+        #[serde(deny_unknown_fields)]
+        struct FollowOpts {}
+        let hooks = Hooks::read(opts.as_ref())?;
+        if hooks.on_event.is_some() {
+            return Err(to_js_error(
+                Error::new(
+                    ErrorCode::InvalidOption,
+                    "a follower logs nothing: it takes no onEvents (its events come from the run's own log)",
+                )
+                .field("onEvents"),
+            ));
+        }
+        let (key, opts) = take_chain_key(opts)?;
+        let FollowOpts {} = options(opts)?;
+        let bytes = match snapshot.as_string() {
+            Some(text) => text.into_bytes(),
+            None => {
+                let v: serde_json::Value = parse_js(
+                    &snapshot,
+                    ErrorCode::CorruptCheckpoint,
+                    "a snapshot is the object store.exportForTransport() returns",
+                    u32::MAX,
+                )
+                .map_err(to_js_error)?;
+                serde_json::to_vec(&v)
+                    .map_err(|e| to_js_error(Error::new(ErrorCode::CorruptCheckpoint, e.to_string())))?
+            }
+        };
+        Ok(JsStateStore::wrap(Store::follow(&bytes, key.as_deref()).map_err(to_js_error)?, hooks))
+    }
+
     /// Rebuilds a store from a whole log (an array of events or their JSON Lines), checking
     /// every link and hash and that each event reproduces. Private channels' owners claim their
-    /// keys with `claimOwnerKey`. Throws `TAMPERED_LOG` with `details.index` of the first bad event.
+    /// keys with `claimOwnerKey`; a keyed chain's readers pass `init.chainKey`. Throws
+    /// `TAMPERED_LOG` with `details.index` of the first bad event.
     pub fn replay(
         #[wasm_bindgen(unchecked_param_type = "StoreEvent[] | string")] events: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "RestoreInit")] init: Option<JsValue>,
     ) -> JsResult<JsStateStore> {
         let hooks = Hooks::read(init.as_ref())?;
-        let opts: StoreOptions = options(init)?;
+        let (chain_key, init) = take_chain_key(init)?;
+        let opts = StoreOptions { chain_key, ..options(init)? };
         let events = events_from_js(&events)?;
         Ok(JsStateStore::wrap(Store::replay(opts, &events).map_err(to_js_error)?, hooks))
     }
@@ -137,7 +247,7 @@ impl JsStateStore {
     /// channel (private ones too: for local persistence only), last sequence and hash, format
     /// version. Never contains owner keys.
     pub fn checkpoint(&self) -> JsResult<Vec<u8>> {
-        Ok(self.lock()?.inner.checkpoint().encode())
+        Ok(self.lock()?.inner.checkpoint())
     }
 
     /// Restores a store from checkpoint bytes and the events after it (an array or JSON Lines;
@@ -168,8 +278,10 @@ impl JsStateStore {
             Some(tail) => events_from_js(&tail)?,
             None => Vec::new(),
         };
+        let (chain_key, init) = take_chain_key(init)?;
         let opts: StoreOptions = options(init)?;
-        Ok(JsStateStore::wrap(Store::restore(&checkpoint, &tail, opts.channels).map_err(to_js_error)?, hooks))
+        let store = Store::restore(&checkpoint, &tail, opts.channels, chain_key.as_deref()).map_err(to_js_error)?;
+        Ok(JsStateStore::wrap(store, hooks))
     }
 
     /// A snapshot meant to leave the machine: like a checkpoint but without private channels,
@@ -177,9 +289,18 @@ impl JsStateStore {
     /// last_hash, channels, values, digest}`.
     #[wasm_bindgen(js_name = exportForTransport, unchecked_return_type = "Record<string, unknown>")]
     pub fn export_for_transport(&self) -> JsResult<JsValue> {
-        let bytes = self.lock()?.inner.export_for_transport().encode();
+        let bytes = self.lock()?.inner.export_for_transport();
         let v: serde_json::Value = serde_json::from_slice(&bytes)
             .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?;
         to_js(&v)
+    }
+}
+
+impl JsStateStore {
+    /// The events `commands` would log now (the store unchanged).
+    fn preview_of(&self, commands: Vec<Command>) -> JsResult<JsValue> {
+        let mut s = self.lock()?;
+        let now = s.now()?;
+        to_js(&s.inner.preview(&commands, now).map_err(to_js_error)?)
     }
 }

@@ -1,7 +1,7 @@
 //! The `StateStore` JS class: converts arguments, calls [`crate::state::Store`], converts results.
 //! One message crosses the boundary per append; the state stays inside wasm (BOUNDARY.md).
 
-use super::gate::{lock, random_key, Hooks, JsSink, Shared};
+use super::gate::{lock, random_key, take_chain_key, Hooks, JsSink, Shared};
 use super::interop::{from_js, from_js_json, opt_string_arg, options, string_arg, to_js, to_js_error};
 use crate::error::ErrorCode;
 use crate::message::formats::{encode_messages, Format};
@@ -30,13 +30,29 @@ export interface StoreCallbacks {
   /** Called with each rejected command's author, error code, message and details (no values). */
   audit?: (rejection: Rejection) => void;
 }
-/** Options of `new StateStore(init)`: {@link StoreOptions} plus the callbacks. */
-export type StoreInit = StoreOptions & StoreCallbacks;
+/** The key of a keyed chain (issue 18), shared by every writer and reader of one log. */
+export interface ChainKeyOption {
+  /**
+   * HMAC-SHA-256 key, at least 16 bytes (use 32 random bytes). With it the store hashes its
+   * events and seals its checkpoints with HMAC-SHA-256 instead of SHA-256, so someone without
+   * the key can neither forge an event nor recompute the chain after changing one. The key is
+   * never written anywhere: pass it again to `replay`, `restore`, `verifyLog` (and to `follow`
+   * on a follower that should check hashes). A log written without a key verifies without one.
+   */
+  chainKey?: Uint8Array;
+}
+/** Options of `new StateStore(init)`: {@link StoreOptions}, the chain key and the callbacks. */
+export type StoreInit = StoreOptions & ChainKeyOption & StoreCallbacks;
 /**
  * Options of `StateStore.replay` and `StateStore.restore`: the channels the log writes beyond
- * the default schema (replay: private ones included) plus the callbacks.
+ * the default schema (replay: private ones included), the chain key, and the callbacks.
  */
-export type RestoreInit = Pick<StoreOptions, "channels"> & StoreCallbacks;
+export type RestoreInit = Pick<StoreOptions, "channels"> & ChainKeyOption & StoreCallbacks;
+/** Options of `StateStore.follow(snapshot, opts)`. */
+export interface FollowOptions extends ChainKeyOption {
+  /** The follower's clock (ms since the epoch), for its model views. Default `Date.now`. */
+  clock?: () => number;
+}
 /** Which events `events(filter)` lists (an alias of {@link EventFilter}). */
 export type EventQuery = EventFilter;
 /** Options of `store.modelView(opts)` and `projectMessages(messages, opts)`. */
@@ -89,7 +105,8 @@ impl JsStateStore {
         #[wasm_bindgen(unchecked_optional_param_type = "StoreInit")] init: Option<JsValue>,
     ) -> JsResult<JsStateStore> {
         let hooks = Hooks::read(init.as_ref())?;
-        let opts: StoreOptions = options(init)?;
+        let (chain_key, init) = take_chain_key(init)?;
+        let opts = StoreOptions { chain_key, ..options(init)? };
         Ok(JsStateStore::wrap(Store::new(opts).map_err(to_js_error)?, hooks))
     }
 

@@ -53,9 +53,13 @@ pub fn write_str(s: &str, out: &mut Vec<u8>) {
 
 /// Lowercase hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
-    for b in digest {
+    to_hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of `bytes`.
+pub fn to_hex(bytes: &[u8]) -> String {
+    let mut hex = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
         hex.push(char::from_digit((b >> 4) as u32, 16).unwrap_or('0'));
         hex.push(char::from_digit((b & 15) as u32, 16).unwrap_or('0'));
     }

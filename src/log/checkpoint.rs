@@ -1,12 +1,14 @@
 //! The checkpoint codec: a snapshot of every channel plus where the log stood (last sequence and
-//! hash), as UTF-8 JSON bytes sealed by a SHA-256 digest of their canonical encoding.
+//! hash), as UTF-8 JSON bytes sealed by a digest of their canonical encoding: SHA-256, or
+//! HMAC-SHA-256 under the store's `chainKey` ([`Chain`]). An export (a snapshot meant to leave the
+//! machine, for a follower who holds no key) is always sealed by plain SHA-256.
 //!
 //! Decoding refuses anything that is not exactly what was encoded: bytes that do not parse, a
 //! digest that does not match (`CORRUPT_CHECKPOINT`), or a format version this build does not
 //! read (`UNSUPPORTED_FORMAT_VERSION`). Nothing is half-loaded: decoding builds a value, the
 //! store is built from it only once it is whole.
 
-use super::canonical;
+use super::{canonical, Chain};
 use crate::error::{Error, ErrorCode, Result};
 use crate::state::ChannelSpec;
 use serde::{Deserialize, Serialize};
@@ -16,6 +18,8 @@ use serde_json::{Map, Value};
 pub const CHECKPOINT_FORMAT: &str = "stategate-checkpoint";
 /// The format version this build writes and reads.
 pub const CHECKPOINT_FORMAT_VERSION: u64 = 1;
+/// The `format` field of a snapshot for transport (`exportForTransport`).
+pub const EXPORT_FORMAT: &str = "stategate-export";
 
 /// Channel values by name (messages as canonical message lists).
 pub type Snapshot = Map<String, Value>;
@@ -38,6 +42,10 @@ pub struct Checkpoint {
     pub channels: Vec<ChannelSpec>,
     /// Every channel's value.
     pub values: Snapshot,
+    /// True when the store's chain is keyed (`chainKey`): the log's hashes (and a checkpoint's
+    /// digest) are HMACs a reader needs the key to check. Absent (false) otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keyed: bool,
     /// SHA-256 of the canonical encoding of all other fields.
     #[serde(default)]
     pub digest: String,
@@ -47,36 +55,52 @@ fn corrupt(what: impl Into<String>) -> Error {
     Error::new(ErrorCode::CorruptCheckpoint, format!("the checkpoint is corrupt: {}; nothing was loaded", what.into()))
 }
 
-/// The digest of a checkpoint as JSON: SHA-256 of the canonical encoding of every field but
+/// The digest of a checkpoint as JSON under `chain`: the canonical encoding of every field but
 /// `digest`. Computed over the bytes as parsed, never over a re-serialised struct, so a field
 /// renamed or added in transit changes it.
-fn digest_of(value: &Value) -> String {
+fn digest_of(value: &Value, chain: &Chain) -> Option<String> {
     let mut v = value.clone();
     if let Some(o) = v.as_object_mut() {
         o.shift_remove("digest");
     }
     let mut out = Vec::new();
     canonical::write(&v, &mut out);
-    canonical::sha256_hex(&out)
+    chain.digest(&out)
+}
+
+/// The chain a snapshot's digest is made with: an export's is always plain (its readers hold no
+/// key); a checkpoint's is the store's.
+fn sealing<'c>(format: Option<&str>, chain: &'c Chain) -> &'c Chain {
+    if format == Some(EXPORT_FORMAT) {
+        &Chain::Plain
+    } else {
+        chain
+    }
 }
 
 impl Checkpoint {
-    /// Seals and encodes: UTF-8 JSON bytes.
-    pub fn encode(self) -> Vec<u8> {
+    /// Seals and encodes: UTF-8 JSON bytes, the digest made under `chain` (plain for an export).
+    pub fn encode(self, chain: &Chain) -> Vec<u8> {
         let mut v = serde_json::to_value(&self).unwrap_or(Value::Null);
-        let digest = digest_of(&v);
+        let digest = digest_of(&v, sealing(Some(&self.format), chain)).unwrap_or_default();
         if let Some(o) = v.as_object_mut() {
             o.insert("digest".into(), Value::String(digest));
         }
         serde_json::to_vec(&v).unwrap_or_default()
     }
 
-    /// Decodes and checks bytes written by [`Checkpoint::encode`].
-    /// Errors: `CORRUPT_CHECKPOINT`, `UNSUPPORTED_FORMAT_VERSION`.
-    pub fn decode(bytes: &[u8]) -> Result<Checkpoint> {
+    /// Decodes and checks bytes written by [`Checkpoint::encode`] in format `format`
+    /// ([`CHECKPOINT_FORMAT`] or [`EXPORT_FORMAT`]); a checkpoint's digest is checked under
+    /// `chain`. Errors: `CORRUPT_CHECKPOINT`, `UNSUPPORTED_FORMAT_VERSION`; `INVALID_OPTION` for a
+    /// checkpoint of a keyed chain read without its key.
+    pub fn decode(bytes: &[u8], format: &str, chain: &Chain) -> Result<Checkpoint> {
         let value: Value = serde_json::from_slice(bytes).map_err(|e| corrupt(format!("not JSON ({e})")))?;
-        if value.get("format").and_then(Value::as_str) != Some(CHECKPOINT_FORMAT) {
-            return Err(corrupt("it is not a stategate checkpoint"));
+        if value.get("format").and_then(Value::as_str) != Some(format) {
+            return Err(corrupt(if format == EXPORT_FORMAT {
+                "it is not a stategate export (store.exportForTransport())"
+            } else {
+                "it is not a stategate checkpoint"
+            }));
         }
         match value.get("format_version").and_then(Value::as_u64) {
             Some(CHECKPOINT_FORMAT_VERSION) => {}
@@ -88,7 +112,21 @@ impl Checkpoint {
             }
             None => return Err(corrupt("no format version")),
         }
-        if value.get("digest").and_then(Value::as_str) != Some(digest_of(&value).as_str()) {
+        let keyed = value.get("keyed").and_then(Value::as_bool).unwrap_or(false);
+        let sealed = sealing(Some(format), chain);
+        if format == CHECKPOINT_FORMAT && keyed && !chain.is_keyed() {
+            return Err(Error::new(
+                ErrorCode::InvalidOption,
+                "this checkpoint was written by a store with a chainKey: pass the same chainKey to read it; nothing was loaded",
+            )
+            .field("chainKey"));
+        }
+        if format == CHECKPOINT_FORMAT && !keyed && chain.is_keyed() {
+            return Err(corrupt(
+                "it was sealed without a chainKey, but one was given: the log's writer seals with its key, so this was written by someone without it",
+            ));
+        }
+        if value.get("digest").and_then(Value::as_str) != digest_of(&value, sealed).as_deref() {
             return Err(corrupt("its digest does not match its content"));
         }
         serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))

@@ -2,14 +2,16 @@
 //!
 //! Every applied command appends exactly one [`Event`] whose payload is the update as it was
 //! reduced (message ids already assigned), so a replay yields the same state and the same ids.
-//! `hash` is the SHA-256 of the canonical encoding ([`canonical`]) of every other field,
-//! `prev_hash` included, so changing, dropping, inserting or reordering an event breaks the chain
+//! `hash` is the SHA-256 — or, for a store given a `chainKey`, the HMAC-SHA-256 ([`Chain`]) — of
+//! the canonical encoding ([`canonical`]) of every other field, `prev_hash` included, so changing, dropping, inserting or reordering an event breaks the chain
 //! at that event ([`verify_log`]). Rejected commands leave no event.
 
 pub mod canonical;
+mod chain;
 mod checkpoint;
 
-pub use checkpoint::{Checkpoint, Snapshot, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION};
+pub use chain::{Chain, MIN_CHAIN_KEY_BYTES};
+pub use checkpoint::{Checkpoint, Snapshot, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, EXPORT_FORMAT};
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::Role;
@@ -80,12 +82,19 @@ pub struct Event {
     pub causation_id: Option<String>,
     /// The previous event's `hash` ([`GENESIS_HASH`] for the first).
     pub prev_hash: String,
-    /// SHA-256 (lowercase hex) of the canonical encoding of every other field.
+    /// SHA-256 (lowercase hex) of the canonical encoding of every other field but `redacted`
+    /// (HMAC-SHA-256 under the store's `chainKey` when it has one).
     pub hash: String,
     /// True for a command the store issued itself (`repair`), which is exempt from the
     /// run-ended, deadline and approval rules. Absent (false) otherwise; hashed only when true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub system: bool,
+    /// Only on an event prepared for transport (`store.transportEvents()`): the private channels
+    /// whose writes were removed from `payload`. Not hashed (the hash is the writer's, over the
+    /// whole payload), so a follower checks such an event by its links only; a store rebuilt
+    /// from a log refuses it. Absent (empty) otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redacted: Vec<String>,
     /// The writes of an event not sealed yet; the store turns them into `payload` when it seals
     /// (never serialised: every event that leaves the store is sealed).
     #[serde(skip)]
@@ -93,9 +102,9 @@ pub struct Event {
 }
 
 impl Event {
-    /// The hash this event should carry: SHA-256 over the canonical encoding of all its fields
-    /// but `hash`.
-    pub fn compute_hash(&self) -> String {
+    /// The hash this event should carry under `chain`: its digest of the canonical encoding of
+    /// all its fields but `hash` and `redacted`. `None` for [`Chain::Opaque`].
+    pub fn compute_hash(&self, chain: &Chain) -> Option<String> {
         let mut out = Vec::with_capacity(256);
         let opt = |o: &Option<String>| o.as_ref().map(|s| Value::String(s.clone())).unwrap_or(Value::Null);
         // Keys in sorted order, as canonical::write would order them.
@@ -123,7 +132,7 @@ impl Event {
         out.extend_from_slice(b",\"type\":");
         canonical::write_str(self.kind.as_str(), &mut out);
         out.push(b'}');
-        canonical::sha256_hex(&out)
+        chain.digest(&out)
     }
 }
 
@@ -223,6 +232,8 @@ pub enum BreakReason {
     RunId,
     /// The entry is not an event at all.
     Unreadable,
+    /// The event was prepared for transport (private writes removed): only a follower reads it.
+    Redacted,
 }
 
 impl BreakReason {
@@ -234,6 +245,7 @@ impl BreakReason {
             BreakReason::Sequence => "sequence",
             BreakReason::RunId => "run_id",
             BreakReason::Unreadable => "unreadable",
+            BreakReason::Redacted => "redacted",
         }
     }
 }
@@ -274,8 +286,9 @@ pub enum LogCheck {
 }
 
 /// Checks a log as it was read (see [`parse_jsonl`]): an entry that is not an event is a broken
-/// link (`unreadable`), any other failure to read stays an error; then [`verify_log`].
-pub fn check_log(read: Result<Vec<Event>>, anchor: (u64, &str)) -> Result<LogCheck> {
+/// link (`unreadable`), any other failure to read stays an error; then [`verify_log`] under
+/// `chain` (a writer's log: a redacted event is a broken link).
+pub fn check_log(read: Result<Vec<Event>>, anchor: (u64, &str), chain: &Chain) -> Result<LogCheck> {
     let broken = |link| LogCheck::Broken { ok: false, link };
     match read {
         Err(e) if e.code == ErrorCode::TamperedLog && e.index.is_some() => Ok(broken(BrokenLink {
@@ -284,18 +297,27 @@ pub fn check_log(read: Result<Vec<Event>>, anchor: (u64, &str)) -> Result<LogChe
             reason: BreakReason::Unreadable,
         })),
         Err(e) => Err(e),
-        Ok(events) => Ok(match verify_log(&events, anchor) {
-            Ok(()) => LogCheck::Intact { ok: true },
+        Ok(events) => Ok(match verify_log(&events, anchor, chain, false) {
+            Ok(_) => LogCheck::Intact { ok: true },
             Err(link) => broken(link),
         }),
     }
 }
 
-/// Checks a log's chain: each event's hash matches its content, links to the previous one and
-/// follows it in sequence; the first follows `anchor` (`(sequence, hash)` of the event before it,
-/// `(0, GENESIS_HASH)` for a whole log). Returns the first broken link.
-pub fn verify_log(events: &[Event], anchor: (u64, &str)) -> std::result::Result<(), BrokenLink> {
+/// Checks a log's chain: each event links to the previous one and follows it in sequence, the
+/// first following `anchor` (`(sequence, hash)` of the event before it, `(0, GENESIS_HASH)` for a
+/// whole log), and its hash matches its content under `chain`. A `follower` accepts events
+/// redacted for transport and, like a [`Chain::Opaque`] chain, checks their links only; anyone
+/// else refuses them (`redacted`). Returns how many hashes were recomputed, or the first broken
+/// link.
+pub fn verify_log(
+    events: &[Event],
+    anchor: (u64, &str),
+    chain: &Chain,
+    follower: bool,
+) -> std::result::Result<usize, BrokenLink> {
     let (mut seq, mut prev) = (anchor.0, anchor.1.to_string());
+    let mut hashed = 0;
     let run_id = events.first().map(|e| e.run_id.clone()).unwrap_or_default();
     for (index, e) in events.iter().enumerate() {
         let broken = |reason| BrokenLink { index, sequence: Some(e.sequence), reason };
@@ -308,24 +330,36 @@ pub fn verify_log(events: &[Event], anchor: (u64, &str)) -> std::result::Result<
         if e.prev_hash != prev {
             return Err(broken(BreakReason::PrevHash));
         }
-        if e.compute_hash() != e.hash {
-            return Err(broken(BreakReason::Hash));
+        if !e.redacted.is_empty() && !follower {
+            return Err(broken(BreakReason::Redacted));
+        }
+        if e.redacted.is_empty() {
+            match e.compute_hash(chain) {
+                Some(h) if h == e.hash => hashed += 1,
+                Some(_) => return Err(broken(BreakReason::Hash)),
+                None => {}
+            }
         }
         seq = e.sequence;
         prev = e.hash.clone();
     }
-    Ok(())
+    Ok(hashed)
 }
 
 impl BrokenLink {
     /// As a `TAMPERED_LOG` error naming the event.
     pub fn into_error(self) -> Error {
         let what = match self.reason {
-            BreakReason::Hash => "its content does not match its hash",
+            BreakReason::Hash => {
+                "its content does not match its hash (a log written with a chainKey verifies only with that key, and one written without only without)"
+            }
             BreakReason::PrevHash => "it does not link to the event before it",
             BreakReason::Sequence => "an event is missing, repeated or out of order before it",
             BreakReason::RunId => "it belongs to another run",
             BreakReason::Unreadable => "it is not an event",
+            BreakReason::Redacted => {
+                "it was prepared for transport (private writes removed): only a follower (StateStore.follow) reads it; rebuild a store from its full log"
+            }
         };
         let sequence = self.sequence.map_or_else(|| "unknown".to_string(), |s| s.to_string());
         Error::new(ErrorCode::TamperedLog, format!("event {} (sequence {sequence}) breaks the log: {what}", self.index))

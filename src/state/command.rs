@@ -77,6 +77,12 @@ pub struct StoreOptions {
     /// Channels added to the default schema (not private ones: register those with
     /// `registerChannel` to receive their owner key).
     pub channels: Vec<ChannelSpec>,
+    /// The key of a keyed chain (`chainKey`, at least
+    /// [`MIN_CHAIN_KEY_BYTES`](crate::log::MIN_CHAIN_KEY_BYTES) bytes): events are hashed and
+    /// checkpoints sealed with HMAC-SHA-256 under it. In JS a `Uint8Array`, read by the binding
+    /// (bytes do not cross as JSON); never serialised.
+    #[serde(skip)]
+    pub chain_key: Option<Vec<u8>>,
 }
 
 /// Options of the store's own repair (`store.repair(opts)`): the repair options plus the

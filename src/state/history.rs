@@ -6,9 +6,11 @@ use super::message_ops::MessageOp;
 use super::messages::MessagesChannel;
 use super::schema::channel;
 use super::schema::{default_schema, ChannelSpec, Visibility};
-use super::store::{Base, Decoded, Slot, Store, Write};
+use super::store::{Access, Base, Decoded, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
-use crate::log::{verify_log, Checkpoint, Event, EventType, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION};
+use crate::log::{
+    verify_log, Chain, Checkpoint, Event, EventType, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, EXPORT_FORMAT,
+};
 use crate::message::Message;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -45,6 +47,20 @@ pub struct EventFilter {
     pub kind: Option<EventType>,
 }
 
+/// What [`Store::ingest`] did: `{version, applied, hashChecked}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct Ingested {
+    /// The store's version after it.
+    pub version: u64,
+    /// How many events were applied (events the store already had are not counted).
+    pub applied: u64,
+    /// How many of those had their hash recomputed and matched; the others (redacted for
+    /// transport, or a keyed chain followed without its key) were checked by their links only.
+    pub hash_checked: u64,
+}
+
 fn tampered(index: usize, what: String) -> Error {
     Error::new(ErrorCode::TamperedLog, what).at(index)
 }
@@ -78,7 +94,7 @@ impl Store {
 
     /// An empty store with this store's run id and schema (private channels unclaimed).
     fn empty_like(&self) -> Result<Store> {
-        let mut s = Store::new(StoreOptions { run_id: Some(self.run_id.clone()), channels: Vec::new() })?;
+        let mut s = Store::new(StoreOptions { run_id: Some(self.run_id.clone()), ..Default::default() })?;
         for spec in self.user_channels() {
             s.add(spec.clone(), false)?;
         }
@@ -90,19 +106,44 @@ impl Store {
         self.specs.iter().skip(default_schema().len())
     }
 
-    /// Applies one logged event: checks its link and hash, applies its payload as a command at
-    /// its own time, and checks that the event this produces is the very same. `index` is its
-    /// position in the caller's list. Errors: `TAMPERED_LOG` naming the event.
-    pub fn apply_event(&mut self, e: &Event, index: usize) -> Result<()> {
-        let anchor = (self.version, self.last_hash().to_string());
-        if e.run_id != self.run_id {
-            return Err(tampered(index, format!("event {index} belongs to run '{}', not '{}'", e.run_id, self.run_id))
-                .field("run_id"));
+    /// Applies logged events that continue this store's log, all or nothing: checks every link
+    /// and hash first ([`verify_log`] under the store's chain), then applies each payload as a
+    /// command at its own time, each its own superstep, and checks that each event this produces
+    /// is the very same. `offset` is the position of `events[0]` in the caller's list (errors
+    /// name positions in that list). Never calls the sink. Returns how many hashes were checked.
+    /// Errors: `TAMPERED_LOG` naming the event; `UNKNOWN_CHANNEL` for a channel the store lacks.
+    fn apply_events(&mut self, events: &[Event], offset: usize) -> Result<usize> {
+        let Some(first) = events.first() else { return Ok(0) };
+        if first.run_id != self.run_id {
+            return Err(tampered(
+                offset,
+                format!("event {offset} belongs to run '{}', not '{}'", first.run_id, self.run_id),
+            )
+            .field("run_id"));
         }
-        verify_log(std::slice::from_ref(e), (anchor.0, &anchor.1)).map_err(|mut b| {
-            b.index = index;
+        let anchor = (self.version, self.last_hash().to_string());
+        let follower = self.access == Access::Follower;
+        let hashed = verify_log(events, (anchor.0, &anchor.1), &self.chain, follower).map_err(|mut b| {
+            b.index += offset;
             b.into_error()
         })?;
+        let mut batch = Vec::with_capacity(events.len());
+        for (k, e) in events.iter().enumerate() {
+            batch.push(self.decode_event(e, offset + k)?);
+        }
+        self.run_batch(batch, 0, Mode::Ingest).map_err(|err| {
+            let index = offset + err.command.unwrap_or(0);
+            let sequence = events.get(index - offset).map_or(0, |e| e.sequence);
+            tampered(
+                index,
+                format!("event {index} (sequence {sequence}) does not apply: {}: {}", err.code.as_str(), err.message),
+            )
+        })?;
+        Ok(hashed)
+    }
+
+    /// A logged event's payload as the command that reproduces it.
+    fn decode_event<'e>(&self, e: &'e Event, index: usize) -> Result<Decoded<'e>> {
         let mut writes = Vec::with_capacity(e.payload.len());
         for (name, value) in &e.payload {
             let i = self.index(name).map_err(|_| {
@@ -118,7 +159,7 @@ impl Store {
             };
             writes.push((i, write));
         }
-        let cmd = Decoded {
+        Ok(Decoded {
             author: e.author.clone(),
             expected_version: None,
             writes,
@@ -126,19 +167,65 @@ impl Store {
             causation_id: e.causation_id.clone(),
             system: e.system,
             expect: Some(e),
-        };
-        self.run_batch(vec![cmd], e.created_at, super::store::Mode::Commit).map_err(|err| {
-            tampered(
-                index,
-                format!(
-                    "event {index} (sequence {}) does not apply: {}: {}",
-                    e.sequence,
-                    err.code.as_str(),
-                    err.message
-                ),
-            )
-        })?;
-        Ok(())
+            at: Some(e.created_at),
+        })
+    }
+
+    /// Applies logged events that continue this store's log (DESIGN §4): from a database the
+    /// store's own writes went to ([`Store::preview`] first), another writer's events on the
+    /// same run, or a server's transport events on a follower. Events at or before the store's
+    /// version are skipped when they are the store's own (the same hash at that sequence, or
+    /// before the checkpoint it was restored from), so a whole log, or events sent twice, may be
+    /// passed. All or nothing; never calls the sink. Errors: `TAMPERED_LOG` naming the event (a
+    /// broken link, a hash that does not match, an event that does not reproduce, or one at a
+    /// known sequence that is not the store's: the logs forked); `LOG_GAP` when the first new
+    /// event is not the next one (ask for the events after [`Store::version`]); `READ_ONLY` on a
+    /// past view.
+    pub fn ingest(&mut self, events: &[Event]) -> Result<Ingested> {
+        if self.access == Access::Past {
+            self.writable()?;
+        }
+        self.seal();
+        let mut start = 0;
+        for (i, e) in events.iter().enumerate() {
+            if e.sequence > self.version {
+                break;
+            }
+            let own = if e.sequence > self.base.sequence {
+                let at = usize::try_from(e.sequence - self.base.sequence - 1).unwrap_or(usize::MAX);
+                self.log.get(at).map(|mine| mine.hash.as_str())
+            } else if e.sequence == self.base.sequence {
+                Some(self.base.hash.as_str())
+            } else {
+                None // before the checkpoint this store was restored from: nothing to compare
+            };
+            if own.is_some_and(|h| h != e.hash) || e.run_id != self.run_id {
+                return Err(tampered(
+                    i,
+                    format!(
+                        "event {i} (sequence {}) is not this store's event at that sequence: the logs have forked",
+                        e.sequence
+                    ),
+                )
+                .field("hash"));
+            }
+            start = i + 1;
+        }
+        let new = events.get(start..).unwrap_or_default();
+        if let Some(first) = new.first() {
+            if first.sequence != self.version + 1 {
+                return Err(Error::new(
+                    ErrorCode::LogGap,
+                    format!(
+                        "the store is at version {} but the next event given is sequence {}: ask for the events after {}",
+                        self.version, first.sequence, self.version
+                    ),
+                )
+                .at(start));
+            }
+        }
+        let hashed = self.apply_events(new, start)?;
+        Ok(Ingested { version: self.version, applied: new.len() as u64, hash_checked: hashed as u64 })
     }
 
     /// Rebuilds a store from a whole log (first event sequence 1). `opts.channels` must declare
@@ -147,13 +234,11 @@ impl Store {
     /// bad event; `INVALID_OPTION`.
     pub fn replay(opts: StoreOptions, events: &[Event]) -> Result<Store> {
         let run_id = opts.run_id.clone().or_else(|| events.first().map(|e| e.run_id.clone()));
-        let mut s = Store::new(StoreOptions { run_id, channels: Vec::new() })?;
+        let mut s = Store::new(StoreOptions { run_id, channels: Vec::new(), chain_key: opts.chain_key })?;
         for spec in opts.channels {
             s.add(spec, false)?;
         }
-        for (i, e) in events.iter().enumerate() {
-            s.apply_event(e, i)?;
-        }
+        s.apply_events(events, 0)?;
         Ok(s)
     }
 
@@ -173,24 +258,74 @@ impl Store {
             Some(cp) => Store::from_checkpoint((**cp).clone())?,
             None => self.empty_like()?,
         };
-        for (i, e) in self.log.iter().take_while(|e| e.sequence <= sequence).enumerate() {
-            past.apply_event(e, i)?;
-        }
+        (past.chain, past.access) = (self.chain.clone(), self.access);
+        let upto = self.log.iter().take_while(|e| e.sequence <= sequence).count();
+        past.apply_events(self.log.get(..upto).unwrap_or_default(), 0)?;
         past.keys = self.keys.clone();
-        past.read_only = true;
+        past.access = Access::Past;
         Ok(past)
     }
 
-    /// The checkpoint of the current state: every channel (private ones too: it is for local
-    /// persistence), the last sequence and hash. See [`Checkpoint`] for the byte format.
-    pub fn checkpoint(&mut self) -> Checkpoint {
-        self.snapshot(CHECKPOINT_FORMAT, true)
+    /// The checkpoint of the current state, encoded and sealed under the store's chain: every
+    /// channel (private ones too: it is for local persistence), the last sequence and hash. See
+    /// [`Checkpoint`] for the byte format.
+    pub fn checkpoint(&mut self) -> Vec<u8> {
+        let chain = self.chain.clone();
+        self.snapshot(CHECKPOINT_FORMAT, true).encode(&chain)
     }
 
-    /// A snapshot meant to leave the machine (format `stategate-export`): like a checkpoint, but
-    /// without private channels, their specs or any key.
-    pub fn export_for_transport(&mut self) -> Checkpoint {
-        self.snapshot("stategate-export", false)
+    /// A snapshot meant to leave the machine (format `stategate-export`, sealed by plain SHA-256
+    /// whatever the chain): like a checkpoint, but without private channels, their specs or any
+    /// key. A follower starts from it ([`Store::follow`]).
+    pub fn export_for_transport(&mut self) -> Vec<u8> {
+        self.snapshot(EXPORT_FORMAT, false).encode(&Chain::Plain)
+    }
+
+    /// The events in memory that match `filter`, safe to send where [`Store::export_for_transport`]
+    /// goes: each write to a private channel removed from the payload, the event then listing
+    /// the channels removed in `redacted` (its hash stays the writer's, so the chain still links
+    /// for a follower; see [`Event::redacted`]).
+    pub fn transport_events(&mut self, filter: &EventFilter) -> Vec<Event> {
+        let private: Vec<String> =
+            self.specs.iter().filter(|s| s.visibility == Visibility::Private).map(|s| s.name.clone()).collect();
+        self.events_matching(filter)
+            .into_iter()
+            .map(|e| {
+                let mut e = e.clone();
+                for name in &private {
+                    if e.payload.shift_remove(name).is_some() {
+                        e.redacted.push(name.clone());
+                    }
+                }
+                e
+            })
+            .collect()
+    }
+
+    /// A follower: a read-only store starting from a server's export (the bytes of
+    /// [`Store::export_for_transport`]), which changes only by [`Store::ingest`] of the server's
+    /// [`Store::transport_events`]. It checks every event's links; it recomputes an event's hash
+    /// when it can: not redacted, and the chain unkeyed or `chain_key` given (a keyed chain
+    /// without its key is [`Chain::Opaque`]). Errors: `CORRUPT_CHECKPOINT`,
+    /// `UNSUPPORTED_FORMAT_VERSION`; `INVALID_OPTION` for a `chain_key` given for an unkeyed
+    /// chain (or too short).
+    pub fn follow(export: &[u8], chain_key: Option<&[u8]>) -> Result<Store> {
+        let cp = Checkpoint::decode(export, EXPORT_FORMAT, &Chain::Plain)?;
+        let chain = match (cp.keyed, chain_key) {
+            (false, None) => Chain::Plain,
+            (true, None) => Chain::Opaque,
+            (true, Some(key)) => Chain::keyed(key)?,
+            (false, Some(_)) => {
+                return Err(Error::new(
+                    ErrorCode::InvalidOption,
+                    "a chainKey was given, but the run's chain is not keyed: follow it without one",
+                )
+                .field("chainKey"))
+            }
+        };
+        let mut s = Store::from_checkpoint(cp)?;
+        (s.chain, s.access) = (chain, Access::Follower);
+        Ok(s)
     }
 
     fn snapshot(&mut self, format: &str, private: bool) -> Checkpoint {
@@ -211,6 +346,7 @@ impl Store {
             last_hash,
             channels: self.user_channels().filter(|s| keep(s)).cloned().collect(),
             values,
+            keyed: self.chain.is_keyed(),
             digest: String::new(),
         }
     }
@@ -220,7 +356,7 @@ impl Store {
         let corrupt = |m: String| {
             Error::new(ErrorCode::CorruptCheckpoint, format!("the checkpoint is corrupt: {m}; nothing was loaded"))
         };
-        let mut s = Store::new(StoreOptions { run_id: Some(cp.run_id.clone()), channels: Vec::new() })?;
+        let mut s = Store::new(StoreOptions { run_id: Some(cp.run_id.clone()), ..Default::default() })?;
         for spec in &cp.channels {
             s.add(spec.clone(), false).map_err(|e| corrupt(e.message))?;
         }
@@ -252,32 +388,35 @@ impl Store {
     /// [`Store::claim_owner_key`]. Errors: `CORRUPT_CHECKPOINT`, `UNSUPPORTED_FORMAT_VERSION`,
     /// `TAMPERED_LOG` (naming the first bad tail event); nothing is half-loaded.
     /// `channels` declares channels registered after the checkpoint was taken (those already in it
-    /// are ignored).
-    pub fn restore(checkpoint: &[u8], tail: &[Event], channels: Vec<ChannelSpec>) -> Result<Store> {
-        let cp = Checkpoint::decode(checkpoint)?;
+    /// are ignored); `chain_key` is the writer's `chainKey` for a keyed chain (`INVALID_OPTION`
+    /// when a keyed checkpoint is read without it).
+    pub fn restore(
+        checkpoint: &[u8],
+        tail: &[Event],
+        channels: Vec<ChannelSpec>,
+        chain_key: Option<&[u8]>,
+    ) -> Result<Store> {
+        let chain = Chain::from_key(chain_key)?;
+        let cp = Checkpoint::decode(checkpoint, CHECKPOINT_FORMAT, &chain)?;
         let (seq, hash) = (cp.last_sequence, cp.last_hash.clone());
         let mut s = Store::from_checkpoint(cp)?;
+        s.chain = chain;
         for spec in channels {
             if s.index(&spec.name).is_err() {
                 s.add(spec, false)?;
             }
         }
-        for (i, e) in tail.iter().enumerate() {
-            if e.sequence < seq {
-                continue;
+        let start = tail.iter().position(|e| e.sequence > seq).unwrap_or(tail.len());
+        for (i, e) in tail.iter().enumerate().take(start) {
+            if e.sequence == seq && e.hash != hash {
+                return Err(tampered(
+                    i,
+                    format!("event {i} (sequence {seq}) is not the event the checkpoint ends with"),
+                )
+                .field("hash"));
             }
-            if e.sequence == seq {
-                if e.hash != hash {
-                    return Err(tampered(
-                        i,
-                        format!("event {i} (sequence {seq}) is not the event the checkpoint ends with"),
-                    )
-                    .field("hash"));
-                }
-                continue;
-            }
-            s.apply_event(e, i)?;
         }
+        s.apply_events(tail.get(start..).unwrap_or_default(), start)?;
         Ok(s)
     }
 

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::error::ErrorCode;
-use crate::log::{parse_jsonl, verify_log, BreakReason, Event, GENESIS_HASH};
+use crate::log::{parse_jsonl, verify_log, BreakReason, Chain, Event, GENESIS_HASH};
 use serde_json::{json, Value};
 
 fn cmd(author: &str, update: Value) -> Command {
@@ -64,7 +64,7 @@ fn events_chain_and_carry_the_seed_envelope() {
     assert_eq!(ev[1].kind, crate::log::EventType::ToolCall);
     assert_eq!(ev[2].kind, crate::log::EventType::ToolResult);
     assert_eq!((ev[2].correlation_id.as_deref(), ev[2].causation_id.as_deref()), (Some("c1"), Some("run-a:2")));
-    assert_eq!(verify_log(ev, (0, GENESIS_HASH)), Ok(()));
+    assert_eq!(verify_log(ev, (0, GENESIS_HASH), &Chain::Plain, false), Ok(ev.len()));
     assert_eq!(ev[0].created_at, 1_000);
 }
 
@@ -73,17 +73,17 @@ fn verify_names_the_first_broken_link() {
     let mut s = session();
     let mut ev: Vec<Event> = s.events().to_vec();
     ev[1].author = "mallory".into();
-    let b = verify_log(&ev, (0, GENESIS_HASH)).unwrap_err();
+    let b = verify_log(&ev, (0, GENESIS_HASH), &Chain::Plain, false).unwrap_err();
     assert_eq!((b.index, b.reason), (1, BreakReason::Hash));
     let mut ev: Vec<Event> = s.events().to_vec();
     ev.remove(1);
-    let b = verify_log(&ev, (0, GENESIS_HASH)).unwrap_err();
+    let b = verify_log(&ev, (0, GENESIS_HASH), &Chain::Plain, false).unwrap_err();
     assert_eq!((b.index, b.reason), (1, BreakReason::Sequence));
     // Rehashing a changed event does not help: the next one no longer links to it.
     let mut ev: Vec<Event> = s.events().to_vec();
     ev[0].payload.insert("facts".into(), json!({"forged": true}));
-    ev[0].hash = ev[0].compute_hash();
-    let b = verify_log(&ev, (0, GENESIS_HASH)).unwrap_err();
+    ev[0].hash = ev[0].compute_hash(&Chain::Plain).unwrap();
+    let b = verify_log(&ev, (0, GENESIS_HASH), &Chain::Plain, false).unwrap_err();
     assert_eq!((b.index, b.reason), (1, BreakReason::PrevHash));
 }
 
@@ -114,7 +114,7 @@ fn replay_refuses_a_tampered_log() {
     let mut prev = GENESIS_HASH.to_string();
     for e in &mut ev {
         e.prev_hash = prev.clone();
-        e.hash = e.compute_hash();
+        e.hash = e.compute_hash(&Chain::Plain).unwrap();
         prev = e.hash.clone();
     }
     let e = Store::replay(StoreOptions::default(), &ev).unwrap_err();
@@ -141,8 +141,8 @@ fn at_is_a_read_only_past_view() {
 #[test]
 fn checkpoint_restore_and_crash_in_the_middle_of_a_tool_batch() {
     let mut s = session();
-    let bytes = s.checkpoint().encode();
-    let mut restored = Store::restore(&bytes, &[], Vec::new()).unwrap();
+    let bytes = s.checkpoint();
+    let mut restored = Store::restore(&bytes, &[], Vec::new(), None).unwrap();
     assert_eq!(state(&mut restored), state(&mut s));
     // Crash after the first of three results: c1 kept, c2 and c3 dangling, nothing re-run.
     let dangling: Vec<String> = restored.dangling_tool_calls().into_iter().map(|d| d.tool_call_id).collect();
@@ -171,39 +171,39 @@ fn checkpoint_restore_and_crash_in_the_middle_of_a_tool_batch() {
 #[test]
 fn restore_with_a_tail_equals_the_live_store() {
     let mut s = session();
-    let bytes = s.checkpoint().encode();
+    let bytes = s.checkpoint();
     s.apply(&cmd("tool", json!({"messages": [result("c2")]})), 1_003).unwrap();
     s.apply(&cmd("tool", json!({"messages": [result("c3")]})), 1_004).unwrap();
     // The whole log as tail: events up to the checkpoint are skipped.
-    let mut r = Store::restore(&bytes, s.events(), Vec::new()).unwrap();
+    let mut r = Store::restore(&bytes, s.events(), Vec::new(), None).unwrap();
     assert_eq!(state(&mut r), state(&mut s));
     assert_eq!(r.at(3).unwrap().version(), 3);
     assert_eq!(r.at(2).unwrap_err().code, ErrorCode::InvalidOption);
     // A tail that skips an event is refused, nothing is half-loaded.
     let tail = vec![s.events()[4].clone()];
-    let e = Store::restore(&bytes, &tail, Vec::new()).unwrap_err();
+    let e = Store::restore(&bytes, &tail, Vec::new(), None).unwrap_err();
     assert_eq!((e.code, e.index), (ErrorCode::TamperedLog, Some(0)));
 }
 
 #[test]
 fn corrupt_or_unknown_checkpoints_are_refused() {
     let mut s = session();
-    let bytes = s.checkpoint().encode();
+    let bytes = s.checkpoint();
     let mut v: Value = serde_json::from_slice(&bytes).unwrap();
     v["format_version"] = json!(2);
-    let e = Store::restore(&serde_json::to_vec(&v).unwrap(), &[], Vec::new()).unwrap_err();
+    let e = Store::restore(&serde_json::to_vec(&v).unwrap(), &[], Vec::new(), None).unwrap_err();
     assert_eq!(e.code, ErrorCode::UnsupportedFormatVersion);
     let mut v: Value = serde_json::from_slice(&bytes).unwrap();
     v["values"]["files"]["/p1"] = json!("forged");
     assert_eq!(
-        Store::restore(&serde_json::to_vec(&v).unwrap(), &[], Vec::new()).unwrap_err().code,
+        Store::restore(&serde_json::to_vec(&v).unwrap(), &[], Vec::new(), None).unwrap_err().code,
         ErrorCode::CorruptCheckpoint
     );
     assert_eq!(
-        Store::restore(&bytes[..bytes.len() - 1], &[], Vec::new()).unwrap_err().code,
+        Store::restore(&bytes[..bytes.len() - 1], &[], Vec::new(), None).unwrap_err().code,
         ErrorCode::CorruptCheckpoint
     );
-    assert_eq!(Store::restore(b"", &[], Vec::new()).unwrap_err().code, ErrorCode::CorruptCheckpoint);
+    assert_eq!(Store::restore(b"", &[], Vec::new(), None).unwrap_err().code, ErrorCode::CorruptCheckpoint);
 }
 
 #[test]
@@ -214,9 +214,9 @@ fn private_channels_are_checkpointed_but_never_exported() {
     spec.owner = Some("memory".into());
     s.register_channel(spec, None, || "k1".into()).unwrap();
     s.apply(&cmd("memory", json!({"memory_contents": {"AGENTS.md": "CANARY-5e1f0a"}})), 0).unwrap();
-    let export = serde_json::to_string(&s.export_for_transport()).unwrap();
+    let export = String::from_utf8(s.export_for_transport()).unwrap();
     assert!(!export.contains("CANARY") && !export.contains("memory_contents"), "{export}");
-    let mut r = Store::restore(&s.checkpoint().encode(), &[], Vec::new()).unwrap();
+    let mut r = Store::restore(&s.checkpoint(), &[], Vec::new(), None).unwrap();
     assert_eq!(r.private_view("k1").unwrap_err().code, ErrorCode::NotOwner);
     let key = r.claim_owner_key("memory", || "k2".into()).unwrap();
     assert_eq!(r.private_view(&key).unwrap()["memory_contents"]["AGENTS.md"], "CANARY-5e1f0a");

@@ -11,6 +11,8 @@ mod domain;
 mod history;
 #[cfg(test)]
 mod history_tests;
+#[cfg(test)]
+mod ingest_tests;
 mod journal;
 mod message_ops;
 mod messages;
@@ -27,7 +29,7 @@ mod tests;
 
 pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions, StoreRepairOptions};
 pub use compaction::Compaction;
-pub use history::{DanglingCall, EventFilter};
+pub use history::{DanglingCall, EventFilter, Ingested};
 pub use message_ops::{decode_ops, MessageOp, REMOVE_ALL};
 pub use messages::{Effects, MessagesChannel};
 pub use schema::{channel, default_schema, ChannelSpec, Kind, OnConflict, Reducer, SectionKind, ValueType, Visibility};

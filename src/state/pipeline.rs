@@ -11,12 +11,19 @@ use super::messages::Effects;
 use super::reducer::reduce;
 use super::schema::{Kind, Reducer, Visibility};
 use super::sink::{EventSink, Mode, SinkSlot};
-use super::store::{depth, Decoded, Slot, Store, Write, MAX_DEPTH};
+use super::store::{depth, Access, Decoded, Slot, Store, Write, MAX_DEPTH};
 use crate::error::{Error, ErrorCode, Result};
 use crate::lifecycle::RunStatus;
 use crate::log::{payload_of, same_event, Event, EventType};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+
+/// What a change produced: the ids of the messages each command wrote and, for a preview, the
+/// events it would have logged.
+pub(super) struct Ran {
+    pub(super) ids: Vec<Vec<String>>,
+    pub(super) events: Vec<Event>,
+}
 
 impl Store {
     /// Applies one command at time `now_ms` (ms since the epoch, for the budget deadline and the
@@ -26,7 +33,7 @@ impl Store {
     pub fn apply(&mut self, cmd: &Command, now_ms: u64) -> Result<Applied> {
         let result = self.decode(cmd).and_then(|d| self.run_batch(vec![d], now_ms, Mode::Commit));
         let mut out = result.map_err(|e| self.scrub(Error { command: None, ..e }))?;
-        Ok(Applied { version: self.version, ids: out.pop().unwrap_or_default() })
+        Ok(Applied { version: self.version, ids: out.ids.pop().unwrap_or_default() })
     }
 
     /// Sets (or, with `None`, removes) the write-ahead sink every later change goes through.
@@ -55,8 +62,22 @@ impl Store {
             .enumerate()
             .map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci)))
             .collect::<Result<Vec<_>>>();
-        let ids = decoded.and_then(|d| self.run_batch(d, now_ms, Mode::Commit)).map_err(|e| self.scrub(e))?;
-        Ok(BatchApplied { version: self.version, ids })
+        let ran = decoded.and_then(|d| self.run_batch(d, now_ms, Mode::Commit)).map_err(|e| self.scrub(e))?;
+        Ok(BatchApplied { version: self.version, ids: ran.ids })
+    }
+
+    /// The events `apply_batch(cmds, now_ms)` would log now (one per command, sealed: `prev_hash`
+    /// and `hash` set), leaving the store, its version and its log exactly as they were. For a
+    /// log the store cannot write synchronously (a database): preview, persist the events, then
+    /// [`Store::ingest`] them. Errors: those `apply_batch` would return.
+    pub fn preview(&mut self, cmds: &[Command], now_ms: u64) -> Result<Vec<Event>> {
+        let decoded = cmds
+            .iter()
+            .enumerate()
+            .map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci)))
+            .collect::<Result<Vec<_>>>();
+        let ran = decoded.and_then(|d| self.run_batch(d, now_ms, Mode::Preview)).map_err(|e| self.scrub(e))?;
+        Ok(ran.events)
     }
 
     /// An error about a private channel with everything but its code, channel, position and
@@ -125,6 +146,7 @@ impl Store {
             causation_id: cmd.causation_id.clone(),
             system: false,
             expect: None,
+            at: None,
         })
     }
 
@@ -150,9 +172,12 @@ impl Store {
 
     /// The one pipeline every change goes through: authorise and lock every command first, then
     /// reduce them in order under a journal, hand the events to the sink (`Mode::Commit`), and
-    /// on any error — or after a dry run — restore everything.
-    pub(super) fn run_batch(&mut self, batch: Vec<Decoded<'_>>, now_ms: u64, mode: Mode) -> Result<Vec<Vec<String>>> {
-        self.writable()?;
+    /// on any error — or after a dry run or a preview — restore everything.
+    pub(super) fn run_batch(&mut self, batch: Vec<Decoded<'_>>, now_ms: u64, mode: Mode) -> Result<Ran> {
+        match (mode, self.access) {
+            (Mode::Ingest, Access::Follower) => {}
+            _ => self.writable()?,
+        }
         for (ci, cmd) in batch.iter().enumerate() {
             for (i, _) in &cmd.writes {
                 self.authorise(&cmd.author, *i).map_err(|e| e.command(ci))?;
@@ -178,15 +203,21 @@ impl Store {
             counters: None,
             call_events: Vec::new(),
         };
-        let result = self.reduce_batch(batch, now_ms, &mut journal);
+        let result = self.reduce_batch(batch, now_ms, mode == Mode::Ingest, &mut journal);
         let sink = self.sink.0.clone();
+        let mut events = Vec::new();
         let result = match (mode, sink) {
             (Mode::DryRun, _) => result.map(|ids| (ids, false)),
+            (Mode::Preview, _) => result.map(|ids| {
+                self.seal();
+                events = self.log.get(journal.log_len..).unwrap_or_default().to_vec();
+                (ids, false)
+            }),
             (Mode::Commit, Some(sink)) => result.and_then(|ids| {
                 self.seal();
                 sink.write(self.log.get(journal.log_len..).unwrap_or_default()).map(|()| (ids, true))
             }),
-            (Mode::Commit, None) => result.map(|ids| (ids, true)),
+            (Mode::Commit, None) | (Mode::Ingest, _) => result.map(|ids| (ids, true)),
         };
         match result {
             Ok((ids, true)) => {
@@ -195,7 +226,7 @@ impl Store {
                         m.commit();
                     }
                 }
-                Ok(ids)
+                Ok(Ran { ids, events })
             }
             result => {
                 if let Some((bi, counters)) = journal.counters {
@@ -224,20 +255,27 @@ impl Store {
                 self.version = journal.version;
                 self.log.truncate(journal.log_len);
                 self.sealed = self.sealed.min(journal.log_len);
-                result.map(|(ids, _)| ids)
+                result.map(|(ids, _)| Ran { ids, events })
             }
         }
     }
 
+    /// Reduces a batch in order. `sequential`: each command is its own superstep (logged events
+    /// applied again), so two of them writing one channel is no concurrent write.
     fn reduce_batch(
         &mut self,
         batch: Vec<Decoded<'_>>,
         now_ms: u64,
+        sequential: bool,
         journal: &mut Journal,
     ) -> Result<Vec<Vec<String>>> {
         let mut written_by: HashMap<(usize, String), (usize, String)> = HashMap::new();
         let mut all_ids = Vec::with_capacity(batch.len());
         for (ci, cmd) in batch.into_iter().enumerate() {
+            if sequential {
+                written_by.clear();
+            }
+            let now_ms = cmd.at.unwrap_or(now_ms);
             let ids = self.reduce_command(cmd, ci, now_ms, journal, &mut written_by).map_err(|e| e.command(ci))?;
             all_ids.push(ids);
         }
@@ -355,6 +393,7 @@ impl Store {
             prev_hash: String::new(),
             hash: String::new(),
             system: cmd.system,
+            redacted: Vec::new(),
             pending,
         };
         // Replaying a verified event: compare instead of hashing again; the event stays sealed.
@@ -362,6 +401,7 @@ impl Store {
             Some(logged) if same_event(&event, logged) => {
                 event.prev_hash = logged.prev_hash.clone();
                 event.hash = logged.hash.clone();
+                event.redacted = logged.redacted.clone();
                 true
             }
             Some(logged) => {

@@ -87,6 +87,7 @@ impl Store {
             causation_id: None,
             system: true,
             expect: None,
+            at: None,
         };
         self.run_batch(vec![cmd], now_ms, Mode::Commit).map_err(|e| Error { command: None, ..e })?;
         Ok(Repaired { version: self.version, report, ids: new_ids })

@@ -31,4 +31,9 @@ pub(super) enum Mode {
     Commit,
     /// Checked: the whole pipeline runs, then everything is rolled back ([`Store::check`](super::Store::check)).
     DryRun,
+    /// Like `DryRun`, but the events are sealed and handed back first ([`Store::preview`](super::Store::preview)).
+    Preview,
+    /// Logged events applied again, each its own superstep at its own time: kept without the
+    /// sink (they are logged already) and allowed on a follower ([`Store::ingest`](super::Store::ingest)).
+    Ingest,
 }

@@ -9,7 +9,7 @@ pub use super::sink::EventSink;
 pub(super) use super::sink::Mode;
 use super::sink::SinkSlot;
 use crate::error::{Error, ErrorCode, Result};
-use crate::log::{payload_of, Event, GENESIS_HASH};
+use crate::log::{payload_of, Chain, Event, GENESIS_HASH};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -54,6 +54,19 @@ pub(super) struct Decoded<'e> {
     /// When replaying: the logged event this command must reproduce (its hash was verified, so
     /// the new event is compared field by field instead of hashed again).
     pub(super) expect: Option<&'e Event>,
+    /// The command's own time (a logged event's `created_at`) instead of the batch's.
+    pub(super) at: Option<u64>,
+}
+
+/// What a store may do besides being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Access {
+    /// Everything.
+    Live,
+    /// A past view (`at`): nothing changes it.
+    Past,
+    /// A follower (`StateStore.follow`): only logged events change it ([`Store::ingest`]).
+    Follower,
 }
 
 /// What a store's in-memory log follows: the genesis, or the checkpoint it was restored from.
@@ -90,8 +103,10 @@ pub struct Store {
     pub(super) keys: HashMap<String, String>,
     /// Tool call id → the event that recorded the call (causation of its result's event).
     pub(super) call_events: HashMap<String, String>,
-    /// A past view (`at`): every change is refused with `READ_ONLY`.
-    pub(super) read_only: bool,
+    /// A past view or a follower: commands are refused with `READ_ONLY`.
+    pub(super) access: Access,
+    /// How events are hashed and checkpoints sealed (the `chainKey`; never persisted).
+    pub(super) chain: Chain,
     /// Where every change's events go before it is kept.
     pub(super) sink: SinkSlot,
 }
@@ -113,7 +128,8 @@ impl Store {
             base: Base { sequence: 0, hash: GENESIS_HASH.to_string(), checkpoint: None },
             keys: HashMap::new(),
             call_events: HashMap::new(),
-            read_only: false,
+            access: Access::Live,
+            chain: Chain::from_key(opts.chain_key.as_deref())?,
             sink: SinkSlot::default(),
         };
         for spec in default_schema() {
@@ -204,20 +220,24 @@ impl Store {
         keys
     }
 
-    /// True for a past view (`at`).
+    /// True for a past view (`at`) or a follower (`follow`): commands are refused.
     pub fn is_read_only(&self) -> bool {
-        self.read_only
+        self.access != Access::Live
     }
 
-    /// `READ_ONLY` for a past view.
+    /// `READ_ONLY` for a past view or a follower.
     pub(super) fn writable(&self) -> Result<()> {
-        if self.read_only {
-            return Err(Error::new(
+        match self.access {
+            Access::Live => Ok(()),
+            Access::Past => Err(Error::new(
                 ErrorCode::ReadOnly,
                 "this is a past view of the store (at(sequence)); apply commands to the live store",
-            ));
+            )),
+            Access::Follower => Err(Error::new(
+                ErrorCode::ReadOnly,
+                "this store follows a run that lives elsewhere (StateStore.follow): it changes only by ingest(events); apply commands to the run's own store",
+            )),
         }
-        Ok(())
     }
 
     /// The run id.
@@ -253,7 +273,7 @@ impl Store {
                     e.payload = payload_of(writes);
                 }
                 e.prev_hash = prev;
-                e.hash = e.compute_hash();
+                e.hash = e.compute_hash(&self.chain).unwrap_or_default();
             }
         }
         self.sealed = self.log.len();

@@ -1,0 +1,296 @@
+//! Native tests of the log past one process (issue 18): preview then ingest (a database as the
+//! log), two writers racing on one run, followers of a run over its transport events, and the
+//! keyed chain (HMAC-SHA-256). Compiled only under #[cfg(test)].
+
+use super::*;
+use crate::error::ErrorCode;
+use crate::log::{check_log, verify_log, BreakReason, Chain, Event, LogCheck, GENESIS_HASH};
+use serde_json::{json, Value};
+
+const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
+
+fn cmd(author: &str, update: Value) -> Command {
+    Command {
+        author: author.into(),
+        expected_version: None,
+        update: update.as_object().cloned().unwrap_or_default(),
+        correlation_id: None,
+        causation_id: None,
+    }
+}
+
+fn at(version: u64, mut c: Command) -> Command {
+    c.expected_version = Some(version);
+    c
+}
+
+fn store(key: Option<&[u8]>) -> Store {
+    Store::new(StoreOptions { run_id: Some("r".into()), chain_key: key.map(<[u8]>::to_vec), ..Default::default() })
+        .unwrap()
+}
+
+fn user(text: &str) -> Value {
+    json!({"messages": [{"role": "user", "content": text}]})
+}
+
+fn state(s: &mut Store) -> Value {
+    json!({"version": s.version(), "system": s.system_view(), "last_hash": s.last_hash()})
+}
+
+/// A store with a private channel of owner `memory` holding `secret`, and some public history.
+fn with_private(secret: &str) -> Store {
+    let mut s = store(None);
+    let mut spec = ChannelSpec::new("memory_contents", Reducer::Merge);
+    spec.visibility = Visibility::Private;
+    spec.owner = Some("memory".into());
+    s.register_channel(spec, None, || "k".into()).unwrap();
+    s.apply(&cmd("user", user("hello")), 1).unwrap();
+    s.apply(
+        &cmd(
+            "memory",
+            json!({"memory_contents": {"AGENTS.md": secret}, "todos": [{"content": "t", "status": "pending"}]}),
+        ),
+        2,
+    )
+    .unwrap();
+    s.apply(&cmd("model", json!({"messages": [{"role": "assistant", "content": "hi"}]})), 3).unwrap();
+    s
+}
+
+#[test]
+fn preview_gives_the_events_apply_would_log_and_changes_nothing() {
+    let mut s = store(None);
+    s.apply(&cmd("user", user("one")), 10).unwrap();
+    let before = state(&mut s);
+    let events = s
+        .preview(&[cmd("model", json!({"messages": [{"role": "assistant", "content": "two"}], "todos": []}))], 20)
+        .unwrap();
+    assert_eq!(state(&mut s), before, "a preview leaves the store as it was");
+    assert_eq!(events.len(), 1);
+    assert_eq!((events[0].sequence, events[0].created_at), (2, 20));
+    assert_eq!(events[0].prev_hash, s.last_hash());
+    // Ingesting the preview is applying it: the same state as apply at the same time.
+    let mut twin = s.clone();
+    twin.apply(&cmd("model", json!({"messages": [{"role": "assistant", "content": "two"}], "todos": []})), 20).unwrap();
+    let done = s.ingest(&events).unwrap();
+    assert_eq!(done, Ingested { version: 2, applied: 1, hash_checked: 1 });
+    assert_eq!(state(&mut s), state(&mut twin));
+    assert_eq!(s.events(), twin.events());
+    // A refused preview is the error apply gives.
+    let e = s.preview(&[at(7, cmd("user", user("x")))], 30).unwrap_err();
+    assert_eq!(e.code, ErrorCode::VersionConflict);
+    let batch = s.preview(&[cmd("a", user("x")), cmd("b", user("y"))], 30).unwrap();
+    assert_eq!(batch.iter().map(|e| e.sequence).collect::<Vec<_>>(), [3, 4]);
+    assert_eq!(s.version(), 2);
+}
+
+#[test]
+fn two_writers_race_one_wins_and_the_loser_catches_up() {
+    // The table: what a database keyed by (run_id, sequence) keeps — first writer of a sequence wins.
+    let mut table: Vec<Event> = Vec::new();
+    let insert = |table: &mut Vec<Event>, events: &[Event]| -> bool {
+        if events.first().is_some_and(|e| e.sequence as usize != table.len() + 1) {
+            return false;
+        }
+        table.extend_from_slice(events);
+        true
+    };
+    let (mut a, mut b) = (store(None), store(None));
+    for round in 0..20u64 {
+        let ea = a.preview(&[at(a.version(), cmd("a", user(&format!("a{round}"))))], 100 + round).unwrap();
+        let eb = b.preview(&[at(b.version(), cmd("b", user(&format!("b{round}"))))], 100 + round).unwrap();
+        let (first, second) = if round % 2 == 0 { ((&mut a, ea), (&mut b, eb)) } else { ((&mut b, eb), (&mut a, ea)) };
+        assert!(insert(&mut table, &first.1));
+        first.0.ingest(&first.1).unwrap();
+        assert!(!insert(&mut table, &second.1), "the second writer of a sequence is refused");
+        // The loser syncs from the table (a whole log is fine: its own events are skipped).
+        second.0.ingest(&table).unwrap();
+    }
+    assert_eq!(table.len(), 20);
+    assert_eq!(verify_log(&table, (0, GENESIS_HASH), &Chain::Plain, false), Ok(20));
+    let mut replayed = Store::replay(StoreOptions::default(), &table).unwrap();
+    assert_eq!(state(&mut a), state(&mut b));
+    assert_eq!(state(&mut replayed), state(&mut a));
+}
+
+#[test]
+fn ingest_is_all_or_nothing_and_names_what_is_wrong() {
+    let mut w = store(None);
+    for i in 0..5 {
+        w.apply(&cmd("user", user(&format!("m{i}"))), i).unwrap();
+    }
+    let log = w.events().to_vec();
+    let mut r = store(None);
+    // A gap: the store is at 0, the events start at 3.
+    let e = r.ingest(&log[2..]).unwrap_err();
+    assert_eq!((e.code, e.index), (ErrorCode::LogGap, Some(0)));
+    assert!(e.message.contains("after 0"), "{}", e.message);
+    // A bad event in the middle: nothing of the batch is kept.
+    let mut bad = log.clone();
+    bad[3].payload.insert("todos".into(), json!([]));
+    let e = r.ingest(&bad).unwrap_err();
+    assert_eq!((e.code, e.index, e.field.as_deref()), (ErrorCode::TamperedLog, Some(3), Some("hash")));
+    assert_eq!(r.version(), 0);
+    // Events the store has are skipped; a different event at a known sequence is a fork.
+    assert_eq!(r.ingest(&log[..2]).unwrap().applied, 2);
+    assert_eq!(r.ingest(&log).unwrap(), Ingested { version: 5, applied: 3, hash_checked: 3 });
+    assert_eq!(r.ingest(&log).unwrap().applied, 0);
+    let mut other = store(None);
+    other.apply(&cmd("user", user("another history")), 0).unwrap();
+    let e = r.ingest(other.events()).unwrap_err();
+    assert!(e.code == ErrorCode::TamperedLog && e.message.contains("forked"), "{}", e.message);
+    // A past view takes nothing.
+    assert_eq!(r.at(2).unwrap().ingest(&log[2..]).unwrap_err().code, ErrorCode::ReadOnly);
+}
+
+#[test]
+fn a_follower_sees_the_public_state_and_never_a_private_value() {
+    let secret = "CANARY-9d2c41-private";
+    let mut server = with_private(secret);
+    let export = server.export_for_transport();
+    let mut f = Store::follow(&export, None).unwrap();
+    assert_eq!(f.system_view(), server.system_view());
+    // More history, sent as transport events.
+    server.apply(&cmd("memory", json!({"memory_contents": {"notes": secret}})), 4).unwrap();
+    server.apply(&cmd("user", user("and then")), 5).unwrap();
+    let sent = server.transport_events(&EventFilter { since: Some(f.version()), ..Default::default() });
+    let wire = serde_json::to_string(&sent).unwrap();
+    assert!(!wire.contains(secret) && !wire.contains("CANARY"), "{wire}");
+    assert_eq!(sent[0].redacted, ["memory_contents"]);
+    assert!(sent[1].redacted.is_empty());
+    let done = f.ingest(&sent).unwrap();
+    assert_eq!(done, Ingested { version: 5, applied: 2, hash_checked: 1 });
+    assert_eq!((f.version(), f.last_hash().to_string()), (server.version(), server.last_hash().to_string()));
+    assert_eq!(f.system_view(), server.system_view());
+    // Whole transport history from the start: also follows (from an export at version 0).
+    let mut fresh = with_private(secret);
+    let mut from0 = Store::follow(&store(None).export_for_transport(), None).unwrap();
+    assert_eq!(from0.ingest(&fresh.transport_events(&EventFilter::default())).unwrap().applied, 3);
+    assert_eq!(from0.system_view(), fresh.system_view());
+    // A follower takes no command; a writer's store takes no redacted event.
+    assert_eq!(f.apply(&cmd("user", user("x")), 6).unwrap_err().code, ErrorCode::ReadOnly);
+    let e = Store::replay(StoreOptions::default(), &fresh.transport_events(&EventFilter::default())).unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::TamperedLog, Some("redacted")));
+    let mut public = sent.clone();
+    public[1].payload.insert("todos".into(), json!([]));
+    assert_eq!(f.clone().ingest(&public).unwrap().applied, 0, "events it has are skipped");
+    // Its past views work, from the export on.
+    assert_eq!(f.at(4).unwrap().version(), 4);
+}
+
+#[test]
+fn a_follower_checks_links_and_the_hashes_it_can() {
+    let mut server = with_private("s3cret-value");
+    let mut f = Store::follow(&store(None).export_for_transport(), None).unwrap();
+    let mut sent = server.transport_events(&EventFilter::default());
+    // A changed public event is caught by its hash.
+    let mut changed = sent.clone();
+    changed[2].payload.insert("todos".into(), json!([]));
+    let e = f.ingest(&changed).unwrap_err();
+    assert_eq!((e.code, e.index, e.field.as_deref()), (ErrorCode::TamperedLog, Some(2), Some("hash")));
+    // A redacted event cut from the chain is caught by its link.
+    sent[1].prev_hash = GENESIS_HASH.into();
+    let e = f.ingest(&sent).unwrap_err();
+    assert_eq!((e.index, e.field.as_deref()), (Some(1), Some("prev_hash")));
+    assert_eq!(f.version(), 0);
+}
+
+#[test]
+fn a_keyed_chain_is_hmac_and_verifies_only_with_its_key() {
+    let mut s = store(Some(KEY));
+    s.apply(&cmd("user", user("hello")), 1).unwrap();
+    s.apply(&cmd("model", json!({"messages": [{"role": "assistant", "content": "hi"}]})), 2).unwrap();
+    let log = s.events().to_vec();
+    let keyed = Chain::keyed(KEY).unwrap();
+    assert_eq!(verify_log(&log, (0, GENESIS_HASH), &keyed, false), Ok(2));
+    // Without the key (or with another) the first event breaks: the hashes are HMACs.
+    let plain = verify_log(&log, (0, GENESIS_HASH), &Chain::Plain, false).unwrap_err();
+    assert_eq!((plain.index, plain.reason), (0, BreakReason::Hash));
+    let other = Chain::keyed(b"another key, 16+ bytes").unwrap();
+    assert!(verify_log(&log, (0, GENESIS_HASH), &other, false).is_err());
+    // Every single-byte change of every event is detected.
+    let text: String = log.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    let bytes = text.as_bytes();
+    for i in (0..bytes.len()).filter(|&i| bytes[i] != b'\n') {
+        let mut b = bytes.to_vec();
+        b[i] ^= 0x01;
+        let Ok(t) = String::from_utf8(b) else { continue };
+        let read = crate::log::parse_jsonl(&t);
+        if let Ok(events) = &read {
+            // A flip the canonical form does not see (e.g. a key's case in no field) is not a change.
+            if events.iter().zip(&log).all(|(a, b)| a == b) {
+                continue;
+            }
+        }
+        assert!(
+            !matches!(check_log(read, (0, GENESIS_HASH), &keyed), Ok(LogCheck::Intact { .. })),
+            "byte {i} changed and the keyed chain did not notice"
+        );
+    }
+    // A full recompute without the key (a forger with plain SHA-256) is refused.
+    let mut forged = log.clone();
+    forged[1].payload.insert("todos".into(), json!([{"content": "forged", "status": "pending"}]));
+    let mut prev = GENESIS_HASH.to_string();
+    for e in &mut forged {
+        e.prev_hash = prev.clone();
+        e.hash = e.compute_hash(&Chain::Plain).unwrap();
+        prev = e.hash.clone();
+    }
+    assert_eq!(verify_log(&forged, (0, GENESIS_HASH), &keyed, false).unwrap_err().index, 0);
+    let e = Store::replay(StoreOptions { chain_key: Some(KEY.to_vec()), ..Default::default() }, &forged).unwrap_err();
+    assert_eq!(e.code, ErrorCode::TamperedLog);
+    // Replay and restore take the key; a replayed keyed store keeps hashing under it.
+    let mut r = Store::replay(StoreOptions { chain_key: Some(KEY.to_vec()), ..Default::default() }, &log).unwrap();
+    r.apply(&cmd("user", user("more")), 3).unwrap();
+    s.apply(&cmd("user", user("more")), 3).unwrap();
+    assert_eq!(r.last_hash(), s.last_hash());
+    assert_eq!(Store::replay(StoreOptions::default(), &log).unwrap_err().code, ErrorCode::TamperedLog);
+}
+
+#[test]
+fn a_keyed_checkpoint_is_sealed_by_the_key_and_read_only_with_it() {
+    let mut s = store(Some(KEY));
+    s.apply(&cmd("user", user("hello")), 1).unwrap();
+    let cp = s.checkpoint();
+    let v: Value = serde_json::from_slice(&cp).unwrap();
+    assert_eq!(v["keyed"], true);
+    let r = Store::restore(&cp, &[], Vec::new(), Some(KEY)).unwrap();
+    assert_eq!(r.version(), 1);
+    let e = Store::restore(&cp, &[], Vec::new(), None).unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidOption, Some("chainKey")));
+    assert_eq!(
+        Store::restore(&cp, &[], Vec::new(), Some(b"wrong key wrong key")).unwrap_err().code,
+        ErrorCode::CorruptCheckpoint
+    );
+    // Downgraded to an unkeyed checkpoint resealed with plain SHA-256: refused when the key is given.
+    let mut plain: Value = v.clone();
+    plain.as_object_mut().unwrap().shift_remove("keyed");
+    plain.as_object_mut().unwrap().shift_remove("digest");
+    let resealed: crate::log::Checkpoint = serde_json::from_value(plain).unwrap();
+    let e = Store::restore(&resealed.encode(&Chain::Plain), &[], Vec::new(), Some(KEY)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::CorruptCheckpoint);
+    // Every single-byte change of the checkpoint is refused.
+    for i in 0..cp.len() {
+        let mut b = cp.clone();
+        b[i] ^= 0x01;
+        if let Ok(mut r) = Store::restore(&b, &[], Vec::new(), Some(KEY)) {
+            panic!("byte {i} changed and the checkpoint still restored at {}", r.last_hash());
+        }
+    }
+    // An export is sealed plain (a follower holds no key) and says the chain is keyed.
+    let export = s.export_for_transport();
+    let mut f = Store::follow(&export, None).unwrap();
+    s.apply(&cmd("user", user("again")), 2).unwrap();
+    let sent = s.transport_events(&EventFilter { since: Some(1), ..Default::default() });
+    assert_eq!(f.ingest(&sent).unwrap(), Ingested { version: 2, applied: 1, hash_checked: 0 });
+    let mut fk = Store::follow(&export, Some(KEY)).unwrap();
+    assert_eq!(fk.ingest(&sent).unwrap().hash_checked, 1);
+    assert_eq!(
+        Store::follow(&store(None).export_for_transport(), Some(KEY)).unwrap_err().code,
+        ErrorCode::InvalidOption
+    );
+    assert_eq!(
+        Store::new(StoreOptions { chain_key: Some(vec![1; 8]), ..Default::default() }).unwrap_err().code,
+        ErrorCode::InvalidOption
+    );
+}
