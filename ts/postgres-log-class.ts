@@ -86,7 +86,8 @@ export interface PostgresLogOptions {
 /**
  * Options of {@link PostgresLog.open}: what `new StateStore(init)` takes for a new run. For a run
  * that has events in the table the store is restored from them, and only `channels` (the
- * channels the log writes beyond the default schema), `clock` and `audit` apply. `onEvents` is
+ * channels the log writes beyond the default schema), `chainKey` (the run's key, for a keyed
+ * chain), `clock` and `audit` apply. `onEvents` is
  * the log's own (refused here) and `runId` is `open`'s argument (refused when different).
  */
 export type OpenInit = StoreInit & RestoreInit;
@@ -109,13 +110,6 @@ export interface Synced {
   version: number;
   /** The number of events it took from the table (0 when the store was up to date). */
   applied: number;
-}
-
-/** The two core calls the log is built on (`StateStore.preview` / `previewBatch` / `ingest`). */
-interface Ingesting {
-  preview(command: Command): StoreEvent[];
-  previewBatch(commands: Command[]): StoreEvent[];
-  ingest(events: StoreEvent[] | string): { version: number; applied: number };
 }
 
 /** The version of the tables this build creates and reads. */
@@ -325,6 +319,7 @@ export class PostgresLog {
     if (init.channels !== undefined) restoreInit.channels = init.channels;
     if (init.clock !== undefined) restoreInit.clock = init.clock;
     if (init.audit !== undefined) restoreInit.audit = init.audit;
+    if (init.chainKey !== undefined) restoreInit.chainKey = init.chainKey;
     let store: Store;
     if (loaded.checkpoint) store = StateStore.restore(loaded.checkpoint, loaded.events, restoreInit);
     else if (loaded.events !== "") store = StateStore.replay(loaded.events, restoreInit);
@@ -441,7 +436,7 @@ export class PostgresRun {
    */
   apply(command: Command): Promise<Applied> {
     return this.#serial("apply", async () => {
-      const events = (this.store as unknown as Ingesting).preview(command);
+      const events = this.store.preview(command);
       await this.#write(events);
       return { version: this.store.version, ids: events.flatMap((e) => messageIds(e, this.#messageChannels)) };
     });
@@ -455,7 +450,7 @@ export class PostgresRun {
    */
   applyBatch(commands: Command[]): Promise<BatchApplied> {
     return this.#serial("applyBatch", async () => {
-      const events = (this.store as unknown as Ingesting).previewBatch(commands);
+      const events = this.store.previewBatch(commands);
       await this.#write(events);
       return { version: this.store.version, ids: events.map((e) => messageIds(e, this.#messageChannels)) };
     });
@@ -470,7 +465,7 @@ export class PostgresRun {
     return this.#serial("sync", async () => {
       const { text } = await this.#io.eventsAfter(this.runId, this.store.version).catch((e) => Promise.reject(storageError(`run ${JSON.stringify(this.runId)}: reading the events after ${this.store.version}`, e)));
       if (text === "") return { version: this.store.version, applied: 0 };
-      const r = (this.store as unknown as Ingesting).ingest(text);
+      const r = this.store.ingest(text);
       this.#refreshChannels();
       return { version: r.version, applied: r.applied };
     });
@@ -516,7 +511,7 @@ export class PostgresRun {
       }
       throw storageError(`run ${JSON.stringify(this.runId)}: inserting events ${events[0].sequence}…${events[events.length - 1].sequence}`, e);
     }
-    (this.store as unknown as Ingesting).ingest(events);
+    this.store.ingest(events);
     if (this.#log.checkpointEvery > 0 && this.store.version - this.#checkpointed >= this.#log.checkpointEvery) {
       try {
         await this.#saveCheckpoint();

@@ -302,7 +302,7 @@ function defineTests() {
     let [prevVersion, prevHash, hashes] = [0, GENESIS, []];
     try {
       for (let iter = 0; iter < KILLS; iter++) {
-        const plan = rand() < 0.5 ? { kind: "delay", ms: 20 + Math.floor(rand() * 200) } : { kind: "change", nth: 1 + Math.floor(rand() * 30), spinUs: Math.floor(rand() * 3000) };
+        const plan = rand() < 0.5 ? { kind: "delay", ms: 20 + Math.floor(rand() * 200) } : { kind: "change", nth: 1 + Math.floor(rand() * 30), spinUs: Math.floor(rand() * 1500) };
         const every = 3 + Math.floor(rand() * 8);
         const where = `seed 0x${SEED.toString(16)}, iteration ${iter}, plan ${JSON.stringify(plan)}`;
         const run = await killedChild(schema, Math.floor(rand() * 2 ** 32), iter, every, plan);
