@@ -15,6 +15,7 @@
 //     acknowledged and half-applies no batch; the next process resumes the run and continues
 //     its chain;
 //   - checkpoints every N events: load gives the checkpoint and the tail, restore equals replay;
+//   - a keyed chain (chainKey) is written with HMACs and resumed only with its key;
 //   - a row edited in the table is refused on open (TAMPERED_LOG): a replay reads the bytes written.
 //
 // Without STATEGATE_PG_URL the tests are skipped with the reason printed, except under CI=true,
@@ -434,6 +435,25 @@ function defineTests() {
     assert.equal((await log.load("r1")).checkpointSequence, 13);
     await log.close();
     for (const s of [run.store, again.store, restored, replayed, stale.store]) s.free();
+  });
+
+  test("PostgresLog: a keyed chain (chainKey) is written with HMACs and resumed only with its key", async () => {
+    const schema = freshSchema("keyed");
+    const key = new Uint8Array(32).map((_, i) => i * 7 + 1);
+    const log = await PostgresLog.connect(URL_, { schema, checkpointEvery: 2 });
+    const run = await log.open("r1", { chainKey: key, clock });
+    for (const city of ["Rome", "Paris", "Oslo"]) await run.apply({ author: "planner", update: { facts: { city } } });
+    const plain = new StateStore({ runId: "r1", clock });
+    for (const city of ["Rome", "Paris", "Oslo"]) plain.apply({ author: "planner", update: { facts: { city } } });
+    const rows = await rowsOf(schema, "r1");
+    const text = rows.map((r) => r.event).join("\n");
+    assert.deepEqual(verifyLog(text, { chainKey: key }), { ok: true });
+    assert.notEqual(rows[0].hash, plain.events()[0].hash, "the events are hashed with the key");
+    await assert.rejects(log.open("r1"), { code: "INVALID_OPTION" }); // its checkpoint needs the key
+    const again = await log.open("r1", { chainKey: key });
+    assert.equal(again.store.lastHash, run.store.lastHash);
+    await log.close();
+    for (const s of [run.store, again.store, plain]) s.free();
   });
 
   test("PostgresLog: an event edited in the table is refused when the run is opened (TAMPERED_LOG)", async () => {
