@@ -204,6 +204,9 @@ export class PostgresLog {
         throw storageError("PostgresLog.connect: importing the pg package (npm i pg)", e);
       }
       p = new pg.Pool(typeof pool === "string" ? { connectionString: pool } : pool);
+      // pg.Pool emits "error" for an idle connection the server dropped; unheard, Node would end
+      // the process. The next query on it fails on its own (STORAGE_ERROR), so it is only noted.
+      (p as unknown as { on(event: string, f: (e: unknown) => void): void }).on("error", () => {});
       owned = true;
     } else {
       throw stategateError("INVALID_OPTION", "PostgresLog.connect takes a pg.Pool, a connection string or a pg.Pool config object");
