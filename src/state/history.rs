@@ -195,7 +195,7 @@ impl Store {
                 let at = usize::try_from(e.sequence - self.base.sequence - 1).unwrap_or(usize::MAX);
                 self.log.get(at).map(|mine| mine.hash.as_str())
             } else if e.sequence == self.base.sequence {
-                Some(self.base.hash.as_str())
+                Some(self.base.hash.as_ref())
             } else {
                 None // before the checkpoint this store was restored from: nothing to compare
             };
@@ -366,10 +366,10 @@ impl Store {
                 Some(Slot::Messages(_)) => {
                     let list =
                         Vec::<Message>::deserialize(value).map_err(|e| corrupt(format!("channel '{name}': {e}")))?;
-                    Slot::Messages(
+                    Slot::Messages(Box::new(
                         MessagesChannel::from_messages(list)
                             .map_err(|e| corrupt(format!("channel '{name}': {}", e.message)))?,
-                    )
+                    ))
                 }
                 _ => Slot::Json(value.clone()),
             };
@@ -378,7 +378,7 @@ impl Store {
             }
         }
         s.version = cp.last_sequence;
-        s.base = Base { sequence: cp.last_sequence, hash: cp.last_hash.clone(), checkpoint: Some(Box::new(cp)) };
+        s.base = Base { sequence: cp.last_sequence, hash: cp.last_hash.clone().into(), checkpoint: Some(Box::new(cp)) };
         Ok(s)
     }
 

@@ -11,7 +11,9 @@ use super::sink::SinkSlot;
 use crate::error::{Error, ErrorCode, Result};
 use crate::log::{payload_of, Chain, Event, GENESIS_HASH};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// How deep a value may nest: anything deeper could not be read back from the log or a
 /// checkpoint (serde_json stops at 128 levels, and events add a few).
@@ -35,10 +37,12 @@ pub enum Write {
     Json(Value),
 }
 
+/// A channel's value. A messages channel is boxed: it is several times the size of a JSON
+/// value, and most slots hold JSON (an idle store's memory is mostly its slots).
 #[derive(Debug, Clone)]
 pub(super) enum Slot {
     Json(Value),
-    Messages(MessagesChannel),
+    Messages(Box<MessagesChannel>),
 }
 
 /// A command after decoding: channel indices and typed writes.
@@ -75,9 +79,19 @@ pub(super) struct Base {
     /// The sequence of the last event before the log in memory (0 at the genesis).
     pub(super) sequence: u64,
     /// That event's hash ([`GENESIS_HASH`] at the genesis).
-    pub(super) hash: String,
+    pub(super) hash: Cow<'static, str>,
     /// The checkpoint restored from, if any (time travel before the log starts there).
     pub(super) checkpoint: Option<Box<crate::log::Checkpoint>>,
+}
+
+/// The default schema's specs, index and initial values, built once per thread.
+type Template = (Rc<Vec<ChannelSpec>>, Rc<HashMap<String, usize>>, Vec<Slot>);
+
+thread_local! {
+    static DEFAULT: Result<Template> = {
+        let mut s = Store::bare(String::new(), Chain::Plain);
+        default_schema().into_iter().try_for_each(|spec| s.add(spec, true)).map(|()| (s.specs, s.by_name, s.slots))
+    };
 }
 
 /// An agent's state: one value per channel, the version, and the log of applied commands.
@@ -87,8 +101,10 @@ pub(super) struct Base {
 #[derive(Debug, Clone)]
 pub struct Store {
     pub(super) run_id: String,
-    pub(super) specs: Vec<ChannelSpec>,
-    pub(super) by_name: HashMap<String, usize>,
+    /// The schema, shared with every store of the same schema until one adds a channel (the
+    /// default schema is built once per thread: an idle store holds two pointers to it).
+    pub(super) specs: Rc<Vec<ChannelSpec>>,
+    pub(super) by_name: Rc<HashMap<String, usize>>,
     pub(super) slots: Vec<Slot>,
     pub(super) version: u64,
     /// Events since `base` (all of them unless the store was restored from a checkpoint).
@@ -117,24 +133,9 @@ impl Store {
     /// Errors: `INVALID_OPTION` for a bad spec or a private channel (register those with
     /// [`Store::register_channel`]); `CHANNEL_EXISTS` for a duplicate name.
     pub fn new(opts: StoreOptions) -> Result<Store> {
-        let mut store = Store {
-            run_id: opts.run_id.unwrap_or_else(|| "run".to_string()),
-            specs: Vec::new(),
-            by_name: HashMap::new(),
-            slots: Vec::new(),
-            version: 0,
-            log: Vec::new(),
-            sealed: 0,
-            base: Base { sequence: 0, hash: GENESIS_HASH.to_string(), checkpoint: None },
-            keys: HashMap::new(),
-            call_events: HashMap::new(),
-            access: Access::Live,
-            chain: Chain::from_key(opts.chain_key.as_deref())?,
-            sink: SinkSlot::default(),
-        };
-        for spec in default_schema() {
-            store.add(spec, true)?;
-        }
+        let run_id = opts.run_id.unwrap_or_else(|| "run".to_string());
+        let mut store = Store::bare(run_id, Chain::from_key(opts.chain_key.as_deref())?);
+        (store.specs, store.by_name, store.slots) = DEFAULT.with(|d| d.clone())?;
         for spec in opts.channels {
             if spec.visibility == Visibility::Private {
                 return Err(Error::new(
@@ -146,6 +147,25 @@ impl Store {
             store.add(spec, false)?;
         }
         Ok(store)
+    }
+
+    /// A store with no channel at all, at the genesis.
+    fn bare(run_id: String, chain: Chain) -> Store {
+        Store {
+            run_id,
+            specs: Rc::default(),
+            by_name: Rc::default(),
+            slots: Vec::new(),
+            version: 0,
+            log: Vec::new(),
+            sealed: 0,
+            base: Base { sequence: 0, hash: Cow::Borrowed(GENESIS_HASH), checkpoint: None },
+            keys: HashMap::new(),
+            call_events: HashMap::new(),
+            access: Access::Live,
+            chain,
+            sink: SinkSlot::default(),
+        }
     }
 
     /// Adds a channel; domain rules ([`Kind`]) are kept only for `builtin` (default) channels.
@@ -162,13 +182,10 @@ impl Store {
             spec.kind = Kind::Generic;
             spec.section = None;
         }
-        let slot = if spec.reducer == Reducer::Messages {
-            Slot::Messages(MessagesChannel::default())
-        } else {
-            Slot::Json(spec.initial())
-        };
-        self.by_name.insert(spec.name.clone(), self.specs.len());
-        self.specs.push(spec);
+        let slot =
+            if spec.reducer == Reducer::Messages { Slot::Messages(Box::default()) } else { Slot::Json(spec.initial()) };
+        Rc::make_mut(&mut self.by_name).insert(spec.name.clone(), self.specs.len());
+        Rc::make_mut(&mut self.specs).push(spec);
         self.slots.push(slot);
         Ok(())
     }
@@ -266,7 +283,7 @@ impl Store {
         for i in self.sealed..self.log.len() {
             let prev = match i.checked_sub(1).and_then(|j| self.log.get(j)) {
                 Some(e) => e.hash.clone(),
-                None => self.base.hash.clone(),
+                None => self.base.hash.to_string(),
             };
             if let Some(e) = self.log.get_mut(i) {
                 if let Some(writes) = e.pending.take() {

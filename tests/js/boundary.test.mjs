@@ -195,14 +195,18 @@ const READS = new Set([
   "checkpoint", "exportForTransport", "danglingToolCalls", "at", "compactionPlan", "check", "notifications", "privateLeaks",
   // Schema and keys, not state: they write no event (replay takes the channels in its options).
   "registerChannel", "claimOwnerKey",
+  // The events a change would log, and the events made safe to send: the store is unchanged.
+  "preview", "previewBatch", "transportEvents",
 ]);
+// Applies events that are logged already (a database, another writer, a server): never onEvents.
+const INGESTS = new Set(["ingest"]);
 const CHANGES = new Set(["apply", "applyBatch", "repair", "compact", "modelView", "deliverNotifications"]);
 const TASK_READS = new Set(["tools", "isTaskTool", "ledger", "untracked"]);
 const TASK_CHANGES = new Set(["handle", "poll"]);
 
 test("every mutating method reaches onEvents; replaying what onEvents saw equals the store", async () => {
   const own = (proto) => Object.getOwnPropertyNames(proto).filter((k) => k !== "constructor" && k !== "free" && !k.startsWith("__"));
-  for (const k of own(StateStore.prototype)) assert.ok(READS.has(k) || CHANGES.has(k), `StateStore.${k} is not classified as reading or changing`);
+  for (const k of own(StateStore.prototype)) assert.ok(READS.has(k) || CHANGES.has(k) || INGESTS.has(k), `StateStore.${k} is not classified as reading or changing`);
   for (const k of own(AsyncTasks.prototype)) assert.ok(TASK_READS.has(k) || TASK_CHANGES.has(k), `AsyncTasks.${k} is not classified`);
 
   const seen = [];
@@ -243,6 +247,17 @@ test("every mutating method reaches onEvents; replaying what onEvents saw equals
   assert.deepEqual(again.systemView(), s.systemView());
   assert.equal(again.lastHash, s.lastHash);
   tasks.free();
+
+  // ingest: what another writer logged reaches the store, and never this store's onEvents.
+  const mine = [];
+  const reader = new StateStore({ runId: "all", onEvents: (events) => mine.push(...events) });
+  assert.deepEqual(reader.ingest(seen), { version: s.version, applied: seen.length, hashChecked: seen.length });
+  assert.equal(mine.length, 0, "ingest logs nothing again");
+  assert.equal(reader.lastHash, s.lastHash);
+  const [next] = s.preview({ author: "u", update: { todos: [] } });
+  assert.equal(s.version, seen.length, "preview changes nothing");
+  assert.deepEqual(reader.ingest([next]).version, s.version + 1);
+  assert.equal(mine.length, 0);
 });
 
 test("7. a private value split over two text parts is caught in every format", () => {

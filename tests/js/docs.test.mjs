@@ -101,6 +101,13 @@ const CLAIMS = {
   },
   "docs/log.md": {
     0: [["log", "store"], (m) => assert.equal(m.store.version, 3)],
+    [blockUnder("docs/log.md", "## A keyed chain", 0)]: [["log", "store", "chainKey"], async (m) => {
+      const { StateStore, verifyLog } = await import("../../pkg/index.js");
+      assert.deepEqual(verifyLog(m.log, { chainKey: m.chainKey }), { ok: true });
+      assert.deepEqual(verifyLog(m.log), { ok: false, index: 0, sequence: 1, reason: "hash" });
+      assert.equal(StateStore.replay(m.log, { chainKey: m.chainKey }).lastHash, m.store.lastHash);
+      assert.throws(() => StateStore.restore(m.store.checkpoint(), m.log), { code: "INVALID_OPTION" });
+    }],
   },
   "docs/postgres-log.md": {
     0: [["version", "code", "run", "other"], async (m) => {
