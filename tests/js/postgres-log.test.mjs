@@ -257,8 +257,11 @@ function defineTests() {
     }
     assert.equal(acks.size, WRITERS * COMMANDS);
     assert.equal(finals.length, WRITERS);
-    assert.ok(conflicts.table > 0, `no two writers ever raced for a sequence: ${JSON.stringify(conflicts)}`);
-    assert.ok(conflicts.store > 0, `no stale expectedVersion was refused by a store: ${JSON.stringify(conflicts)}`);
+    // The run exercised both kinds of conflict (with a few hundred commands or more: ~5% are stale on purpose).
+    if (WRITERS > 1 && WRITERS * COMMANDS >= 400) {
+      assert.ok(conflicts.table > 0, `no two writers ever raced for a sequence: ${JSON.stringify(conflicts)}`);
+      assert.ok(conflicts.store > 0, `no stale expectedVersion was refused by a store: ${JSON.stringify(conflicts)}`);
+    }
     let events = 0;
     for (let r = 0; r < RACE_RUNS; r++) {
       const runId = `r${r}`;
