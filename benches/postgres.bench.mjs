@@ -89,6 +89,21 @@ async function writers(system, n) {
   return (n * APPENDS) / (Math.max(...times) / 1000);
 }
 
+/** The floor under one writer's appends: the median commit of a one-row INSERT (fsync on), in ms. */
+async function commitFloor() {
+  const schema = fresh("floor");
+  await q(`CREATE SCHEMA "${schema}"`);
+  await q(`CREATE TABLE "${schema}".t (i int PRIMARY KEY, s text)`);
+  const times = [];
+  for (let i = 0; i < 200; i++) {
+    const start = performance.now();
+    await q(`INSERT INTO "${schema}".t VALUES ($1, $2)`, [i, "x".repeat(600)]);
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+const floors = [await commitFloor()];
 const rates = { stategate: { 1: [], 8: [] }, langgraph: { 1: [], 8: [] } };
 for (let r = 0; r < ROUNDS; r++) {
   for (const n of [1, 8]) {
@@ -99,6 +114,9 @@ for (let r = 0; r < ROUNDS; r++) {
     }
   }
 }
+
+floors.push(await commitFloor());
+console.log(`(a) one-row INSERT commit: ${floors.map(ms).join(" before, ")} after`);
 
 // ---------------------------------------------------------------------------------------------
 // (b) bytes per message, and the runs (c) resumes
@@ -205,6 +223,7 @@ const tableA = [
   "|---|---|---|---|",
   rateRow(1),
   rateRow(8),
+  `| the floor: one one-row \`INSERT\` committed (median, before and after) | ${floors.map(ms).join(", ")} | | |`,
 ].join("\n");
 
 // LangGraph at 10k: a n² fit through its 1k figure (each step stores the whole list).
@@ -285,6 +304,10 @@ Method:
   \`messages\` channel's new version as a blob: the whole list, serialised.
 - (a): each writer process appends to a run / thread of its own, each append committed before
   the next; ${ROUNDS} rounds, each in fresh schemas, interleaved stategate / PostgresSaver.
+  The floor row is the commit latency of this cluster's disk (\`fsync\` on), measured before and
+  after: it varies between runs on this virtual machine (an earlier run of this benchmark measured
+  196–461 appends/s for stategate and 112–360 for PostgresSaver with one writer, against
+  926–1,349 and 344–394 here), so compare the ratios, not the absolute rates.
   PostgresSaver's \`put\` is timed alone — a LangGraph graph step also writes its tasks' writes
   (\`putWrites\`) and an invoke makes two or more steps — so this favours it.
 - (b): one run / thread grown message by message; at each size, the live rows of that run
