@@ -305,9 +305,9 @@ Method:
 - (a): each writer process appends to a run / thread of its own, each append committed before
   the next; ${ROUNDS} rounds, each in fresh schemas, interleaved stategate / PostgresSaver.
   The floor row is the commit latency of this cluster's disk (\`fsync\` on), measured before and
-  after: it varies between runs on this virtual machine (an earlier run of this benchmark measured
-  196–461 appends/s for stategate and 112–360 for PostgresSaver with one writer, against
-  926–1,349 and 344–394 here), so compare the ratios, not the absolute rates.
+  after: it varies between runs on this virtual machine (two earlier runs of this benchmark
+  measured 196–461 and 926–1,349 appends/s for stategate with one writer, 112–360 and 344–394
+  for PostgresSaver), so compare the ratios, not the absolute rates.
   PostgresSaver's \`put\` is timed alone — a LangGraph graph step also writes its tasks' writes
   (\`putWrites\`) and an invoke makes two or more steps — so this favours it.
 - (b): one run / thread grown message by message; at each size, the live rows of that run
