@@ -11,6 +11,7 @@ bench: build
 	node benches/store.bench.mjs --write
 	node benches/history.bench.mjs --write
 	node benches/project.bench.mjs --write
+	node benches/memory.bench.mjs --write
 	bash scripts/postgres.sh run -- node benches/postgres.bench.mjs --write
 serve: build
 	node scripts/serve.mjs --port 8080 $(ARGS)

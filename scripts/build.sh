@@ -43,14 +43,15 @@ for f in pkg/*.ts; do case "$f" in *.d.ts) ;; *) rm "$f" ;; esac; done
 node scripts/package-types.mjs
 
 # CommonJS: the Node entry bundled with the glue (reading the same wasm file beside it), and
-# each Node-side subpath; bare imports ("stategate", "ai", ...) stay requires.
+# each Node-side subpath (file-log, sse, the adapters); bare imports ("stategate", "ai", ...)
+# stay requires.
 cjs() { # entry (pkg/<entry>.js -> pkg/<entry>.cjs)
   esbuild "pkg/$1.js" --bundle --platform=node --format=cjs --packages=external --log-level=warning \
     --define:import.meta.url=__stategate_import_meta_url \
     --banner:js='const __stategate_import_meta_url = require("node:url").pathToFileURL(__filename).href;' \
     --outfile="pkg/$1.cjs"
 }
-for entry in index file-log "${adapters[@]}"; do cjs "$entry"; done
+for entry in index file-log sse "${adapters[@]}"; do cjs "$entry"; done
 
 cp README.md LICENSE pkg/
 raw=$(stat -c %s pkg/stategate_wasm_bg.wasm)

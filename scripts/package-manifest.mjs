@@ -33,6 +33,9 @@ const exports = {
   "./web": { types: types("web"), import: "./web.js", default: "./web.js" },
   "./wasm": { types: "./wasm.d.ts", default: "./stategate_wasm_bg.wasm" },
   "./file-log": { types: types("file-log"), node: { import: "./file-log.js", require: "./file-log.cjs" } },
+  // The Server-Sent Events hub of live followers (node:http); its browser reader,
+  // followEventSource, is in the bare import.
+  "./sse": { types: types("sse"), node: { import: "./sse.js", require: "./sse.cjs" } },
 };
 // The framework packages each adapter is written against (its tests run on the lower bound):
 // optional peers, so the core installs alone and an adapter's user already has its framework.

@@ -41,6 +41,7 @@ import type {
   StreamReader as CoreStreamReader,
   StoreInit,
   RestoreInit,
+  FollowOptions,
 } from "./stategate_wasm.js";
 import type { MessageOf, PlainOf } from "./formats.js";
 
@@ -64,6 +65,9 @@ export type {
   Format,
   Reason,
   StoreInit,
+  FollowOptions,
+  ChainKeyOption,
+  Ingested,
   StoreRepairOptions,
   StoreEvent,
   EventType,
@@ -215,6 +219,14 @@ export interface StateStoreConstructor {
   replay(events: StoreEvent[] | string, init?: RestoreInit): StateStore;
   /** Restores a store from checkpoint bytes and the events after it. Throws `CORRUPT_CHECKPOINT`, `UNSUPPORTED_FORMAT_VERSION`, `TAMPERED_LOG`. */
   restore(checkpoint: Uint8Array, tail?: StoreEvent[] | string, init?: RestoreInit): StateStore;
+  /**
+   * A follower of a run that lives elsewhere (docs/follow.md): a read-only store from the run's
+   * `exportForTransport()` snapshot (the object or its JSON text), changed only by
+   * `ingest(transportEvents)`; commands throw `READ_ONLY`. `followRun` / `followEventSource` keep
+   * one up to date over a transport. Throws `CORRUPT_CHECKPOINT`, `UNSUPPORTED_FORMAT_VERSION`,
+   * `INVALID_OPTION`.
+   */
+  follow(snapshot: Record<string, unknown> | string, opts?: FollowOptions): StateStore;
 }
 
 /** An incremental stream reader whose messages come in format `F` unless `messages(to)` says otherwise. */

@@ -14,3 +14,4 @@ import { load } from "./api.js";
 await load();
 
 export * from "./api.js";
+export * from "./follow.js";

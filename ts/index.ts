@@ -13,3 +13,4 @@ import { loadSync } from "./api.js";
 loadSync(readFileSync(new URL("./stategate_wasm_bg.wasm", import.meta.url)));
 
 export * from "./api.js";
+export * from "./follow.js";

@@ -11,3 +11,4 @@
  * validateMessages(history, { provider: "openai" });
  */
 export * from "./api.js";
+export * from "./follow.js";

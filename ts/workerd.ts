@@ -12,3 +12,4 @@ import { loadSync } from "./api.js";
 loadSync(wasmModule as object);
 
 export * from "./api.js";
+export * from "./follow.js";

@@ -61,10 +61,11 @@ pub fn text_of(m: &Message) -> (String, usize) {
         text.push_str(&c.name);
         text.push_str(&c.args.to_string());
     }
+    // Counted with the note that stands beside it where a format cannot carry its raw arguments.
     for c in &m.invalid_tool_calls {
         text.push('\n');
         text.push_str(&c.name);
-        text.push_str(&c.args);
+        text.push_str(&crate::message::formats::util::invalid_call_note(c));
     }
     if let Some(id) = &m.tool_call_id {
         text.push('\n');

@@ -373,7 +373,7 @@ impl Store {
                 }
                 _ => Slot::Json(value.clone()),
             };
-            if let Some(target) = s.slots.get_mut(i) {
+            if let Some(target) = s.slots_mut().get_mut(i) {
                 *target = slot;
             }
         }

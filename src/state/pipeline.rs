@@ -17,6 +17,7 @@ use crate::lifecycle::RunStatus;
 use crate::log::{payload_of, same_event, Event, EventType};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// What a change produced: the ids of the messages each command wrote and, for a preview, the
 /// events it would have logged.
@@ -222,7 +223,7 @@ impl Store {
         match result {
             Ok((ids, true)) => {
                 for i in journal.messages {
-                    if let Some(Slot::Messages(m)) = self.slots.get_mut(i) {
+                    if let Some(Slot::Messages(m)) = self.slots_mut().get_mut(i) {
                         m.commit();
                     }
                 }
@@ -230,19 +231,19 @@ impl Store {
             }
             result => {
                 if let Some((bi, counters)) = journal.counters {
-                    if let Some(Slot::Json(Value::Object(budget))) = self.slots.get_mut(bi) {
+                    if let Some(Slot::Json(Value::Object(budget))) = self.slots_mut().get_mut(bi) {
                         for ((name, _), n) in COUNTERS.iter().zip(counters) {
                             set_used(budget, name, n);
                         }
                     }
                 }
                 for (i, v) in journal.json.into_iter().rev() {
-                    if let Some(slot) = self.slots.get_mut(i) {
+                    if let Some(slot) = self.slots_mut().get_mut(i) {
                         *slot = Slot::Json(v);
                     }
                 }
                 for i in journal.messages {
-                    if let Some(Slot::Messages(m)) = self.slots.get_mut(i) {
+                    if let Some(Slot::Messages(m)) = self.slots_mut().get_mut(i) {
                         m.rollback();
                     }
                 }
@@ -300,12 +301,12 @@ impl Store {
         let prefix = format!("{}:{sequence}", self.run_id);
         for (i, write) in cmd.writes.iter_mut() {
             let i = *i;
-            journal.touch(i, &mut self.slots);
+            journal.touch(i, self.slots_mut());
             let spec = self
                 .specs
                 .get(i)
                 .ok_or_else(|| Error::new(ErrorCode::UnknownChannel, "internal: channel index out of range"))?;
-            match (self.slots.get_mut(i), write) {
+            match (Rc::make_mut(&mut self.slots).get_mut(i), write) {
                 (Some(Slot::Messages(channel)), Write::Messages(ops)) => {
                     channel.assign_ids(ops, &prefix);
                     let e = channel.apply(ops).map_err(|e| e.channel(&spec.name))?;

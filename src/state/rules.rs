@@ -56,7 +56,7 @@ impl Store {
             if journal.counters.is_none() {
                 journal.counters = Some((bi, used_counters(self.json(Some(bi)))));
             }
-            if let Some(Slot::Json(Value::Object(budget))) = self.slots.get_mut(bi) {
+            if let Some(Slot::Json(Value::Object(budget))) = self.slots_mut().get_mut(bi) {
                 add_used(budget, "turns", fx.turns);
                 add_used(budget, "tokens", fx.tokens);
                 add_used(budget, "tool_calls", fx.tool_calls);

@@ -85,7 +85,7 @@ pub(super) struct Base {
 }
 
 /// The default schema's specs, index and initial values, built once per thread.
-type Template = (Rc<Vec<ChannelSpec>>, Rc<HashMap<String, usize>>, Vec<Slot>);
+type Template = (Rc<Vec<ChannelSpec>>, Rc<HashMap<String, usize>>, Rc<Vec<Slot>>);
 
 thread_local! {
     static DEFAULT: Result<Template> = {
@@ -105,7 +105,9 @@ pub struct Store {
     /// default schema is built once per thread: an idle store holds two pointers to it).
     pub(super) specs: Rc<Vec<ChannelSpec>>,
     pub(super) by_name: Rc<HashMap<String, usize>>,
-    pub(super) slots: Vec<Slot>,
+    /// Channel values by schema index, shared (like the schema) until the first write: an idle
+    /// store holds the default schema's initial values by reference.
+    pub(super) slots: Rc<Vec<Slot>>,
     pub(super) version: u64,
     /// Events since `base` (all of them unless the store was restored from a checkpoint).
     pub(super) log: Vec<Event>,
@@ -155,7 +157,7 @@ impl Store {
             run_id,
             specs: Rc::default(),
             by_name: Rc::default(),
-            slots: Vec::new(),
+            slots: Rc::default(),
             version: 0,
             log: Vec::new(),
             sealed: 0,
@@ -166,6 +168,11 @@ impl Store {
             chain,
             sink: SinkSlot::default(),
         }
+    }
+
+    /// The channel values, to change: copied first if another store still shares them.
+    pub(super) fn slots_mut(&mut self) -> &mut Vec<Slot> {
+        Rc::make_mut(&mut self.slots)
     }
 
     /// Adds a channel; domain rules ([`Kind`]) are kept only for `builtin` (default) channels.
@@ -186,7 +193,7 @@ impl Store {
             if spec.reducer == Reducer::Messages { Slot::Messages(Box::default()) } else { Slot::Json(spec.initial()) };
         Rc::make_mut(&mut self.by_name).insert(spec.name.clone(), self.specs.len());
         Rc::make_mut(&mut self.specs).push(spec);
-        self.slots.push(slot);
+        self.slots_mut().push(slot);
         Ok(())
     }
 

@@ -76,6 +76,18 @@ const CLAIMS = {
       assert.deepEqual(lcRows(m.messages), [["human", "h1"], ["ai", "a1"], ["tool", "stategate-repair:a1:c1"], ["human", "h2"], ["ai", "ai-2"]]);
     }],
   },
+  "docs/follow.md": {
+    0: [["store", "server", "follower"], (m) => {
+      assert.equal(m.store.version, 3);
+      assert.equal(m.store.version, m.server.version);
+      assert.equal(m.store.lastHash, m.server.lastHash);
+      assert.equal(m.follower.state, "ended");
+      assert.equal(m.store.messages("openai").at(-1).content, "AZ 611 on Friday, €180.");
+      assert.ok(!JSON.stringify(m.store.systemView()).includes("flexible"));
+      assert.throws(() => m.store.apply({ author: "user", update: { messages: [{ role: "user", content: "hi" }] } }), (e) => e.code === "READ_ONLY");
+    }],
+    1: [["first"], (m) => assert.match(m.first, /^retry: 1000\n\nevent: events\nid: 1\ndata: \{"event_id":"trip-42:1",/)],
+  },
   "docs/errors.md": {
     0: [["store"], (m) => assert.equal(m.store.version, 0)],
   },

@@ -60,7 +60,7 @@ after(async () => {
 test("the tarball holds one wasm, README, LICENSE and an honest manifest", () => {
   const files = tarball.files.map((f) => f.path);
   assert.deepEqual(files.filter((f) => f.endsWith(".wasm")), ["stategate_wasm_bg.wasm"]);
-  for (const f of ["README.md", "LICENSE", "package.json", "index.js", "index.cjs", "browser.js", "web.js", "workerd.js", "file-log.js", "file-log.cjs", "index.d.ts", "index.d.cts"]) {
+  for (const f of ["README.md", "LICENSE", "package.json", "index.js", "index.cjs", "browser.js", "web.js", "workerd.js", "file-log.js", "file-log.cjs", "sse.js", "sse.cjs", "sse.d.ts", "sse.d.cts", "follow.js", "index.d.ts", "index.d.cts"]) {
     assert.ok(files.includes(f), `${f} missing from the tarball: ${files.join(", ")}`);
   }
   assert.ok(!files.some((f) => f.startsWith("node/") || f.startsWith("web/")), "no second glue directory");
@@ -81,6 +81,8 @@ test("the tarball holds one wasm, README, LICENSE and an honest manifest", () =>
   assert.deepEqual(pgEntry && [pgEntry.node?.import, pgEntry.node?.require, pgEntry.types.import, pgEntry.types.require, pgEntry.default, pgEntry.browser], ["./postgres-log.js", "./postgres-log.cjs", "./postgres-log.d.ts", "./postgres-log.d.cts", undefined, undefined]);
   for (const f of ["postgres-log.js", "postgres-log.cjs", "postgres-log-class.js", "postgres-log.d.ts", "postgres-log.d.cts"]) assert.ok(files.includes(f), `${f} missing from the tarball`);
   assert.match(manifest.peerDependencies.pg, /^>=8\.\d+\.\d+ <9$/);
+  // stategate/sse: Node only, ES module and CommonJS, types for both.
+  assert.deepEqual(manifest.exports["./sse"], { types: { import: "./sse.d.ts", require: "./sse.d.cts" }, node: { import: "./sse.js", require: "./sse.cjs" } });
   for (const peer of Object.keys(manifest.peerDependencies)) assert.deepEqual(manifest.peerDependenciesMeta[peer], { optional: true }, peer);
   assert.ok(!fs.existsSync(path.join(dir, "node_modules/langchain")), "an optional peer was installed");
   assert.ok(!fs.existsSync(path.join(dir, "node_modules/pg")), "pg (an optional peer) was installed");
@@ -95,8 +97,18 @@ test("Node ES modules: the bare import, stategate/web's load(), stategate/file-l
 import * as sg from "stategate";
 import * as web from "stategate/web";
 import { FileLog } from "stategate/file-log";
+import { SseHub } from "stategate/sse";
 import { run, EXPECTED } from "./src/app.js";
 assert.deepEqual(run(sg), EXPECTED);
+// A follower of a store in the same process, over the async-iterator path; the hub on it.
+const server = new sg.StateStore({ runId: "pack" });
+server.apply({ author: "user", update: { messages: [{ role: "user", content: "hi" }] } });
+const follower = sg.followRun(function* () { yield { snapshot: server.exportForTransport() }; });
+await follower.done;
+assert.equal(follower.store.lastHash, server.lastHash);
+const hub = new SseHub(server, { heartbeatMs: 0 });
+assert.equal(hub.clients, 0);
+hub.close();
 assert.equal(await web.load(), await web.load(), "load() once, then the same API");
 assert.equal(web.StateStore, sg.StateStore, "one binding behind every entry");
 assert.equal(typeof FileLog.open, "function");
@@ -131,6 +143,11 @@ const { FileLog } = require("stategate/file-log");
 assert.equal(typeof FileLog.open, "function");
 const { PostgresLog } = require("stategate/postgres-log");
 assert.equal(typeof PostgresLog.connect, "function");
+const { SseHub } = require("stategate/sse");
+assert.match(require.resolve("stategate/sse"), /sse\.cjs$/);
+new SseHub(new sg.StateStore({}), { heartbeatMs: 0 }).close();
+assert.equal(typeof sg.followRun, "function");
+assert.equal(typeof sg.followEventSource, "function");
 assert.match(require.resolve("stategate"), /index\\.cjs$/);
 import("./src/app.js").then(({ run, EXPECTED }) => {
   assert.deepEqual(run(sg), EXPECTED);
@@ -149,6 +166,8 @@ import * as web from "stategate/web";
 import wasmUrl from "stategate/wasm";
 import { FileLog } from "stategate/file-log";
 import { PostgresLog, PostgresRun, type PgPool, type LoadedRun } from "stategate/postgres-log";
+import { SseHub, type SseHubOptions, type SseConnect } from "stategate/sse";
+import { followRun, followEventSource, type Follower, type FollowMessage, type FollowChange } from "stategate";
 
 const violations: Violation[] = validateMessages([{ role: "user", content: "hi" }], { provider: "openai" });
 const store = new StateStore({ runId: "t" });
@@ -166,6 +185,13 @@ const pgApplied: Promise<number> = pgRun.then((r) => r.apply({ author: "user", u
 const pgLoaded: Promise<LoadedRun> = pgLog.then((l) => l.load("r1"));
 // @ts-expect-error: not an option
 PostgresLog.connect(pool, { checkpointsEvery: 1 });
+const hubOptions: SseHubOptions = { heartbeatMs: 0, onConnect: (c: SseConnect) => void c.resumed };
+const hub: SseHub = new SseHub(store, hubOptions);
+const messages: FollowMessage[] = [{ snapshot: store.exportForTransport() }, { events: store.transportEvents({ since: 0 }) }];
+const follower: Follower = followRun(() => messages, { onChange: (c: FollowChange) => void c.applied });
+const sseFollower: Follower = followEventSource("/events");
+const lastSequence: number | null = follower.version;
+hub.handle({ method: "GET", url: "/events", headers: {} }, { writeHead: () => {}, write: () => true, end: () => {}, destroy: () => {}, on: () => {}, writableLength: 0 });
 const seen: unknown[] = [];
 try {
   repairMessages([]);
@@ -177,7 +203,7 @@ try {
 validateMessages([], { provider: "nope" });
 // @ts-expect-error: not an error code
 const wrong: ErrorCode = "NOPE";
-export { violations, version, view, code, api, same, log, wrong, seen, pgRun, pgApplied, pgLoaded };
+export { violations, version, view, code, api, same, log, wrong, seen, pgRun, pgApplied, pgLoaded, sseFollower, lastSequence };
 `,
   );
   write(

@@ -55,12 +55,13 @@ import path from "node:path";
 import * as main from "../../pkg/index.js";
 import * as fileLog from "../../pkg/file-log.js";
 import * as postgresLog from "../../pkg/postgres-log.js";
+import * as sse from "../../pkg/sse.js";
 import * as glue from "../../pkg/stategate_wasm.js";
 import { mulberry32 } from "../support/prng.mjs";
 
-/** The package's public surface: the bare import and the `stategate/file-log` and `stategate/postgres-log` subpaths. */
-const pkg = { ...main, ...fileLog, ...postgresLog };
-const { StateStore, AsyncTasks, FileLog, StreamReader, isStategateError } = pkg;
+/** The package's public surface: the bare import and the `stategate/file-log`, `stategate/postgres-log` and `stategate/sse` subpaths. */
+const pkg = { ...main, ...fileLog, ...postgresLog, ...sse };
+const { StateStore, AsyncTasks, FileLog, StreamReader, SseHub, isStategateError } = pkg;
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -571,6 +572,7 @@ function wrongType(r, ctx, type) {
     events: [[{}, "{}"], [5, "5"], [true, "true"], [Symbol(), "a Symbol"], [new Set(), "a Set"], ["not json lines", '"not json lines"'], [[5], "[5]"], [["x"], '["x"]'], [[[]], "[[]]"]],
     array: [[{}, "{}"], ["[]", '"[]"'], [5, "5"], [new Set([1]), "a Set"], [{ length: 1, 0: {} }, "an array-like"]],
     any: [[undefined, "undefined"]],
+    function: [[{}, "{}"], ["source", '"source"'], [5, "5"], [null, "null"], [Symbol(), "a Symbol"], [[{ snapshot: {} }], "an array of messages, not a function"]],
   };
   const [v, l] = r.pick(TABLE[type] ?? TABLE.object);
   return [v, `wrong type (${type} expected): ${l}`];
@@ -1083,6 +1085,22 @@ const TARGETS = [
   method(StreamReader, "free", () => [], [], { stream: true, frees: true }),
   { ...method(StreamReader, "free", () => [], [], { stream: true, frees: true }), name: "StreamReader[Symbol.dispose]", call: (recv, args) => StreamReader.prototype[Symbol.dispose].apply(recv, args) },
 
+  // Live followers (issue 18): followRun over a bad source function, and over messages of the
+  // subject (mutated: the sweep reaches into the snapshot and the events); followEventSource with
+  // a fake EventSource. Each answers with the follower's `done`, closed after FOLLOW_MS.
+  { name: "followRun", recv: null, async: true, call: (_, args) => followed(() => pkg.followRun(...args)), types: ["function", "object"], valid: (r, ctx) => [() => followMessages(r, ctx), opt(r, 0.6, () => followOptions(r))] },
+  { name: "followRun", recv: null, async: true, call: (_, [messages, opts]) => followed(() => pkg.followRun(() => messages, opts)), types: ["array", "object"], valid: (r, ctx) => [followMessages(r, ctx), opt(r, 0.6, () => followOptions(r))] },
+  { name: "followEventSource", recv: null, async: true, call: (_, args) => followed(() => pkg.followEventSource(...args)), types: ["string", "object"], valid: (r, ctx) => [r.pick(["/events", "http://127.0.0.1:9/events?since=1#x", new URL("http://127.0.0.1:9/e")]), { ...followOptions(r), EventSource: fakeEventSource(followMessages(r, ctx)) }] },
+
+  // SseHub (stategate/sse): the case's hub on the subject; requests and responses are fakes.
+  { name: "new SseHub", recv: null, call: (_, args) => trackHub(new SseHub(...args)), types: ["store", "object"], valid: (r, ctx) => [ctx.subject, { heartbeatMs: r.pick([0, 0, 50]), ...(r.chance(0.3) && { retryMs: 10 }), ...(r.chance(0.3) && { maxBufferedBytes: 100 }), ...(r.chance(0.2) && { headers: { "access-control-allow-origin": "*" } }), ...(r.chance(0.2) && { onConnect: () => {} }) }] },
+  method(SseHub, "handle", (r) => [fakeRequest(r), fakeResponse()], ["object", "object"], { hub: true }),
+  method(SseHub, "notify", () => [], [], { hub: true }),
+  method(SseHub, "drop", () => [], [], { hub: true }),
+  method(SseHub, "close", () => [], [], { hub: true }),
+  getter(SseHub, "clients"),
+  getter(SseHub, "dropped"),
+
   // FileLog
   { name: "FileLog.open", recv: null, call: (_, args) => FileLog.open(...args), types: ["string"], valid: (r, ctx) => [fs.mkdtempSync(path.join(ctx.root, "open-"))], confine: true },
   method(FileLog, "append", (r, ctx) => [r.chance(0.5) ? ctx.subject.events() : ctx.subject.eventsJsonl()], ["events"], { log: true }),
@@ -1090,6 +1108,80 @@ const TARGETS = [
   method(FileLog, "load", () => [], [], { log: true }),
   method(FileLog, "close", () => [], [], { log: true }),
 ];
+
+/** Followers and hubs a case made: closed when it ends. */
+const FOLLOWERS = [];
+const HUBS = [];
+const trackHub = (hub) => (HUBS.push(hub), hub);
+/** How long a follower of a case runs before it is closed (a source that keeps failing retries until then). */
+const FOLLOW_MS = 50;
+
+/** Starts a follower; its `done` (a refusal at the start as a rejection), the follower closed after FOLLOW_MS. */
+function followed(start) {
+  let follower;
+  try {
+    follower = start();
+  } catch (e) {
+    return rejected(e);
+  }
+  FOLLOWERS.push(follower);
+  const timer = setTimeout(() => follower.close(), FOLLOW_MS);
+  return follower.done.finally(() => clearTimeout(timer));
+}
+
+/** A run's transport messages: a snapshot of the subject at some version, then its events after it (objects or text). */
+function followMessages(r, ctx) {
+  const s = ctx.subject;
+  const k = r.range(0, s.version);
+  const past = ctx.track(s.at(k));
+  const snapshot = past.exportForTransport();
+  const events = s.transportEvents({ since: r.chance(0.8) ? k : Math.max(0, k - 1) });
+  return [{ snapshot: r.chance(0.7) ? snapshot : JSON.stringify(snapshot) }, { events: r.chance(0.6) ? events : events.map((e) => JSON.stringify(e)).join("\n") }];
+}
+const followOptions = (r) => ({ retries: r.pick([0, 1, 3]), retryDelayMs: r.pick([0, 1]), ...(r.chance(0.3) && { onChange: () => {} }), ...(r.chance(0.2) && { onRetry: () => {} }), ...(r.chance(0.2) && { storeOptions: { clock: () => 1 } }) });
+
+/** An EventSource that delivers `messages` (as the hub sends them) once constructed, then stays open. */
+function fakeEventSource(messages) {
+  return class FakeEventSource {
+    readyState = 0;
+    #listeners = new Map();
+    constructor() {
+      queueMicrotask(() => {
+        this.readyState = 1;
+        for (const m of messages) {
+          const [type, data] = "snapshot" in m ? ["snapshot", typeof m.snapshot === "string" ? m.snapshot : JSON.stringify(m.snapshot)] : ["events", typeof m.events === "string" ? m.events : m.events.map((e) => JSON.stringify(e)).join("\n")];
+          for (const f of this.#listeners.get(type) ?? []) f({ data, lastEventId: "" });
+        }
+      });
+    }
+    addEventListener(type, f) {
+      this.#listeners.set(type, [...(this.#listeners.get(type) ?? []), f]);
+    }
+    close() {
+      this.readyState = 2;
+    }
+  };
+}
+
+/** A request as node:http gives the hub one (only what it reads). */
+const fakeRequest = (r) => ({ method: r.chance(0.9) ? "GET" : "POST", url: r.pick(["/events", "/events?since=2", "/events?since=99", "/events?since=x"]), headers: r.chance(0.4) ? { "last-event-id": String(r.range(0, 9)) } : {} });
+/** A response as node:http gives the hub one: records what is written. */
+function fakeResponse() {
+  return {
+    out: "",
+    writableLength: 0,
+    writeHead() {
+      return this;
+    },
+    write(text) {
+      this.out += text;
+      return true;
+    },
+    end() {},
+    on() {},
+    destroy() {},
+  };
+}
 
 /** Exports deliberately not swept, with why (the coverage test below names anything else). */
 const NOT_SWEPT = {
@@ -1209,10 +1301,15 @@ function receiver(r, ctx, cls, own) {
         log.close();
         return [log, "a closed FileLog"];
       }
+      if (cls === SseHub) {
+        const hub = trackHub(new SseHub(ctx.subject, { heartbeatMs: 0 }));
+        hub.close();
+        return [hub, "a closed SseHub"];
+      }
       return [own && (own.free(), own), `a freed ${cls.name}`];
     },
     () => {
-      if (cls === FileLog) return [new Message(), "a class instance"];
+      if (cls === FileLog || cls === SseHub) return [new Message(), "a class instance"];
       const other = cls === StateStore ? ctx.track(new StateStore()) : own;
       other[Symbol.dispose]();
       return [other, `a ${cls.name} disposed with [Symbol.dispose]()`];
@@ -1283,6 +1380,10 @@ async function runCase(i, targets, root, witness) {
       }
       if (target.tasks || (target.withTasks && r.chance(0.5))) ctx.tasks = await makeTasks(r, ctx);
       if (target.log) ctx.log = makeLog(r, ctx);
+      if (target.hub) {
+        ctx.hub = trackHub(new SseHub(ctx.subject, { heartbeatMs: 0, ...(r.chance(0.3) && { maxBufferedBytes: 10 }) }));
+        if (r.chance(0.5)) ctx.hub.handle(fakeRequest(r), fakeResponse());
+      }
       if (target.stream) {
         const format = r.pick(Object.keys(POOL.streams));
         ctx.streamChunks = POOL.streams[format];
@@ -1299,7 +1400,7 @@ async function runCase(i, targets, root, witness) {
     // The inputs.
     let recv;
     if (target.recv) {
-      const own = target.recv === AsyncTasks ? ctx.tasks : target.recv === FileLog ? ctx.log : target.recv === StreamReader ? ctx.stream : ctx.subject;
+      const own = target.recv === AsyncTasks ? ctx.tasks : target.recv === FileLog ? ctx.log : target.recv === StreamReader ? ctx.stream : target.recv === SseHub ? ctx.hub : ctx.subject;
       const [v, l] = receiver(r, ctx, target.recv, own);
       recv = v;
       parts.push(`receiver: ${l}`);
@@ -1392,6 +1493,12 @@ async function runCase(i, targets, root, witness) {
       try {
         if (x instanceof FileLog) x.close();
         else x.free();
+      } catch {}
+    }
+    // Followers and hubs stop before anything else runs (no retry of theirs outlives the case).
+    for (const x of [...FOLLOWERS.splice(0), ...HUBS.splice(0)]) {
+      try {
+        x.close();
       } catch {}
     }
     for (const log of ctx.logs) {

@@ -63,3 +63,24 @@ restored.compact({ summary: "so far…", cut });
 // @ts-expect-error: an unknown format is a type error
 projectMessages(history, { budget: 100, format: "xml" });
 export { view, report };
+
+// Live followers (issue 18): the follower store and its changes, typed.
+import { followRun, followEventSource, type Follower, type FollowChange, type FollowSource } from "../../pkg/index.js";
+import { SseHub } from "../../pkg/sse.js";
+const source: FollowSource = async function* (since) {
+  if (since === null) yield { snapshot: store.exportForTransport() };
+  yield { events: store.transportEvents({ since: since ?? store.version }) };
+};
+const follower: Follower = followRun(source, { retries: 3, retryDelayMs: 100, storeOptions: { clock: () => 0 } });
+const followerVersion: number | null = follower.version;
+const followerStore: StateStore | null = follower.store;
+async function firstChange(f: Follower): Promise<FollowChange | undefined> {
+  for await (const change of f.changes()) return change;
+  return undefined;
+}
+const browserFollower: Follower = followEventSource(new URL("http://127.0.0.1:8080/events"), { maxQueued: 100 });
+const hub: SseHub = new SseHub(store, { heartbeatMs: 0 });
+const connected: number = hub.clients;
+// @ts-expect-error: a source is a function of since
+followRun([{ snapshot: {} }]);
+export { followerVersion, followerStore, firstChange, browserFollower, connected };

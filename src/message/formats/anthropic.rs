@@ -10,7 +10,7 @@
 //! turn in the very next message, before any text). A `system` role is accepted and written back
 //! as `{role: "system"}`; the caller lifts it into the request's top-level `system`.
 
-use super::util::{as_obj, extra_of, kind, opt_id, opt_str};
+use super::util::{as_obj, extra_of, invalid_call_note, kind, opt_id, opt_str};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
@@ -319,9 +319,15 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 }
                 blocks.push(Value::Object(b));
             }
+            // Anthropic has no way to carry unparsable input: an empty input keeps the call (and
+            // its error result) in the history, and a text block before the calls says what it was.
+            let notes = first.invalid_tool_calls.iter().map(|c| json!({"type": "text", "text": invalid_call_note(c)}));
+            let at = blocks
+                .iter()
+                .position(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                .unwrap_or(blocks.len());
+            blocks.splice(at..at, notes.collect::<Vec<_>>());
             for c in &first.invalid_tool_calls {
-                // Anthropic has no way to carry unparsable input: an empty input keeps the call
-                // (and its error result) in the history.
                 blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": {}}));
             }
             o.insert("content".into(), Value::Array(blocks));

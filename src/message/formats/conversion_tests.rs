@@ -197,3 +197,86 @@ fn empty_call_ids_are_refused() {
     let result = json!({"role": "tool", "tool_call_id": "", "content": "x"});
     assert_eq!(decode_messages(&[result], None).unwrap_err().code, ErrorCode::MissingToolCallId);
 }
+
+/// An invalid call (arguments that are not JSON) goes to Anthropic and Gemini with an empty input,
+/// as their object-typed inputs require, and a text note beside it keeps what the model sent.
+#[test]
+fn an_invalid_call_keeps_its_raw_arguments_in_a_note_where_input_must_be_an_object() {
+    let openai = [
+        json!({"role": "user", "content": "weather?"}),
+        json!({"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": Par"}}]}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "Error: the arguments are not valid JSON"}),
+    ];
+    let m = decode_messages(&openai, None).unwrap().messages;
+    let note = "[tool call c1 (weather) was sent with empty input: its arguments are not valid JSON: {\"city\": Par]";
+    let anthropic = encode_messages(&m, Format::Anthropic);
+    assert_eq!(
+        anthropic[1]["content"],
+        json!([{"type": "text", "text": "Checking."}, {"type": "text", "text": note}, {"type": "tool_use", "id": "c1", "name": "weather", "input": {}}])
+    );
+    let gemini = encode_messages(&m, Format::Gemini);
+    assert_eq!(gemini[1]["parts"][1], json!({"text": note}));
+    assert_eq!(gemini[1]["parts"][2]["functionCall"]["args"], json!({}));
+    // Where a format carries the raw text, no note: OpenAI round-trips it, the AI SDK keeps it.
+    assert_eq!(encode_messages(&m, Format::Openai)[1], openai[1]);
+    assert!(!encode_messages(&m, Format::AiSdk)[1].to_string().contains("was sent with empty input"));
+}
+
+/// A part without `type` in a format whose parts are typed is refused naming what was seen (a
+/// Gemini part in an OpenAI-shaped message, a typo) — never carried as an unknown part whose text
+/// no other format would send. A tool result may hold any JSON.
+#[test]
+fn an_untyped_part_is_refused_outside_gemini_and_tool_results() {
+    for (format, msg) in [
+        (None, json!({"role": "user", "content": [{"text": "hi"}]})),
+        (Some(Format::Openai), json!({"role": "user", "content": {"text": "hi"}})),
+        (
+            Some(Format::Anthropic),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}, {"txt": "typo"}]}),
+        ),
+        (Some(Format::Langchain), json!({"type": "human", "content": [{"text": "hi"}]})),
+    ] {
+        let read = match format {
+            Some(f) => decode_messages_as(std::slice::from_ref(&msg), f),
+            None => decode_messages(std::slice::from_ref(&msg), None),
+        };
+        let e = read.unwrap_err();
+        assert_eq!(
+            (e.code, e.index, e.field.as_deref()),
+            (ErrorCode::InvalidMessage, Some(0), Some("content")),
+            "{msg}"
+        );
+        assert!(e.message.contains("without a `type`"), "{}", e.message);
+    }
+    let e = decode_messages(&[json!({"role": "user", "content": [{"text": "hi"}]})], None).unwrap_err();
+    assert!(e.message.contains("Gemini part"), "{}", e.message);
+    // A tool result's JSON object, a Gemini part and a typed unknown block still read.
+    let ok = [
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": {"temperature": 18}}),
+    ];
+    assert_eq!(decode_messages(&ok, None).unwrap().messages.len(), 2);
+    assert!(decode_messages_as(
+        &[json!({"role": "user", "parts": [{"text": "hi"}, {"executableCode": {"code": "1"}}]})],
+        Format::Gemini
+    )
+    .is_ok());
+    assert!(decode_messages_as(
+        &[json!({"role": "user", "content": [{"type": "input_audio", "input_audio": {}}]})],
+        Format::Openai
+    )
+    .is_ok());
+}
+
+/// A LangChain ChatMessage dict (`{type: "chat", role, content}`) is LangChain's, and refused as
+/// a ChatMessage naming its role — not read as an OpenAI message carrying a stray `type` key.
+#[test]
+fn a_chat_message_dict_is_refused_as_langchain() {
+    for ty in ["chat", "generic"] {
+        let e = decode_messages(&[json!({"type": ty, "role": "user", "content": "hi"})], None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnknownRole, "{ty}");
+        assert!(e.message.contains("ChatMessage") && e.message.contains("\"user\""), "{}", e.message);
+    }
+    let m = decode_messages(&[json!({"type": "human", "role": "user", "content": "hi"})], None).unwrap();
+    assert_eq!((m.formats[0], m.messages[0].role), (Format::Langchain, crate::message::Role::User));
+}

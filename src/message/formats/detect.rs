@@ -147,6 +147,12 @@ pub fn detect(value: &Value) -> Result<Detected> {
                 obj.contains_key("content") || obj.contains_key("data") || LANGCHAIN_TYPES.contains(&t.as_str());
             return if langchain { Ok(Detected::Sure(Format::Langchain)) } else { Err(responses::unknown_type(t)) };
         }
+        // A LangChain type beside a `role` (a ChatMessage dict `{type: "chat", role, content}`):
+        // no role-based format has `type`, so it is LangChain's, whose reader decides (a
+        // ChatMessage is refused naming its role), never a role-based message with a stray key.
+        if LANGCHAIN_TYPES.contains(&t.as_str()) || t == "generic" {
+            return Ok(Detected::Sure(Format::Langchain));
+        }
     }
     if let Some(Value::Array(parts)) = obj.get("parts") {
         return parts_list_format(obj, parts).map(Detected::Sure);

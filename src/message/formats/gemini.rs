@@ -10,7 +10,7 @@
 //! A `system` role is accepted and written back as `{role: "system"}` (Gemini takes it as
 //! `systemInstruction`).
 
-use super::util::{as_obj, extra_of, opt_id, opt_str, tool_text};
+use super::util::{as_obj, extra_of, invalid_call_note, opt_id, opt_str, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
@@ -250,6 +250,10 @@ pub(super) fn encode(group: &[Message]) -> Value {
             }
             parts.push(Value::Object(p));
         }
+        // Gemini's args are an object: unparsable ones go empty, with a note saying what they were.
+        let notes = first.invalid_tool_calls.iter().map(|c| json!({"text": invalid_call_note(c)}));
+        let at = parts.iter().position(|p| p.get("functionCall").is_some()).unwrap_or(parts.len());
+        parts.splice(at..at, notes.collect::<Vec<_>>());
         for c in &first.invalid_tool_calls {
             parts.push(json!({"functionCall": {"id": c.id, "name": c.name, "args": {}}}));
         }

@@ -43,11 +43,11 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
             .field("type"))
         }
         // A ChatMessage names its role itself: refused naming it (its role is free text).
-        "generic" => {
+        "generic" | "chat" => {
             let r = obj.get("role").and_then(Value::as_str).unwrap_or_default();
             return Err(Error::new(
                 ErrorCode::UnknownRole,
-                format!("a LangChain ChatMessage (type \"generic\") with role {r:?}: write it as a HumanMessage, AIMessage, SystemMessage or ToolMessage"),
+                format!("a LangChain ChatMessage (type {ty:?}) with role {r:?}: write it as a HumanMessage, AIMessage, SystemMessage or ToolMessage"),
             )
             .field("type"));
         }

@@ -265,11 +265,15 @@ fn decode_reading<V: std::borrow::Borrow<Value>>(
                 (m.origin.unwrap_or(Format::Openai), vec![m])
             }
         };
+        let canonical = matches!(det, Detected::Canonical);
         for mut m in decoded {
             if format == Format::Gemini {
                 gemini::pair_ids(&mut m, &mut gemini_pending, i);
             }
             check_calls(&m).map_err(|e| e.at(i))?;
+            if !canonical {
+                check_typed_parts(&m, format).map_err(|e| e.at(i))?;
+            }
             if m.role == Role::Tool && m.tool_call_id.as_deref().is_none_or(str::is_empty) {
                 return Err(Error::new(
                     ErrorCode::MissingToolCallId,
@@ -294,6 +298,43 @@ fn decode_reading<V: std::borrow::Borrow<Value>>(
 /// may carry, in characters: provider ids are a few dozen characters, and every id is quoted in
 /// placeholders, reports and the log, so an unbounded one could exhaust memory.
 pub const MAX_ID_CHARS: usize = 1024;
+
+/// A content part of a format whose parts are typed objects (every format but Gemini) must say
+/// its `type`: an untyped object in a user, system or assistant message is refused
+/// (`INVALID_MESSAGE`) rather than carried as an unknown part, whose text no other format would
+/// send — `{text: "hi"}` there is a Gemini part in the wrong place, or a typo. A tool result may
+/// be any JSON (LangChain JS lets a ToolMessage carry an object): it is sent as its JSON text.
+fn check_typed_parts(m: &Message, format: Format) -> Result<()> {
+    if format == Format::Gemini || m.role == Role::Tool {
+        return Ok(());
+    }
+    let Content::Parts(parts) = &m.content else { return Ok(()) };
+    for (k, part) in parts.iter().enumerate() {
+        let ContentPart::Other { raw } = part else { continue };
+        if raw.get("type").is_some_and(Value::is_string) {
+            continue;
+        }
+        let mut seen = raw.to_string();
+        if seen.chars().count() > 80 {
+            seen = seen.chars().take(77).collect::<String>() + "…";
+        }
+        let gemini =
+            if raw.get("text").is_some() || raw.get("inlineData").is_some() || raw.get("functionCall").is_some() {
+                "; a part keyed by its field is a Gemini part: Gemini contents are {role, parts: [...]}"
+            } else {
+                ""
+            };
+        return Err(Error::new(
+            ErrorCode::InvalidMessage,
+            format!(
+                "content part {k} is an object without a `type`: {seen}; {} content parts are typed objects such as {{\"type\": \"text\", \"text\": …}}{gemini}",
+                format.as_str()
+            ),
+        )
+        .field("content"));
+    }
+    Ok(())
+}
 
 fn check_calls(m: &Message) -> Result<()> {
     let long = |s: &str| s.len() > MAX_ID_CHARS && s.chars().count() > MAX_ID_CHARS;

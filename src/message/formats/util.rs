@@ -237,6 +237,15 @@ pub(crate) fn file_note(part: &ContentPart, why: &str) -> ContentPart {
 /// carries nothing for a model there: an AI SDK UIMessage's app parts (`data-*`, sources, step
 /// markers) and control parts (`tool-*` — as `convertToModelMessages` drops them), hidden reasoning, and the blocks that repeat a message's
 /// own tool calls (a LangChain `tool_use` / `tool_call` block beside `tool_calls`).
+/// The text that stands beside an invalid tool call in a format whose calls take an object
+/// input (Anthropic `tool_use.input`, Gemini `functionCall.args`): the call goes with an empty
+/// input (so it and its result stay paired) and this note keeps what the model really sent,
+/// which a conversion never drops silently. The model view counts it with the call.
+pub(crate) fn invalid_call_note(c: &InvalidToolCall) -> String {
+    let name = if c.name.is_empty() { "a tool with no name".to_string() } else { c.name.clone() };
+    format!("[tool call {} ({name}) was sent with empty input: its arguments are not valid JSON: {}]", c.id, c.args)
+}
+
 pub(crate) fn other_note(raw: &Value) -> Option<ContentPart> {
     let kind = match raw {
         Value::Object(o) => match o.get("type").and_then(Value::as_str) {
