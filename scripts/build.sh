@@ -26,9 +26,10 @@ fi
 wasm-bindgen --target web --out-dir pkg --out-name stategate_wasm "$wasm"
 wasm-opt -O3 pkg/stategate_wasm_bg.wasm -o pkg/stategate_wasm_bg.wasm
 
-# The adapters present in ts/ become subpaths (`stategate/<name>`).
+# The adapters present in ts/ become subpaths (`stategate/<name>`), and so does the PostgreSQL
+# log (Node only; its peer `pg`, like the adapters' frameworks, is optional).
 adapters=()
-for name in ai-sdk langchain openai-agents; do
+for name in ai-sdk langchain openai-agents postgres-log; do
   [ ! -f "ts/$name.ts" ] || adapters+=("$name")
 done
 # The manifest first: the adapters import "stategate" itself, resolved through its exports.

@@ -5,7 +5,8 @@
 //   node scripts/package-manifest.mjs [subpath ...]   (version and repository from Cargo.toml)
 //
 // Each extra subpath (an adapter, e.g. "ai-sdk") is a universal module with an ES module and a
-// CommonJS build (`<name>.js`, `<name>.cjs`) and types for both.
+// CommonJS build (`<name>.js`, `<name>.cjs`) and types for both; those in NODE_ONLY
+// ("postgres-log") get the `node` condition only, as `stategate/file-log` does.
 import fs from "node:fs";
 
 const [...subpaths] = process.argv.slice(2);
@@ -43,11 +44,16 @@ const PEERS = {
   langchain: { langchain: ">=1.5.14 <2", "@langchain/core": ">=1.4.0 <2", "@langchain/langgraph": ">=1.7.3 <2" },
   // 0.x: the Session interface changes between minor versions.
   "openai-agents": { "@openai/agents": ">=0.20.0 <0.21" },
+  // PostgresLog takes a pg.Pool (or imports pg itself for a connection string).
+  "postgres-log": { pg: ">=8.23.1 <9" },
 };
+const NODE_ONLY = new Set(["postgres-log"]);
 const peerDependencies = {};
 for (const name of subpaths) Object.assign(peerDependencies, PEERS[name] ?? {});
 for (const name of subpaths) {
-  exports[`./${name}`] = { types: types(name), import: `./${name}.js`, require: `./${name}.cjs`, default: `./${name}.js` };
+  exports[`./${name}`] = NODE_ONLY.has(name)
+    ? { types: types(name), node: { import: `./${name}.js`, require: `./${name}.cjs` } }
+    : { types: types(name), import: `./${name}.js`, require: `./${name}.cjs`, default: `./${name}.js` };
 }
 exports["./package.json"] = "./package.json";
 
@@ -56,7 +62,7 @@ const manifest = {
   version,
   description:
     "State-governance core for LLM agents: message formats and repair, a governed state store with a hash-chained event log, model views, async and sync subagents (Rust, WebAssembly).",
-  keywords: ["llm", "agents", "state", "tool-calls", "ai-sdk", "langchain", "langgraph", "openai", "anthropic", "wasm"],
+  keywords: ["llm", "agents", "state", "tool-calls", "ai-sdk", "langchain", "langgraph", "openai", "anthropic", "wasm", "postgres"],
   license: "MIT",
   // The public repository's address is not decided yet: Cargo.toml's `repository` (when set)
   // becomes the manifest's, so it is written once.

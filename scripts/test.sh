@@ -52,7 +52,8 @@ step "fuzz smoke: every cargo-fuzz target for a fixed number of runs, from a fix
 # keys are random per process, so coverage feedback, and with it the mutations, can drift.
 FUZZ_SMOKE=1 FUZZ_SECONDS=60 FUZZ_SEED=1 bash scripts/fuzz.sh 2>&1 | tee test-results/fuzz.log
 
-step "node tests against pkg/, with a real Agent Protocol server on loopback"
-# scripts/agent-server.sh installs the pinned LangGraph server, starts it, exports
-# STATEGATE_AGENT_SERVER_URL, and stops it whatever happens.
-bash scripts/agent-server.sh run -- node --test --test-reporter=spec tests/js/ 2>&1 | tee test-results/node.log
+step "node tests against pkg/, with a real PostgreSQL and a real Agent Protocol server on loopback"
+# scripts/postgres.sh installs PostgreSQL when missing, starts a private cluster, exports
+# STATEGATE_PG_URL; scripts/agent-server.sh installs the pinned LangGraph server, starts it,
+# exports STATEGATE_AGENT_SERVER_URL; each stops its server whatever happens.
+bash scripts/postgres.sh run -- bash scripts/agent-server.sh run -- node --test --test-reporter=spec tests/js/ 2>&1 | tee test-results/node.log

@@ -76,15 +76,21 @@ test("the tarball holds one wasm, README, LICENSE and an honest manifest", () =>
     assert.deepEqual(entry && [entry.import, entry.require, entry.types.import, entry.types.require], [`./${adapter}.js`, `./${adapter}.cjs`, `./${adapter}.d.ts`, `./${adapter}.d.cts`], adapter);
     for (const f of Object.values(entry).flatMap((v) => (typeof v === "string" ? [v] : Object.values(v)))) assert.ok(files.includes(f.slice(2)), `${f} of ${adapter}`);
   }
+  // stategate/postgres-log: Node only, as stategate/file-log; `pg` an optional peer.
+  const pgEntry = manifest.exports["./postgres-log"];
+  assert.deepEqual(pgEntry && [pgEntry.node?.import, pgEntry.node?.require, pgEntry.types.import, pgEntry.types.require, pgEntry.default, pgEntry.browser], ["./postgres-log.js", "./postgres-log.cjs", "./postgres-log.d.ts", "./postgres-log.d.cts", undefined, undefined]);
+  for (const f of ["postgres-log.js", "postgres-log.cjs", "postgres-log-class.js", "postgres-log.d.ts", "postgres-log.d.cts"]) assert.ok(files.includes(f), `${f} missing from the tarball`);
+  assert.match(manifest.peerDependencies.pg, /^>=8\.\d+\.\d+ <9$/);
   // stategate/sse: Node only, ES module and CommonJS, types for both.
   assert.deepEqual(manifest.exports["./sse"], { types: { import: "./sse.d.ts", require: "./sse.d.cts" }, node: { import: "./sse.js", require: "./sse.cjs" } });
   for (const peer of Object.keys(manifest.peerDependencies)) assert.deepEqual(manifest.peerDependenciesMeta[peer], { optional: true }, peer);
   assert.ok(!fs.existsSync(path.join(dir, "node_modules/langchain")), "an optional peer was installed");
+  assert.ok(!fs.existsSync(path.join(dir, "node_modules/pg")), "pg (an optional peer) was installed");
   const wasm = tarball.files.find((f) => f.path.endsWith(".wasm")).size;
   assert.ok(tarball.size < wasm, `packed ${tarball.size} B is more than one compressed wasm (${wasm} B raw)`);
 });
 
-test("Node ES modules: the bare import, stategate/web's load() and stategate/file-log", () => {
+test("Node ES modules: the bare import, stategate/web's load(), stategate/file-log and stategate/postgres-log", () => {
   write(
     "esm.mjs",
     `import assert from "node:assert/strict";
@@ -106,6 +112,9 @@ hub.close();
 assert.equal(await web.load(), await web.load(), "load() once, then the same API");
 assert.equal(web.StateStore, sg.StateStore, "one binding behind every entry");
 assert.equal(typeof FileLog.open, "function");
+// Imports without pg installed; only connecting by a connection string needs it, and says so.
+const { PostgresLog } = await import("stategate/postgres-log");
+await assert.rejects(PostgresLog.connect("postgres://127.0.0.1:1/none"), (e) => e.code === "STORAGE_ERROR" && /npm i pg/.test(e.message));
 console.log("esm ok");
 `,
   );
@@ -132,6 +141,8 @@ test("Node CommonJS: require() of the CommonJS entries", () => {
 const sg = require("stategate");
 const { FileLog } = require("stategate/file-log");
 assert.equal(typeof FileLog.open, "function");
+const { PostgresLog } = require("stategate/postgres-log");
+assert.equal(typeof PostgresLog.connect, "function");
 const { SseHub } = require("stategate/sse");
 assert.match(require.resolve("stategate/sse"), /sse\.cjs$/);
 new SseHub(new sg.StateStore({}), { heartbeatMs: 0 }).close();
@@ -154,6 +165,7 @@ test("tsc --strict with lib es2022 alone: bundler, node16 and nodenext, ES modul
 import * as web from "stategate/web";
 import wasmUrl from "stategate/wasm";
 import { FileLog } from "stategate/file-log";
+import { PostgresLog, PostgresRun, type PgPool, type LoadedRun } from "stategate/postgres-log";
 import { SseHub, type SseHubOptions, type SseConnect } from "stategate/sse";
 import { followRun, followEventSource, type Follower, type FollowMessage, type FollowChange } from "stategate";
 
@@ -165,6 +177,14 @@ const code: ErrorCode = "VERSION_CONFLICT";
 const api: Promise<unknown> = web.load(wasmUrl);
 const same: typeof load = web.load;
 const log: FileLog = FileLog.open("./state");
+// A structural pool (pg's types are not needed to check these declarations).
+declare const pool: PgPool;
+const pgLog: Promise<PostgresLog> = PostgresLog.connect(pool, { checkpointEvery: 100, schema: "agents" });
+const pgRun: Promise<PostgresRun> = pgLog.then((l) => l.open("r1"));
+const pgApplied: Promise<number> = pgRun.then((r) => r.apply({ author: "user", update: {} })).then((a) => a.version);
+const pgLoaded: Promise<LoadedRun> = pgLog.then((l) => l.load("r1"));
+// @ts-expect-error: not an option
+PostgresLog.connect(pool, { checkpointsEvery: 1 });
 const hubOptions: SseHubOptions = { heartbeatMs: 0, onConnect: (c: SseConnect) => void c.resumed };
 const hub: SseHub = new SseHub(store, hubOptions);
 const messages: FollowMessage[] = [{ snapshot: store.exportForTransport() }, { events: store.transportEvents({ since: 0 }) }];
@@ -183,17 +203,18 @@ try {
 validateMessages([], { provider: "nope" });
 // @ts-expect-error: not an error code
 const wrong: ErrorCode = "NOPE";
-export { violations, version, view, code, api, same, log, wrong, seen, sseFollower, lastSequence };
+export { violations, version, view, code, api, same, log, wrong, seen, pgRun, pgApplied, pgLoaded, sseFollower, lastSequence };
 `,
   );
   write(
     "types/cjs.cts",
     `import { validateMessages, StateStore, StategateError, type Violation } from "stategate";
 import { FileLog } from "stategate/file-log";
+import { PostgresLog } from "stategate/postgres-log";
 const violations: Violation[] = validateMessages([], { provider: "anthropic" });
 const store = new StateStore({});
 const e = new StategateError("INVALID_OPTION", "x");
-export = { violations, store, e, FileLog };
+export = { violations, store, e, FileLog, PostgresLog };
 `,
   );
   const base = { strict: true, noEmit: true, target: "es2022", lib: ["es2022"], types: [], skipLibCheck: false };

@@ -41,8 +41,9 @@
 // The sweep goes on past failures and reports each distinct one once, with the case to rerun,
 // except when the witness breaks: the module is then poisoned, so the sweep stops there.
 //
-// Not swept: the exports in NOT_SWEPT, each with its reason (IndexedDbLog: browsers only). A first test checks that every other export and class member is a
-// target, so new API cannot go unswept.
+// Not swept: the exports in NOT_SWEPT, each with its reason (IndexedDbLog: browsers only;
+// PostgresLog, PostgresRun: a PostgreSQL server). A first test checks that every other export
+// and class member is a target, so new API cannot go unswept.
 //
 // Run: node --test tests/js/sweep.test.mjs
 
@@ -53,12 +54,13 @@ import os from "node:os";
 import path from "node:path";
 import * as main from "../../pkg/index.js";
 import * as fileLog from "../../pkg/file-log.js";
+import * as postgresLog from "../../pkg/postgres-log.js";
 import * as sse from "../../pkg/sse.js";
 import * as glue from "../../pkg/stategate_wasm.js";
 import { mulberry32 } from "../support/prng.mjs";
 
-/** The package's public surface: the bare import and the `stategate/file-log` and `stategate/sse` subpaths. */
-const pkg = { ...main, ...fileLog, ...sse };
+/** The package's public surface: the bare import and the `stategate/file-log`, `stategate/postgres-log` and `stategate/sse` subpaths. */
+const pkg = { ...main, ...fileLog, ...postgresLog, ...sse };
 const { StateStore, AsyncTasks, FileLog, StreamReader, SseHub, isStategateError } = pkg;
 
 // ---------------------------------------------------------------------------------------------
@@ -1186,6 +1188,10 @@ const NOT_SWEPT = {
   FileLog: "its constructor is private: FileLog.open makes one",
   // IndexedDB exists only in browsers (its wasm-bindgen tests run in headless Chrome and Firefox):
   // in Node `open` rejects, so no instance can be swept here.
+  // Every call of PostgresLog and PostgresRun talks to a PostgreSQL server (the sweep has none, and
+  // a hostile connection string would send it elsewhere); tests/js/postgres-log.test.mjs checks
+  // their typed errors (options, refused commands, a closed log, conflicts) against a real one.
+  ...Object.fromEntries(["PostgresLog", "PostgresLog.connect", "PostgresLog.migrate", "PostgresLog.load", "PostgresLog.open", "PostgresLog.close", "PostgresRun", "PostgresRun.apply", "PostgresRun.applyBatch", "PostgresRun.sync", "PostgresRun.checkpoint"].map((k) => [k, "needs a PostgreSQL server: its typed errors are tested in postgres-log.test.mjs"])),
   ...Object.fromEntries(["IndexedDbLog", "IndexedDbLog.free", "IndexedDbLog.append", "IndexedDbLog.close", "IndexedDbLog.load", "IndexedDbLog.saveCheckpoint", "IndexedDbLog[Symbol.dispose]", "IndexedDbLog.destroy", "IndexedDbLog.open"].map((k) => [k, "IndexedDB is browser-only (swept by the wasm-bindgen browser tests)"])),
 };
 
