@@ -6,17 +6,8 @@ use crate::error::ErrorCode;
 use crate::log::EventType;
 use crate::project::tokens::Estimate;
 use crate::project::ProjectOptions;
+use crate::state::cmd;
 use serde_json::json;
-
-fn cmd(author: &str, update: Value) -> Command {
-    Command {
-        author: author.into(),
-        expected_version: None,
-        update: update.as_object().cloned().unwrap(),
-        correlation_id: None,
-        causation_id: None,
-    }
-}
 
 fn input(description: &str, agent: &str) -> SubagentInputOptions {
     serde_json::from_value(json!({"description": description, "agent": agent})).unwrap()

@@ -4,7 +4,7 @@ use super::tokens::{Estimate, TokenCache, TokenCounter};
 use super::*;
 use crate::message::formats::decode_messages;
 use crate::repair::{validate, Provider};
-use crate::state::{ChannelSpec, Command, Reducer, Store, StoreOptions, Visibility};
+use crate::state::{cmd, ChannelSpec, Reducer, Store, StoreOptions, Visibility};
 use serde_json::{json, Value};
 
 /// Every text costs 7 tokens, so every message costs 10.
@@ -161,16 +161,6 @@ fn big_results_become_previews_and_output_is_deterministic() {
     assert!(tool.content.text().contains("tokens omitted; the full result is artifact:m2"));
     let again = project(&h, &opts, &Context::default(), &mut Estimate, "estimate", &mut cache).unwrap();
     assert_eq!(serde_json::to_string(&p.encoded).unwrap(), serde_json::to_string(&again.encoded).unwrap());
-}
-
-fn cmd(author: &str, update: Value) -> Command {
-    Command {
-        author: author.into(),
-        expected_version: None,
-        update: update.as_object().cloned().unwrap(),
-        correlation_id: None,
-        causation_id: None,
-    }
 }
 
 #[test]

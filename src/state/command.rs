@@ -34,6 +34,19 @@ pub struct Command {
     pub causation_id: Option<String>,
 }
 
+/// A command by `author` writing `update` (a JSON object; anything else writes nothing), for the
+/// crate's tests.
+#[cfg(test)]
+pub(crate) fn cmd(author: &str, update: Value) -> Command {
+    Command {
+        author: author.into(),
+        expected_version: None,
+        update: update.as_object().cloned().unwrap_or_default(),
+        correlation_id: None,
+        causation_id: None,
+    }
+}
+
 /// What `apply` returns.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]

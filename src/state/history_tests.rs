@@ -6,16 +6,6 @@ use crate::error::ErrorCode;
 use crate::log::{parse_jsonl, verify_log, BreakReason, Chain, Event, GENESIS_HASH};
 use serde_json::{json, Value};
 
-fn cmd(author: &str, update: Value) -> Command {
-    Command {
-        author: author.into(),
-        expected_version: None,
-        update: update.as_object().cloned().unwrap_or_default(),
-        correlation_id: None,
-        causation_id: None,
-    }
-}
-
 fn calls(id: &str, ids: &[&str]) -> Value {
     let tc: Vec<Value> = ids
         .iter()

@@ -9,16 +9,6 @@ use serde_json::{json, Value};
 
 const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
 
-fn cmd(author: &str, update: Value) -> Command {
-    Command {
-        author: author.into(),
-        expected_version: None,
-        update: update.as_object().cloned().unwrap_or_default(),
-        correlation_id: None,
-        causation_id: None,
-    }
-}
-
 fn at(version: u64, mut c: Command) -> Command {
     c.expected_version = Some(version);
     c

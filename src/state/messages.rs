@@ -397,6 +397,13 @@ impl MessagesChannel {
                                 .at(index));
                             };
                             let old = std::mem::replace(slot, m.clone());
+                            // A message replaced as it completes (a streamed answer put early,
+                            // then again with its usage) spends what its new usage adds over the
+                            // old one; the budget's counters only grow, so a smaller usage takes
+                            // nothing back.
+                            if m.role == Role::Assistant {
+                                fx.tokens += tokens_of(m).saturating_sub(tokens_of(&old));
+                            }
                             // A replacement that changes the role, the calls made or the call
                             // answered changes the pairing: rebuild the index and re-check it.
                             if old.role != m.role

@@ -27,6 +27,8 @@ mod store;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+pub(crate) use command::cmd;
 pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions, StoreRepairOptions};
 pub use compaction::Compaction;
 pub use history::{DanglingCall, EventFilter, Ingested};

@@ -58,12 +58,8 @@ impl Store {
     /// `command` = the index of the failing command.
     /// The batch's events go to the sink in one call (a batch is atomic on disk).
     pub fn apply_batch(&mut self, cmds: &[Command], now_ms: u64) -> Result<BatchApplied> {
-        let decoded = cmds
-            .iter()
-            .enumerate()
-            .map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci)))
-            .collect::<Result<Vec<_>>>();
-        let ran = decoded.and_then(|d| self.run_batch(d, now_ms, Mode::Commit)).map_err(|e| self.scrub(e))?;
+        let ran =
+            self.decode_batch(cmds).and_then(|d| self.run_batch(d, now_ms, Mode::Commit)).map_err(|e| self.scrub(e))?;
         Ok(BatchApplied { version: self.version, ids: ran.ids })
     }
 
@@ -72,13 +68,16 @@ impl Store {
     /// log the store cannot write synchronously (a database): preview, persist the events, then
     /// [`Store::ingest`] them. Errors: those `apply_batch` would return.
     pub fn preview(&mut self, cmds: &[Command], now_ms: u64) -> Result<Vec<Event>> {
-        let decoded = cmds
-            .iter()
-            .enumerate()
-            .map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci)))
-            .collect::<Result<Vec<_>>>();
-        let ran = decoded.and_then(|d| self.run_batch(d, now_ms, Mode::Preview)).map_err(|e| self.scrub(e))?;
+        let ran = self
+            .decode_batch(cmds)
+            .and_then(|d| self.run_batch(d, now_ms, Mode::Preview))
+            .map_err(|e| self.scrub(e))?;
         Ok(ran.events)
+    }
+
+    /// Each command of a batch decoded; an error names the command (`details.command`).
+    fn decode_batch(&self, cmds: &[Command]) -> Result<Vec<Decoded<'static>>> {
+        cmds.iter().enumerate().map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci))).collect()
     }
 
     /// An error about a private channel with everything but its code, channel, position and

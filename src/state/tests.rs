@@ -8,16 +8,6 @@ fn store() -> Store {
     Store::new(StoreOptions::default()).unwrap()
 }
 
-fn cmd(author: &str, update: Value) -> Command {
-    Command {
-        author: author.into(),
-        expected_version: None,
-        update: update.as_object().cloned().unwrap_or_default(),
-        correlation_id: None,
-        causation_id: None,
-    }
-}
-
 /// Everything a caller can observe: version, every channel (private too), the log.
 fn snapshot(s: &mut Store) -> String {
     let private: Vec<Value> = s.keys_for_tests().iter().map(|k| Value::Object(s.private_view(k).unwrap())).collect();
@@ -601,4 +591,29 @@ fn a_run_of_assistant_items_is_one_turn() {
     s.apply(&cmd("m", json!({"messages": [call("c1"), call("c2")]})), 0).unwrap();
     assert_eq!(s.get("budget").unwrap()["used"]["turns"], json!(1));
     assert_eq!(s.get("budget").unwrap()["used"]["tool_calls"], json!(2));
+}
+
+/// A streamed answer put early and put again by id once it completes spends its usage then: the
+/// budget counts what the new usage adds over the one it replaces (counters only grow: a smaller
+/// usage takes nothing back).
+#[test]
+fn a_replaced_answer_counts_the_usage_it_adds() {
+    let mut s = store();
+    let put = |tokens: Option<u64>| {
+        let mut m = json!({"type": "ai", "id": "a1", "content": "the answer"});
+        if let Some(t) = tokens {
+            m["usage_metadata"] = json!({"input_tokens": t - 5, "output_tokens": 5, "total_tokens": t});
+        }
+        cmd("model", json!({"messages": [m]}))
+    };
+    s.apply(&put(None), 1).unwrap();
+    assert_eq!(s.get("budget").unwrap()["used"]["tokens"], 0);
+    s.apply(&put(Some(40)), 2).unwrap();
+    assert_eq!(s.get("budget").unwrap()["used"], json!({"turns": 1, "tokens": 40, "tool_calls": 0}));
+    s.apply(&put(Some(55)), 3).unwrap();
+    assert_eq!(s.get("budget").unwrap()["used"]["tokens"], 55, "what the new usage adds over the old");
+    s.apply(&put(Some(30)), 4).unwrap();
+    assert_eq!(s.get("budget").unwrap()["used"]["tokens"], 55, "a smaller usage takes nothing back");
+    let mut r = Store::replay(StoreOptions::default(), s.events()).unwrap();
+    assert_eq!(r.get("budget").unwrap(), s.get("budget").unwrap());
 }
