@@ -34,7 +34,7 @@
  * await log.close();
  */
 import { StateStore, stategateError, isStategateError } from "stategate";
-import type { Applied, BatchApplied, Command, ErrorDetails, RestoreInit, StateStore as Store, StoreEvent, StoreInit } from "./api.js";
+import type { Applied, BatchApplied, Command, ErrorDetails, Repaired, RestoreInit, StateStore as Store, StoreEvent, StoreInit, StoreRepairOptions } from "./api.js";
 import { describe } from "./errors.js";
 
 /** A query result of `pg`: the rows, as objects keyed by column name. */
@@ -316,7 +316,7 @@ export class PostgresLog {
     if (init.runId !== undefined && init.runId !== runId) throw stategateError("INVALID_OPTION", `PostgresLog.open: init.runId ${JSON.stringify(init.runId)} is not the run opened, ${JSON.stringify(runId)}`);
     const loaded = await this.load(runId);
     const onEvents = () => {
-      throw stategateError("STORAGE_ERROR", `run ${JSON.stringify(runId)} is kept in PostgreSQL by PostgresLog: change it with run.apply / run.applyBatch (a direct store.apply, applyBatch, repair, compact, artifact-recording modelView or task tool would not reach the table)`);
+      throw stategateError("STORAGE_ERROR", `run ${JSON.stringify(runId)} is kept in PostgreSQL by PostgresLog: change it with run.apply / run.applyBatch / run.repair / run.compact (a direct store.apply, applyBatch, repair, compact, artifact-recording modelView or task tool would not reach the table)`);
     };
     const restoreInit: RestoreInit = { onEvents };
     if (init.channels !== undefined) restoreInit.channels = init.channels;
@@ -456,6 +456,35 @@ export class PostgresRun {
       const events = this.store.previewBatch(commands);
       await this.#write(events);
       return { version: this.store.version, ids: events.map((e) => messageIds(e, this.#messageChannels)) };
+    });
+  }
+
+  /**
+   * Repairs the stored messages as `store.repair(opts)` does (synthetic error results for
+   * dangling calls — after a crash, `{reasons: {id: "interrupted"}}` for each of
+   * `store.danglingToolCalls()` — misplaced results moved, duplicates removed), written as one
+   * event: previewed, inserted, then taken by the store. Resolves with `{version, report, ids}`;
+   * nothing to repair writes nothing. Rejects as {@link PostgresRun.apply}.
+   */
+  repair(opts?: StoreRepairOptions): Promise<Repaired> {
+    return this.#serial("repair", async () => {
+      const { events, ...repaired } = this.store.previewRepair(opts);
+      await this.#write(events);
+      return repaired;
+    });
+  }
+
+  /**
+   * Records a compaction as `store.compact(opts)` does (the model view becomes the summary and
+   * the messages from `cut` on), through {@link PostgresRun.apply}. Resolves with `{version, ids}`.
+   * Rejects with what `compact` throws (`INVALID_OPTION` for a cut inside a tool-call unit) and
+   * as {@link PostgresRun.apply}.
+   */
+  compact(opts: { summary: string; cut: number; author?: string }): Promise<Applied> {
+    return this.#serial("compact", async () => {
+      const events = this.store.preview(this.store.compactionCommand(opts));
+      await this.#write(events);
+      return { version: this.store.version, ids: [] };
     });
   }
 

@@ -258,6 +258,22 @@ impl JsStateStore {
         to_js(&out)
     }
 
+    /// What `repair(opts)` would do now, leaving the store exactly as it was: `{version, report,
+    /// ids, events}` — its answer, and the event it would log (none when there is nothing to
+    /// repair). For a log written asynchronously (`PostgresLog`): persist `events`, then
+    /// `ingest` them. Throws what `repair` would.
+    #[wasm_bindgen(js_name = previewRepair, unchecked_return_type = "RepairPreview")]
+    pub fn preview_repair(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "StoreRepairOptions")] opts: Option<JsValue>,
+    ) -> JsResult<JsValue> {
+        let args: StoreRepairOptions = options(opts)?;
+        let author = args.author.clone().unwrap_or_else(|| "repair".into());
+        let mut s = self.lock()?;
+        let now = s.now()?;
+        to_js(&s.inner.preview_repair(&args.repair, &author, now).map_err(to_js_error)?)
+    }
+
     /// Tool calls without a result, in message order: `[{toolCallId, name, messageId}]` — after
     /// a restore in the middle of a tool batch, pass them to `repair({reasons})` as `"interrupted"`.
     #[wasm_bindgen(js_name = danglingToolCalls, unchecked_return_type = "DanglingCall[]")]

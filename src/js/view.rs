@@ -126,13 +126,6 @@ impl JsStateStore {
         &self,
         #[wasm_bindgen(unchecked_param_type = "{ summary: string; cut: number; author?: string }")] opts: JsValue,
     ) -> JsResult<JsValue> {
-        #[derive(serde::Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Compact {
-            summary: String,
-            cut: usize,
-            author: Option<String>,
-        }
         let c: Compact = from_js(opts)?;
         let author = c.author.unwrap_or_else(|| "compaction".into());
         let out = self.lock()?.change(&author.clone(), vec![channel::COMPACTION.into()], |s, now| {
@@ -140,6 +133,27 @@ impl JsStateStore {
         })?;
         to_js(&out)
     }
+
+    /// The command `compact(opts)` applies, checked as `compact` checks it, for a caller that
+    /// applies it another way (`PostgresLog`'s `run.apply`). Throws what `compact` would.
+    #[wasm_bindgen(js_name = compactionCommand, unchecked_return_type = "Command")]
+    pub fn compaction_command(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ summary: string; cut: number; author?: string }")] opts: JsValue,
+    ) -> JsResult<JsValue> {
+        let c: Compact = from_js(opts)?;
+        let author = c.author.unwrap_or_else(|| "compaction".into());
+        to_js(&self.lock()?.inner.compaction_command(&c.summary, c.cut, &author).map_err(to_js_error)?)
+    }
+}
+
+/// The options of `compact` and `compactionCommand`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Compact {
+    summary: String,
+    cut: usize,
+    author: Option<String>,
 }
 
 impl Shared {

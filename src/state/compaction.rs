@@ -56,6 +56,13 @@ impl Store {
     /// ledger. `cut` must be a unit boundary ([`Store::compaction_plan`] gives one); the summary
     /// text comes from the caller. Errors: `INVALID_OPTION` for a cut inside a unit or out of range.
     pub fn compact(&mut self, summary: &str, cut: usize, author: &str, now_ms: u64) -> Result<Applied> {
+        let cmd = self.compaction_command(summary, cut, author)?;
+        self.apply(&cmd, now_ms)
+    }
+
+    /// The command [`Store::compact`] applies (checked as it checks it), for a caller that
+    /// applies it another way — [`Store::preview`], a database log, then [`Store::ingest`].
+    pub fn compaction_command(&self, summary: &str, cut: usize, author: &str) -> Result<Command> {
         let list = self.messages(channel::MESSAGES)?.messages();
         let lead = usize::from(list.first().is_some_and(|m| m.role == Role::System));
         let first = list.get(cut).and_then(|m| m.id.clone()).filter(|_| cut >= lead).ok_or_else(|| {
@@ -89,13 +96,12 @@ impl Store {
         }
         let mut update = serde_json::Map::new();
         update.insert(channel::COMPACTION.into(), json!({"summary": summary, "first_kept_id": first, "cut": cut}));
-        let cmd = Command {
+        Ok(Command {
             author: author.to_string(),
             expected_version: None,
             update,
             correlation_id: None,
             causation_id: None,
-        };
-        self.apply(&cmd, now_ms)
+        })
     }
 }

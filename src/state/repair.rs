@@ -7,8 +7,22 @@ use super::message_ops::MessageOp;
 use super::schema::channel;
 use super::store::{Decoded, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
+use crate::log::Event;
 use crate::repair::{materialize, plan, shapes_of_messages, Item, RepairOptions};
 use std::collections::HashSet;
+
+/// What `previewRepair` returns: `{version, report, ids, events}` — [`Repaired`] as the repair
+/// would answer, and the event it would log (none when there is nothing to repair).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
+pub struct RepairPreview {
+    /// The repair's answer, its `version` the one the repair would reach.
+    #[serde(flatten)]
+    pub repaired: Repaired,
+    /// The event to persist, then `ingest`.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "StoreEvent[]"))]
+    pub events: Vec<Event>,
+}
 
 impl Store {
     /// Repairs the stored `messages` (DESIGN §5) as one command by `author`: synthetic results
@@ -16,6 +30,27 @@ impl Store {
     /// duplicates and (unless `keep_orphans`) orphans removed, content fixed in place. Nothing to
     /// repair → no command. The report's indices are positions before the repair.
     pub fn repair(&mut self, opts: &RepairOptions, author: &str, now_ms: u64) -> Result<Repaired> {
+        self.repair_in(opts, author, now_ms, Mode::Commit).map(|(r, _)| r)
+    }
+
+    /// What [`Store::repair`] would do now — its report, the ids it would give its synthetic
+    /// results, and the event it would log (none when nothing needs repair) — leaving the store
+    /// exactly as it was: for a log written asynchronously, which persists the event and then
+    /// [`Store::ingest`]s it (see [`Store::preview`]). `version` is the version the repair would
+    /// reach. Errors: those of `repair`.
+    pub fn preview_repair(&mut self, opts: &RepairOptions, author: &str, now_ms: u64) -> Result<RepairPreview> {
+        let (mut repaired, events) = self.repair_in(opts, author, now_ms, Mode::Preview)?;
+        repaired.version += events.len() as u64;
+        Ok(RepairPreview { repaired, events })
+    }
+
+    fn repair_in(
+        &mut self,
+        opts: &RepairOptions,
+        author: &str,
+        now_ms: u64,
+        mode: Mode,
+    ) -> Result<(Repaired, Vec<Event>)> {
         self.writable()?;
         let i = self.index(channel::MESSAGES)?;
         self.authorise(author, i)?;
@@ -25,7 +60,7 @@ impl Store {
         let list = channel.messages();
         let (items, report) = plan(&shapes_of_messages(list), opts);
         if report.is_empty() {
-            return Ok(Repaired { version: self.version, report, ids: Vec::new() });
+            return Ok((Repaired { version: self.version, report, ids: Vec::new() }, Vec::new()));
         }
         // Target order; originals on the longest increasing run stay where they are, others move.
         let kept: Vec<usize> =
@@ -89,8 +124,8 @@ impl Store {
             expect: None,
             at: None,
         };
-        self.run_batch(vec![cmd], now_ms, Mode::Commit).map_err(|e| Error { command: None, ..e })?;
-        Ok(Repaired { version: self.version, report, ids: new_ids })
+        let ran = self.run_batch(vec![cmd], now_ms, mode).map_err(|e| Error { command: None, ..e })?;
+        Ok((Repaired { version: self.version, report, ids: new_ids }, ran.events))
     }
 }
 

@@ -196,7 +196,7 @@ const READS = new Set([
   // Schema and keys, not state: they write no event (replay takes the channels in its options).
   "registerChannel", "claimOwnerKey",
   // The events a change would log, and the events made safe to send: the store is unchanged.
-  "preview", "previewBatch", "transportEvents",
+  "preview", "previewBatch", "previewRepair", "compactionCommand", "transportEvents",
 ]);
 // Applies events that are logged already (a database, another writer, a server): never onEvents.
 const INGESTS = new Set(["ingest"]);

@@ -187,6 +187,48 @@ function defineTests() {
     for (const s of [run.store, again.store, plain]) s.free();
   });
 
+  test("PostgresLog: run.repair answers a crash's dangling calls and run.compact records a compaction, each through the table, as the store's own repair and compact would", async () => {
+    const schema = freshSchema("repair");
+    const log = await PostgresLog.connect(URL_, { schema, checkpointEvery: 0 });
+    const run = await log.open("r1", { clock });
+    const plain = new StateStore({ runId: "r1", clock });
+    const call = (id) => ({ id, type: "function", function: { name: "lookup", arguments: `{"q":"${id}"}` } });
+    const steps = [
+      { author: "user", update: { messages: [{ role: "user", content: "look up a and b" }] } },
+      { author: "model", update: { messages: [{ role: "assistant", content: null, tool_calls: [call("a"), call("b")] }] } },
+      { author: "tool", update: { messages: [{ role: "tool", tool_call_id: "a", content: "found a" }] } },
+    ];
+    for (const s of steps) assert.deepEqual(await run.apply(s), plain.apply(s));
+    // The process dies before b's result; the next one opens the run and repairs it.
+    const resumed = await log.open("r1", { clock });
+    assert.deepEqual(resumed.store.danglingToolCalls().map((d) => d.toolCallId), ["b"]);
+    const reasons = { b: "interrupted" };
+    const ours = await resumed.repair({ reasons });
+    assert.deepEqual(ours, plain.repair({ reasons }));
+    assert.equal(ours.version, 4);
+    assert.deepEqual(ours.report.map((f) => [f.kind, f.toolCallId]), [["interrupted", "b"]]);
+    assert.deepEqual(resumed.store.danglingToolCalls(), []);
+    assert.deepEqual(await resumed.repair(), { version: 4, report: [], ids: [] }, "nothing left to repair writes nothing");
+    // The first process, behind the table, conflicts, syncs and sees the repair.
+    await assert.rejects(run.repair({ reasons }), { code: "VERSION_CONFLICT" });
+    await run.sync();
+    assert.equal(run.store.lastHash, plain.lastHash);
+    for (let k = 0; k < 6; k++) {
+      const s = { author: k % 2 ? "model" : "user", update: { messages: [{ role: k % 2 ? "assistant" : "user", content: `turn ${k}` }] } };
+      assert.deepEqual(await run.apply(s), plain.apply(s));
+    }
+    const cut = run.store.compactionPlan({ keep: 2 });
+    assert.deepEqual(await run.compact({ summary: "so far: a found, b interrupted", cut }), plain.compact({ summary: "so far: a found, b interrupted", cut }));
+    await assert.rejects(run.compact({ summary: "x", cut: 2 }), { code: "INVALID_OPTION" }, "a cut inside a tool-call unit");
+    const reopened = await log.open("r1", { clock });
+    assert.equal(reopened.store.lastHash, plain.lastHash);
+    assert.deepEqual(reopened.store.modelView({ budget: 10_000 }).messages, plain.modelView({ budget: 10_000 }).messages);
+    const rows = await rowsOf(schema, "r1");
+    assert.deepEqual(rows.map((r) => r.event + "\n").join(""), plain.eventsJsonl());
+    await log.close();
+    for (const s of [run.store, resumed.store, reopened.store, plain]) s.free();
+  });
+
   test("PostgresLog: two writers of one run at once: one succeeds, the other gets VERSION_CONFLICT, sync() catches it up, the chain never forks", async () => {
     const schema = freshSchema("two");
     const [a, b] = [pool(), pool()];

@@ -1026,6 +1026,8 @@ const TARGETS = [
   method(StateStore, "previewBatch", (r, ctx) => [Array.from({ length: r.range(1, 3) }, () => validCommand(r, ctx.subject))], ["array"]),
   method(StateStore, "ingest", (r, ctx) => [r.chance(0.5) ? ctx.subject.events() : ctx.subject.eventsJsonl()], ["events"]),
   method(StateStore, "transportEvents", (r) => [opt(r, 0.6, () => eventQuery(r))], ["object"]),
+  method(StateStore, "previewRepair", (r) => [opt(r, 0.7, () => ({ ...repairOptions(r), ...(r.chance(0.3) && { author: "fixer" }) }))], ["object"]),
+  method(StateStore, "compactionCommand", (r, ctx) => [{ summary: "so far", cut: ctx.subject.compactionPlan({ keep: r.range(0, 3) }) }], ["object"]),
   method(StateStore, "check", (r, ctx) => [validCommand(r, ctx.subject)], ["object"]),
   method(StateStore, "applyBatch", (r, ctx) => [Array.from({ length: r.range(1, 3) }, () => validCommand(r, ctx.subject))], ["array"]),
   method(StateStore, "at", (r, ctx) => [r.range(0, ctx.subject.version)], ["number"]),
@@ -1191,7 +1193,7 @@ const NOT_SWEPT = {
   // Every call of PostgresLog and PostgresRun talks to a PostgreSQL server (the sweep has none, and
   // a hostile connection string would send it elsewhere); tests/js/postgres-log.test.mjs checks
   // their typed errors (options, refused commands, a closed log, conflicts) against a real one.
-  ...Object.fromEntries(["PostgresLog", "PostgresLog.connect", "PostgresLog.migrate", "PostgresLog.load", "PostgresLog.open", "PostgresLog.close", "PostgresRun", "PostgresRun.apply", "PostgresRun.applyBatch", "PostgresRun.sync", "PostgresRun.checkpoint"].map((k) => [k, "needs a PostgreSQL server: its typed errors are tested in postgres-log.test.mjs"])),
+  ...Object.fromEntries(["PostgresLog", "PostgresLog.connect", "PostgresLog.migrate", "PostgresLog.load", "PostgresLog.open", "PostgresLog.close", "PostgresRun", "PostgresRun.apply", "PostgresRun.applyBatch", "PostgresRun.repair", "PostgresRun.compact", "PostgresRun.sync", "PostgresRun.checkpoint"].map((k) => [k, "needs a PostgreSQL server: its typed errors are tested in postgres-log.test.mjs"])),
   ...Object.fromEntries(["IndexedDbLog", "IndexedDbLog.free", "IndexedDbLog.append", "IndexedDbLog.close", "IndexedDbLog.load", "IndexedDbLog.saveCheckpoint", "IndexedDbLog[Symbol.dispose]", "IndexedDbLog.destroy", "IndexedDbLog.open"].map((k) => [k, "IndexedDB is browser-only (swept by the wasm-bindgen browser tests)"])),
 };
 
