@@ -3,11 +3,13 @@
  * worker, another process — that follows a run living in another (a server), from the messages
  * the server may send: its `exportForTransport()` snapshot, then its `transportEvents()` as they
  * are applied. Private channels never leave the server: the snapshot leaves them out and every
- * event that wrote one carries the names it lost in `redacted`.
+ * event that wrote one carries, in `redacted`, the channels it lost with their writes'
+ * commitments.
  *
  * The follower checks what it applies (`StateStore.follow`, `store.ingest`): the run, every
  * sequence and `prev_hash` link, and each event's hash when it can be recomputed (an unkeyed
- * chain with nothing redacted); redacted events are checked by their links only.
+ * chain, or the key given; a redacted write through its commitment); a keyed chain followed
+ * without its key is checked by its links only.
  *
  * Two ways in, both browser-safe (nothing here imports a `node:` module):
  *
@@ -75,8 +77,9 @@ export interface FollowChange {
   /** New events applied by the change (0 for a snapshot alone; re-sent events are not counted). */
   applied: number;
   /**
-   * How many of those had their hash recomputed and matched; the others (redacted, or of a keyed
-   * chain followed without its key) were checked by their links only.
+   * How many of those had their hash recomputed and matched; the others (of a keyed chain
+   * followed without its key, or a private write without a commitment) were checked by their
+   * links only.
    */
   hashChecked: number;
 }

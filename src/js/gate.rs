@@ -182,6 +182,29 @@ impl Shared {
 }
 
 /// An unguessable owner key from the platform's CSPRNG (`crypto.randomUUID`, Node 20 and browsers).
+/// The platform's cryptographic generator as the store's entropy source: 16 bytes of
+/// `crypto.getRandomValues` (available in every context, secure or not, and in workers).
+pub(super) struct JsEntropy;
+
+impl crate::state::Entropy for JsEntropy {
+    fn salt(&self) -> crate::error::Result<String> {
+        let unavailable = || {
+            Error::new(
+                ErrorCode::InvalidOption,
+                "globalThis.crypto.getRandomValues is not available: private writes need it for their salts",
+            )
+        };
+        let crypto = js_sys::Reflect::get(&js_sys::global(), &"crypto".into()).map_err(|_| unavailable())?;
+        let f = js_sys::Reflect::get(&crypto, &"getRandomValues".into())
+            .map_err(|_| unavailable())?
+            .dyn_into::<js_sys::Function>()
+            .map_err(|_| unavailable())?;
+        let bytes = js_sys::Uint8Array::new_with_length(16);
+        f.call1(&crypto, &bytes).map_err(|_| unavailable())?;
+        Ok(crate::log::canonical::to_hex(&bytes.to_vec()))
+    }
+}
+
 pub(super) fn random_key() -> JsResult<String> {
     let unavailable =
         || to_js_error(Error::new(ErrorCode::InvalidOption, "globalThis.crypto.randomUUID is not available"));

@@ -161,16 +161,17 @@ impl JsStateStore {
     }
 
     /// The events in memory (filtered as `events(filter)`), safe to send where
-    /// `exportForTransport()` goes: writes to private channels removed from each payload, such an
-    /// event naming the channels removed in `redacted`. Its hash stays the writer's, so a
-    /// follower checks it by its links.
+    /// `exportForTransport()` goes: writes to private channels removed from each payload (and
+    /// their salts dropped), such an event naming in `redacted` each channel removed with its
+    /// write's commitment, so a follower recomputes the writer's hash. Throws `PRIVATE_LEAK`
+    /// naming the channel when a private value was copied into a public write.
     #[wasm_bindgen(js_name = transportEvents, unchecked_return_type = "StoreEvent[]")]
     pub fn transport_events(
         &self,
         #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>,
     ) -> JsResult<JsValue> {
         let filter: EventFilter = options(filter)?;
-        to_js(&self.lock()?.inner.transport_events(&filter))
+        to_js(&self.lock()?.inner.transport_events(&filter).map_err(to_js_error)?)
     }
 
     /// A follower of a run that lives elsewhere: a read-only store starting from the run's
@@ -285,11 +286,12 @@ impl JsStateStore {
     }
 
     /// A snapshot meant to leave the machine: like a checkpoint but without private channels,
-    /// their specs or keys. `{format: "stategate-export", format_version, run_id, last_sequence,
+    /// their specs or keys (throws `PRIVATE_LEAK` naming the channel when a private value was
+    /// copied into a public one). `{format: "stategate-export", format_version, run_id, last_sequence,
     /// last_hash, channels, values, digest}`.
     #[wasm_bindgen(js_name = exportForTransport, unchecked_return_type = "Record<string, unknown>")]
     pub fn export_for_transport(&self) -> JsResult<JsValue> {
-        let bytes = self.lock()?.inner.export_for_transport();
+        let bytes = self.lock()?.inner.export_for_transport().map_err(to_js_error)?;
         let v: serde_json::Value = serde_json::from_slice(&bytes)
             .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?;
         to_js(&v)

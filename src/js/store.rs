@@ -1,7 +1,7 @@
 //! The `StateStore` JS class: converts arguments, calls [`crate::state::Store`], converts results.
 //! One message crosses the boundary per append; the state stays inside wasm (BOUNDARY.md).
 
-use super::gate::{lock, random_key, take_chain_key, Hooks, JsSink, Shared};
+use super::gate::{lock, random_key, take_chain_key, Hooks, JsEntropy, JsSink, Shared};
 use super::interop::{from_js, from_js_json, opt_string_arg, options, string_arg, to_js, to_js_error};
 use crate::error::ErrorCode;
 use crate::message::formats::{encode_messages, Format};
@@ -84,6 +84,7 @@ impl JsStateStore {
     /// it: every change of every method reaches it).
     pub(super) fn wrap(mut inner: Store, hooks: Hooks) -> JsStateStore {
         inner.set_sink(hooks.on_event.clone().map(|f| Rc::new(JsSink(f)) as Rc<dyn crate::state::EventSink>));
+        inner.set_entropy(Some(Rc::new(JsEntropy)));
         JsStateStore {
             shared: Rc::new(RefCell::new(Shared { inner, hooks, projector: Projector::default(), tokenizer: None })),
         }

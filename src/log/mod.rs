@@ -89,12 +89,23 @@ pub struct Event {
     /// run-ended, deadline and approval rules. Absent (false) otherwise; hashed only when true.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub system: bool,
-    /// Only on an event prepared for transport (`store.transportEvents()`): the private channels
-    /// whose writes were removed from `payload`. Not hashed (the hash is the writer's, over the
-    /// whole payload), so a follower checks such an event by its links only; a store rebuilt
-    /// from a log refuses it. Absent (empty) otherwise.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub redacted: Vec<String>,
+    /// The salt of each private channel's write, `{channel: 32 hex digits}` (random, from the
+    /// platform's `crypto.getRandomValues`): the hash covers such a write only through its
+    /// commitment, SHA-256 of the salt and the value's canonical encoding, so an event can leave
+    /// the machine without its private values ([`Event::redacted`]) and still be checked, while
+    /// its hash reveals nothing a guess could confirm. Never leaves the store's own log. Absent
+    /// (empty) for an event with no private write, or written before salts (or without an
+    /// entropy source: the Rust API without [`crate::state::Store::set_entropy`]).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, string>", optional))]
+    pub salted: Map<String, Value>,
+    /// Only on an event prepared for transport (`store.transportEvents()`): each private channel
+    /// whose write was removed from `payload`, with the write's commitment (or `null` for a write
+    /// made without a salt, whose hash a follower cannot check). A follower recomputes the hash
+    /// from the commitments; a store rebuilt from a log refuses such an event. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, string | null>", optional))]
+    pub redacted: Map<String, Value>,
     /// The writes of an event not sealed yet; the store turns them into `payload` when it seals
     /// (never serialised: every event that leaves the store is sealed).
     #[serde(skip)]
@@ -102,9 +113,29 @@ pub struct Event {
 }
 
 impl Event {
+    /// The payload as hashed: each salted write (and each redacted one) as its commitment
+    /// `{"$commitment": hex}`. `None` when a redacted write has no commitment.
+    fn hashed_payload(&self) -> Option<std::borrow::Cow<'_, Map<String, Value>>> {
+        if self.salted.is_empty() && self.redacted.is_empty() {
+            return Some(std::borrow::Cow::Borrowed(&self.payload));
+        }
+        let mut p = self.payload.clone();
+        for (channel, salt) in &self.salted {
+            if let (Some(v), Some(salt)) = (p.get_mut(channel), salt.as_str()) {
+                *v = commitment_value(commitment(salt, v));
+            }
+        }
+        for (channel, c) in &self.redacted {
+            p.insert(channel.clone(), commitment_value(c.as_str()?.to_string()));
+        }
+        Some(std::borrow::Cow::Owned(p))
+    }
+
     /// The hash this event should carry under `chain`: its digest of the canonical encoding of
-    /// all its fields but `hash` and `redacted`. `None` for [`Chain::Opaque`].
+    /// all its fields but `hash`, `salted` and `redacted`, each private write as its commitment
+    /// ([`Event::salted`]). `None` for [`Chain::Opaque`], or a redacted write without one.
     pub fn compute_hash(&self, chain: &Chain) -> Option<String> {
+        let payload = self.hashed_payload()?;
         let mut out = Vec::with_capacity(256);
         let opt = |o: &Option<String>| o.as_ref().map(|s| Value::String(s.clone())).unwrap_or(Value::Null);
         // Keys in sorted order, as canonical::write would order them.
@@ -119,7 +150,7 @@ impl Event {
         out.extend_from_slice(b",\"event_id\":");
         canonical::write_str(&self.event_id, &mut out);
         out.extend_from_slice(b",\"payload\":");
-        canonical::write_map(&self.payload, &mut out);
+        canonical::write_map(&payload, &mut out);
         out.extend_from_slice(b",\"prev_hash\":");
         canonical::write_str(&self.prev_hash, &mut out);
         out.extend_from_slice(b",\"run_id\":");
@@ -134,6 +165,22 @@ impl Event {
         out.push(b'}');
         chain.digest(&out)
     }
+}
+
+/// The commitment to a private write: lowercase hex SHA-256 of the salt, a newline, and the
+/// value's canonical encoding.
+pub fn commitment(salt: &str, value: &Value) -> String {
+    let mut bytes = Vec::with_capacity(salt.len() + 64);
+    bytes.extend_from_slice(salt.as_bytes());
+    bytes.push(b'\n');
+    canonical::write(value, &mut bytes);
+    canonical::sha256_hex(&bytes)
+}
+
+fn commitment_value(c: String) -> Value {
+    let mut o = Map::new();
+    o.insert("$commitment".into(), Value::String(c));
+    Value::Object(o)
 }
 
 impl EventType {
@@ -307,9 +354,10 @@ pub fn check_log(read: Result<Vec<Event>>, anchor: (u64, &str), chain: &Chain) -
 /// Checks a log's chain: each event links to the previous one and follows it in sequence, the
 /// first following `anchor` (`(sequence, hash)` of the event before it, `(0, GENESIS_HASH)` for a
 /// whole log), and its hash matches its content under `chain`. A `follower` accepts events
-/// redacted for transport and, like a [`Chain::Opaque`] chain, checks their links only; anyone
-/// else refuses them (`redacted`). Returns how many hashes were recomputed, or the first broken
-/// link.
+/// redacted for transport, hashing each private write through its commitment (one without a
+/// commitment, like everything on a [`Chain::Opaque`] chain, is checked by its links only);
+/// anyone else refuses them (`redacted`). Returns how many hashes were recomputed, or the first
+/// broken link.
 pub fn verify_log(
     events: &[Event],
     anchor: (u64, &str),
@@ -333,12 +381,12 @@ pub fn verify_log(
         if !e.redacted.is_empty() && !follower {
             return Err(broken(BreakReason::Redacted));
         }
-        if e.redacted.is_empty() {
-            match e.compute_hash(chain) {
-                Some(h) if h == e.hash => hashed += 1,
-                Some(_) => return Err(broken(BreakReason::Hash)),
-                None => {}
-            }
+        // A redacted write is hashed through its commitment; one without a commitment (written
+        // before salts) cannot be, and neither can anything on an opaque chain: links only.
+        match e.compute_hash(chain) {
+            Some(h) if h == e.hash => hashed += 1,
+            Some(_) => return Err(broken(BreakReason::Hash)),
+            None => {}
         }
         seq = e.sequence;
         prev = e.hash.clone();
@@ -407,5 +455,6 @@ pub(crate) fn same_event(a: &Event, b: &Event) -> bool {
         && a.correlation_id == b.correlation_id
         && a.causation_id == b.causation_id
         && a.system == b.system
+        && a.salted == b.salted
         && a.payload == b.payload
 }

@@ -9,7 +9,8 @@ use super::schema::{default_schema, ChannelSpec, Visibility};
 use super::store::{Access, Base, Decoded, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
 use crate::log::{
-    verify_log, Chain, Checkpoint, Event, EventType, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, EXPORT_FORMAT,
+    commitment, verify_log, Chain, Checkpoint, Event, EventType, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION,
+    EXPORT_FORMAT,
 };
 use crate::message::Message;
 use serde::{Deserialize, Serialize};
@@ -59,6 +60,18 @@ pub struct Ingested {
     /// How many of those had their hash recomputed and matched; the others (redacted for
     /// transport, or a keyed chain followed without its key) were checked by their links only.
     pub hash_checked: u64,
+}
+
+/// `PRIVATE_LEAK` when a private value (8+ characters) appears in what would leave the machine.
+fn check_sent(sent: &[Value], secrets: &[(String, String)]) -> Result<()> {
+    match super::privacy::leaking_channels(sent, secrets).first() {
+        None => Ok(()),
+        Some(channel) => Err(Error::new(
+            ErrorCode::PrivateLeak,
+            format!("a value of private channel '{channel}' was copied into a public channel, so it cannot be sent to a follower; remove it from the public state"),
+        )
+        .channel(channel)),
+    }
 }
 
 fn tampered(index: usize, what: String) -> Error {
@@ -122,7 +135,19 @@ impl Store {
             .field("run_id"));
         }
         let anchor = (self.version, self.last_hash().to_string());
-        let follower = self.access == Access::Follower;
+        let follower = self.follows;
+        // What a follower takes as redacted must be a channel it does not have, absent from the
+        // payload: otherwise a redacted entry could hide or override a public write.
+        for (k, e) in events.iter().enumerate().filter(|_| follower) {
+            if let Some(name) = e.redacted.keys().find(|c| e.payload.contains_key(*c) || self.index(c).is_ok()) {
+                let index = offset + k;
+                return Err(tampered(
+                    index,
+                    format!("event {index} (sequence {}) says channel '{name}' was redacted, but this follower reads that channel (or the event still writes it)", e.sequence),
+                )
+                .field("redacted"));
+            }
+        }
         let hashed = verify_log(events, (anchor.0, &anchor.1), &self.chain, follower).map_err(|mut b| {
             b.index += offset;
             b.into_error()
@@ -186,33 +211,69 @@ impl Store {
             self.writable()?;
         }
         self.seal();
+        // The events the store has: each must be its own (a different one made from the same
+        // state is a competing write; from another state, a fork).
         let mut start = 0;
         for (i, e) in events.iter().enumerate() {
             if e.sequence > self.version {
                 break;
             }
-            let own = if e.sequence > self.base.sequence {
-                let at = usize::try_from(e.sequence - self.base.sequence - 1).unwrap_or(usize::MAX);
-                self.log.get(at).map(|mine| mine.hash.as_str())
-            } else if e.sequence == self.base.sequence {
-                Some(self.base.hash.as_ref())
-            } else {
-                None // before the checkpoint this store was restored from: nothing to compare
-            };
-            if own.is_some_and(|h| h != e.hash) || e.run_id != self.run_id {
+            if e.run_id != self.run_id {
+                return Err(tampered(i, format!("event {i} belongs to run '{}', not '{}'", e.run_id, self.run_id))
+                    .field("run_id"));
+            }
+            // Not applied, but never taken as clean when its content does not match its hash.
+            if e.compute_hash(&self.chain).is_some_and(|h| h != e.hash) {
                 return Err(tampered(
                     i,
-                    format!(
-                        "event {i} (sequence {}) is not this store's event at that sequence: the logs have forked",
-                        e.sequence
-                    ),
+                    format!("event {i} (sequence {}) breaks the log: its content does not match its hash", e.sequence),
                 )
                 .field("hash"));
             }
+            if let Some((hash, prev)) = self.own_event(e.sequence) {
+                if hash != e.hash && prev == Some(e.prev_hash.as_str()) {
+                    return Err(Error::new(
+                        ErrorCode::VersionConflict,
+                        format!(
+                            "event {i} (sequence {}) is another event than this store's at that sequence, made from the same state: another writer (or a stale preview) got there first; this store is at version {}",
+                            e.sequence, self.version
+                        ),
+                    )
+                    .at(i));
+                }
+                if hash != e.hash {
+                    return Err(tampered(
+                        i,
+                        format!(
+                            "event {i} (sequence {}) is not this store's event at that sequence: the logs have forked",
+                            e.sequence
+                        ),
+                    )
+                    .field("hash"));
+                }
+            }
             start = i + 1;
         }
+        self.check_before_base(events.get(..start).unwrap_or_default())?;
+        // Events sent twice among the new ones are taken once (each repeat must be identical).
         let new = events.get(start..).unwrap_or_default();
-        if let Some(first) = new.first() {
+        let mut kept: Vec<usize> = Vec::with_capacity(new.len());
+        for (k, e) in new.iter().enumerate() {
+            let repeat = kept.last().and_then(|&j| new.get(j)).is_some_and(|last| e.sequence <= last.sequence)
+                && kept.iter().filter_map(|&j| new.get(j)).any(|x| x == e);
+            if !repeat {
+                kept.push(k);
+            }
+        }
+        let deduped: Vec<Event>;
+        let (list, at): (&[Event], Box<dyn Fn(usize) -> usize>) = if kept.len() == new.len() {
+            (new, Box::new(move |k| start + k))
+        } else {
+            deduped = kept.iter().filter_map(|&k| new.get(k).cloned()).collect();
+            let kept = kept.clone();
+            (&deduped, Box::new(move |k| start + kept.get(k).copied().unwrap_or(k)))
+        };
+        if let Some(first) = list.first() {
             if first.sequence != self.version + 1 {
                 return Err(Error::new(
                     ErrorCode::LogGap,
@@ -221,11 +282,44 @@ impl Store {
                         self.version, first.sequence, self.version
                     ),
                 )
-                .at(start));
+                .at(at(0)));
             }
         }
-        let hashed = self.apply_events(new, start)?;
-        Ok(Ingested { version: self.version, applied: new.len() as u64, hash_checked: hashed as u64 })
+        let hashed = self.apply_events(list, 0).map_err(|mut e| {
+            e.index = e.index.map(&at);
+            e
+        })?;
+        Ok(Ingested { version: self.version, applied: list.len() as u64, hash_checked: hashed as u64 })
+    }
+
+    /// The hash (and, when in memory, the `prev_hash`) of this store's event at `sequence`;
+    /// `None` before the checkpoint it was restored from.
+    fn own_event(&self, sequence: u64) -> Option<(&str, Option<&str>)> {
+        if sequence > self.base.sequence {
+            let at = usize::try_from(sequence - self.base.sequence - 1).ok()?;
+            self.log.get(at).map(|e| (e.hash.as_str(), Some(e.prev_hash.as_str())))
+        } else if sequence == self.base.sequence && sequence > 0 {
+            Some((self.base.hash.as_ref(), None))
+        } else {
+            None
+        }
+    }
+
+    /// Known events before the checkpoint this store was restored from cannot be compared with
+    /// its own: they must at least be a sound chain (links and the hashes this store can check)
+    /// that leads into the checkpoint's event when that is given too.
+    fn check_before_base(&self, known: &[Event]) -> Result<()> {
+        let base = self.base.sequence;
+        let before: Vec<&Event> = known.iter().filter(|e| e.sequence < base).collect();
+        let (Some(first), Some(last)) = (before.first(), before.last()) else { return Ok(()) };
+        let owned: Vec<Event> = before.iter().map(|e| (*e).clone()).collect();
+        let anchor = (first.sequence.saturating_sub(1), first.prev_hash.clone());
+        verify_log(&owned, (anchor.0, &anchor.1), &self.chain, self.follows).map_err(|b| b.into_error())?;
+        let next = known.iter().position(|e| e.sequence == last.sequence + 1);
+        if let Some(i) = next.filter(|&i| known.get(i).is_some_and(|n| n.prev_hash != last.hash)) {
+            return Err(tampered(i, format!("event {i} does not link to the event before it")).field("prev_hash"));
+        }
+        Ok(())
     }
 
     /// Rebuilds a store from a whole log (first event sequence 1). `opts.channels` must declare
@@ -258,7 +352,9 @@ impl Store {
             Some(cp) => Store::from_checkpoint((**cp).clone())?,
             None => self.empty_like()?,
         };
-        (past.chain, past.access) = (self.chain.clone(), self.access);
+        // Built as the store itself was (a follower ingests redacted events), then made a past view.
+        (past.chain, past.follows) = (self.chain.clone(), self.follows);
+        past.access = if self.follows { Access::Follower } else { Access::Live };
         let upto = self.log.iter().take_while(|e| e.sequence <= sequence).count();
         past.apply_events(self.log.get(..upto).unwrap_or_default(), 0)?;
         past.keys = self.keys.clone();
@@ -276,30 +372,42 @@ impl Store {
 
     /// A snapshot meant to leave the machine (format `stategate-export`, sealed by plain SHA-256
     /// whatever the chain): like a checkpoint, but without private channels, their specs or any
-    /// key. A follower starts from it ([`Store::follow`]).
-    pub fn export_for_transport(&mut self) -> Vec<u8> {
-        self.snapshot(EXPORT_FORMAT, false).encode(&Chain::Plain)
+    /// key. A follower starts from it ([`Store::follow`]). Errors: `PRIVATE_LEAK` naming the
+    /// channel when a private value was copied into a public channel.
+    pub fn export_for_transport(&mut self) -> Result<Vec<u8>> {
+        let export = self.snapshot(EXPORT_FORMAT, false);
+        check_sent(&[Value::Object(export.values.clone())], &self.private_values())?;
+        Ok(export.encode(&Chain::Plain))
     }
 
     /// The events in memory that match `filter`, safe to send where [`Store::export_for_transport`]
-    /// goes: each write to a private channel removed from the payload, the event then listing
-    /// the channels removed in `redacted` (its hash stays the writer's, so the chain still links
-    /// for a follower; see [`Event::redacted`]).
-    pub fn transport_events(&mut self, filter: &EventFilter) -> Vec<Event> {
+    /// goes: each write to a private channel removed from the payload and its salt dropped, the
+    /// event listing the channel in `redacted` with the write's commitment (see
+    /// [`Event::salted`]), so a follower recomputes the writer's hash without the value.
+    /// Errors: `PRIVATE_LEAK` naming the channel when a private value (a string of 8+
+    /// characters) was copied into a public write that would be sent.
+    pub fn transport_events(&mut self, filter: &EventFilter) -> Result<Vec<Event>> {
         let private: Vec<String> =
             self.specs.iter().filter(|s| s.visibility == Visibility::Private).map(|s| s.name.clone()).collect();
-        self.events_matching(filter)
+        let secrets = self.private_values();
+        let events = self
+            .events_matching(filter)
             .into_iter()
             .map(|e| {
                 let mut e = e.clone();
+                let salted = std::mem::take(&mut e.salted);
                 for name in &private {
-                    if e.payload.shift_remove(name).is_some() {
-                        e.redacted.push(name.clone());
+                    if let Some(value) = e.payload.shift_remove(name) {
+                        let c = salted.get(name).and_then(Value::as_str).map(|salt| commitment(salt, &value));
+                        e.redacted.insert(name.clone(), c.map_or(Value::Null, Value::String));
                     }
                 }
                 e
             })
-            .collect()
+            .collect::<Vec<_>>();
+        let public: Vec<Value> = events.iter().map(|e| Value::Object(e.payload.clone())).collect();
+        check_sent(&public, &secrets)?;
+        Ok(events)
     }
 
     /// A follower: a read-only store starting from a server's export (the bytes of
@@ -324,7 +432,7 @@ impl Store {
             }
         };
         let mut s = Store::from_checkpoint(cp)?;
-        (s.chain, s.access) = (chain, Access::Follower);
+        (s.chain, s.access, s.follows) = (chain, Access::Follower, true);
         Ok(s)
     }
 

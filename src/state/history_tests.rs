@@ -117,6 +117,9 @@ fn at_is_a_read_only_past_view() {
     let mut s = session();
     let past = s.at(1).unwrap();
     assert_eq!(past.version(), 1);
+    // A past view has the same read API, its own past views included.
+    let mut two = s.at(2).unwrap();
+    assert_eq!(two.at(1).unwrap().get("messages").unwrap(), past.get("messages").unwrap());
     assert_eq!(past.get("messages").unwrap().as_array().unwrap().len(), 1);
     assert_eq!(past.get("run").unwrap()["status"], "running");
     let mut past = past;
@@ -204,7 +207,7 @@ fn private_channels_are_checkpointed_but_never_exported() {
     spec.owner = Some("memory".into());
     s.register_channel(spec, None, || "k1".into()).unwrap();
     s.apply(&cmd("memory", json!({"memory_contents": {"AGENTS.md": "CANARY-5e1f0a"}})), 0).unwrap();
-    let export = String::from_utf8(s.export_for_transport()).unwrap();
+    let export = String::from_utf8(s.export_for_transport().unwrap()).unwrap();
     assert!(!export.contains("CANARY") && !export.contains("memory_contents"), "{export}");
     let mut r = Store::restore(&s.checkpoint(), &[], Vec::new(), None).unwrap();
     assert_eq!(r.private_view("k1").unwrap_err().code, ErrorCode::NotOwner);

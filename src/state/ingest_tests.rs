@@ -27,9 +27,24 @@ fn state(s: &mut Store) -> Value {
     json!({"version": s.version(), "system": s.system_view(), "last_hash": s.last_hash()})
 }
 
+/// Salts from a counter (the tests' entropy source: distinct, not random).
+struct Counter(std::cell::Cell<u64>);
+
+impl Entropy for Counter {
+    fn salt(&self) -> crate::error::Result<String> {
+        self.0.set(self.0.get() + 1);
+        Ok(format!("{:032x}", self.0.get().wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+    }
+}
+
+fn salted(mut s: Store) -> Store {
+    s.set_entropy(Some(std::rc::Rc::new(Counter(std::cell::Cell::new(0)))));
+    s
+}
+
 /// A store with a private channel of owner `memory` holding `secret`, and some public history.
 fn with_private(secret: &str) -> Store {
-    let mut s = store(None);
+    let mut s = salted(store(None));
     let mut spec = ChannelSpec::new("memory_contents", Reducer::Merge);
     spec.visibility = Visibility::Private;
     spec.owner = Some("memory".into());
@@ -45,6 +60,14 @@ fn with_private(secret: &str) -> Store {
     .unwrap();
     s.apply(&cmd("model", json!({"messages": [{"role": "assistant", "content": "hi"}]})), 3).unwrap();
     s
+}
+
+fn all(s: &mut Store) -> Vec<Event> {
+    s.transport_events(&EventFilter::default()).unwrap()
+}
+
+fn export(s: &mut Store) -> Vec<u8> {
+    s.export_for_transport().unwrap()
 }
 
 #[test]
@@ -125,64 +148,179 @@ fn ingest_is_all_or_nothing_and_names_what_is_wrong() {
     assert_eq!(r.ingest(&log[..2]).unwrap().applied, 2);
     assert_eq!(r.ingest(&log).unwrap(), Ingested { version: 5, applied: 3, hash_checked: 3 });
     assert_eq!(r.ingest(&log).unwrap().applied, 0);
+    // Another event at a known sequence: made from the same state, a competing write
+    // (VERSION_CONFLICT: a stale preview, another writer); from another state, a fork.
     let mut other = store(None);
     other.apply(&cmd("user", user("another history")), 0).unwrap();
-    let e = r.ingest(other.events()).unwrap_err();
+    other.apply(&cmd("user", user("and more")), 0).unwrap();
+    let e = r.ingest(&other.events()[..1]).unwrap_err();
+    assert_eq!((e.code, e.index), (ErrorCode::VersionConflict, Some(0)), "{}", e.message);
+    let e = r.ingest(&other.events()[1..]).unwrap_err();
     assert!(e.code == ErrorCode::TamperedLog && e.message.contains("forked"), "{}", e.message);
+    let stale = r.preview(&[cmd("user", user("stale"))], 9).unwrap();
+    r.apply(&cmd("user", user("first")), 9).unwrap();
+    assert_eq!(r.ingest(&stale).unwrap_err().code, ErrorCode::VersionConflict);
+    // Events sent twice in one batch are taken once; a different repeat is refused.
+    let mut twice = store(None);
+    let doubled = [log[0].clone(), log[0].clone(), log[1].clone(), log[1].clone(), log[2].clone()];
+    assert_eq!(twice.ingest(&doubled).unwrap(), Ingested { version: 3, applied: 3, hash_checked: 3 });
+    let mut twisted = doubled.clone();
+    twisted[3].payload.insert("todos".into(), json!([]));
+    assert_eq!(store(None).ingest(&twisted).unwrap_err().code, ErrorCode::TamperedLog);
     // A past view takes nothing.
     assert_eq!(r.at(2).unwrap().ingest(&log[2..]).unwrap_err().code, ErrorCode::ReadOnly);
+    // A store restored from a checkpoint cannot compare the events before it, but they must
+    // still be a sound chain leading into it.
+    let mut prefix = Store::replay(StoreOptions::default(), &log[..3]).unwrap();
+    let mut restored = Store::restore(&prefix.checkpoint(), &[], Vec::new(), None).unwrap();
+    let mut corrupt = log.clone();
+    corrupt[1].payload.insert("todos".into(), json!([]));
+    let e = restored.ingest(&corrupt).unwrap_err();
+    assert_eq!((e.code, e.index), (ErrorCode::TamperedLog, Some(1)), "{}", e.message);
+    assert_eq!(restored.ingest(&log).unwrap(), Ingested { version: 5, applied: 2, hash_checked: 2 });
 }
 
 #[test]
 fn a_follower_sees_the_public_state_and_never_a_private_value() {
     let secret = "CANARY-9d2c41-private";
     let mut server = with_private(secret);
-    let export = server.export_for_transport();
-    let mut f = Store::follow(&export, None).unwrap();
+    let mut f = Store::follow(&export(&mut server), None).unwrap();
     assert_eq!(f.system_view(), server.system_view());
     // More history, sent as transport events.
     server.apply(&cmd("memory", json!({"memory_contents": {"notes": secret}})), 4).unwrap();
     server.apply(&cmd("user", user("and then")), 5).unwrap();
-    let sent = server.transport_events(&EventFilter { since: Some(f.version()), ..Default::default() });
+    let sent = server.transport_events(&EventFilter { since: Some(f.version()), ..Default::default() }).unwrap();
     let wire = serde_json::to_string(&sent).unwrap();
-    assert!(!wire.contains(secret) && !wire.contains("CANARY"), "{wire}");
-    assert_eq!(sent[0].redacted, ["memory_contents"]);
+    assert!(!wire.contains(secret) && !wire.contains("CANARY") && !wire.contains("salted"), "{wire}");
+    // The private write is sent as its commitment: the follower checks every hash.
+    let salt = server.events()[3].salted["memory_contents"].as_str().unwrap().to_string();
+    let value = server.events()[3].payload["memory_contents"].clone();
+    assert_eq!(sent[0].redacted["memory_contents"], json!(crate::log::commitment(&salt, &value)));
     assert!(sent[1].redacted.is_empty());
     let done = f.ingest(&sent).unwrap();
-    assert_eq!(done, Ingested { version: 5, applied: 2, hash_checked: 1 });
+    assert_eq!(done, Ingested { version: 5, applied: 2, hash_checked: 2 });
     assert_eq!((f.version(), f.last_hash().to_string()), (server.version(), server.last_hash().to_string()));
     assert_eq!(f.system_view(), server.system_view());
     // Whole transport history from the start: also follows (from an export at version 0).
     let mut fresh = with_private(secret);
-    let mut from0 = Store::follow(&store(None).export_for_transport(), None).unwrap();
-    assert_eq!(from0.ingest(&fresh.transport_events(&EventFilter::default())).unwrap().applied, 3);
+    let mut from0 = Store::follow(&export(&mut store(None)), None).unwrap();
+    assert_eq!(from0.ingest(&all(&mut fresh)).unwrap(), Ingested { version: 3, applied: 3, hash_checked: 3 });
     assert_eq!(from0.system_view(), fresh.system_view());
     // A follower takes no command; a writer's store takes no redacted event.
     assert_eq!(f.apply(&cmd("user", user("x")), 6).unwrap_err().code, ErrorCode::ReadOnly);
-    let e = Store::replay(StoreOptions::default(), &fresh.transport_events(&EventFilter::default())).unwrap_err();
+    let e = Store::replay(StoreOptions::default(), &all(&mut fresh)).unwrap_err();
     assert_eq!((e.code, e.field.as_deref()), (ErrorCode::TamperedLog, Some("redacted")));
     let mut public = sent.clone();
     public[1].payload.insert("todos".into(), json!([]));
-    assert_eq!(f.clone().ingest(&public).unwrap().applied, 0, "events it has are skipped");
-    // Its past views work, from the export on.
+    assert_eq!(f.clone().ingest(&sent).unwrap().applied, 0, "events it has are skipped");
+    let e = f.clone().ingest(&public).unwrap_err();
+    assert_eq!(
+        (e.code, e.index),
+        (ErrorCode::TamperedLog, Some(1)),
+        "a known event is never taken as clean when altered"
+    );
+    // Its past views work, from the export on, and a past view's own past view too.
     assert_eq!(f.at(4).unwrap().version(), 4);
+    assert_eq!(f.at(5).unwrap().at(4).unwrap().version(), 4);
+    // The full log still replays (salts and all) to the same hash.
+    let mut r = Store::replay(
+        StoreOptions { channels: server.channels()[server.channels().len() - 1..].to_vec(), ..Default::default() },
+        server.events(),
+    )
+    .unwrap();
+    assert_eq!(r.last_hash(), server.last_hash());
+}
+
+/// A private write's hash reveals nothing a guess could confirm: it covers the value only
+/// through a salted commitment, and the salt never leaves the store (issue 18, found by the
+/// fresh-eyes review: a 4-digit PIN was recovered from an unsalted event's hash).
+#[test]
+fn a_private_write_cannot_be_guessed_from_its_hash() {
+    let pin = |s: &mut Store| {
+        let mut spec = ChannelSpec::new("pin", Reducer::Replace);
+        spec.visibility = Visibility::Private;
+        spec.owner = Some("bank".into());
+        s.register_channel(spec, None, || "k".into()).unwrap();
+        s.apply(&cmd("bank", json!({"pin": "4831"})), 1).unwrap();
+        all(s).remove(0)
+    };
+    let (a, b) = (pin(&mut salted(store(None))), pin(&mut salted(store(Some(KEY)))));
+    let mut c = salted(store(None));
+    c.set_entropy(Some(std::rc::Rc::new(Counter(std::cell::Cell::new(7)))));
+    let c = pin(&mut c);
+    assert!(a.payload.is_empty() && a.salted.is_empty() && a.redacted.contains_key("pin"));
+    assert_ne!(a.hash, c.hash, "the same value under another salt hashes differently");
+    assert_ne!(a.redacted["pin"], c.redacted["pin"]);
+    // A guesser holding the event (and even the chain key) finds no guess that reproduces it.
+    for guess in (0..10_000).map(|n| format!("{n:04}")) {
+        let mut g = a.clone();
+        g.redacted.clear();
+        g.payload.insert("pin".into(), json!(guess));
+        assert_ne!(g.compute_hash(&Chain::Plain), Some(a.hash.clone()));
+        let mut g = b.clone();
+        g.redacted.clear();
+        g.payload.insert("pin".into(), json!(guess));
+        assert_ne!(g.compute_hash(&Chain::keyed(KEY).unwrap()), Some(b.hash.clone()));
+    }
 }
 
 #[test]
-fn a_follower_checks_links_and_the_hashes_it_can() {
+fn a_follower_checks_every_link_and_hash_and_refuses_what_redaction_could_hide() {
     let mut server = with_private("s3cret-value");
-    let mut f = Store::follow(&store(None).export_for_transport(), None).unwrap();
-    let mut sent = server.transport_events(&EventFilter::default());
+    let mut f = Store::follow(&export(&mut store(None)), None).unwrap();
+    let sent = all(&mut server);
     // A changed public event is caught by its hash.
     let mut changed = sent.clone();
     changed[2].payload.insert("todos".into(), json!([]));
     let e = f.ingest(&changed).unwrap_err();
     assert_eq!((e.code, e.index, e.field.as_deref()), (ErrorCode::TamperedLog, Some(2), Some("hash")));
+    // A redacted event whose public part or commitment changed is caught by its hash too.
+    let mut changed = sent.clone();
+    changed[1].payload.insert("todos".into(), json!([]));
+    assert_eq!(f.ingest(&changed).unwrap_err().field.as_deref(), Some("hash"));
+    let mut changed = sent.clone();
+    changed[1].redacted.insert("memory_contents".into(), json!("0".repeat(64)));
+    assert_eq!(f.ingest(&changed).unwrap_err().field.as_deref(), Some("hash"));
+    // Marking a public write redacted, or redacting a channel the event still writes, is refused.
+    let mut hidden = sent.clone();
+    hidden[2].payload.shift_remove("messages");
+    hidden[2].redacted.insert("messages".into(), Value::Null);
+    let e = f.ingest(&hidden).unwrap_err();
+    assert_eq!((e.code, e.index, e.field.as_deref()), (ErrorCode::TamperedLog, Some(2), Some("redacted")));
+    let mut both = sent.clone();
+    both[1].redacted.insert("todos".into(), Value::Null);
+    assert_eq!(f.ingest(&both).unwrap_err().field.as_deref(), Some("redacted"));
     // A redacted event cut from the chain is caught by its link.
-    sent[1].prev_hash = GENESIS_HASH.into();
-    let e = f.ingest(&sent).unwrap_err();
+    let mut cut = sent.clone();
+    cut[1].prev_hash = GENESIS_HASH.into();
+    let e = f.ingest(&cut).unwrap_err();
     assert_eq!((e.index, e.field.as_deref()), (Some(1), Some("prev_hash")));
     assert_eq!(f.version(), 0);
+    // Without an entropy source (the Rust API's default) a private write is unsalted: sent with
+    // a null commitment, checked by its links only, and said so in hashChecked.
+    let mut bare = store(None);
+    let mut spec = ChannelSpec::new("m", Reducer::Replace);
+    spec.visibility = Visibility::Private;
+    spec.owner = Some("o".into());
+    bare.register_channel(spec, None, || "k".into()).unwrap();
+    bare.apply(&cmd("o", json!({"m": "x"})), 1).unwrap();
+    let sent = all(&mut bare);
+    assert_eq!(sent[0].redacted["m"], Value::Null);
+    assert_eq!(f.ingest(&sent).unwrap(), Ingested { version: 1, applied: 1, hash_checked: 0 });
+}
+
+/// A private value copied into a public channel is refused at the edge of the machine: the
+/// export and the transport events say which channel leaked (never the value).
+#[test]
+fn a_private_value_copied_into_public_state_is_never_sent() {
+    let mut server = with_private("SECRETVALUE123");
+    server.apply(&cmd("user", user("my key is SECRETVALUE123")), 4).unwrap();
+    let e = server.export_for_transport().unwrap_err();
+    assert_eq!((e.code, e.channel.as_deref()), (ErrorCode::PrivateLeak, Some("memory_contents")));
+    assert!(!e.message.contains("SECRETVALUE123"));
+    let e = server.transport_events(&EventFilter { since: Some(3), ..Default::default() }).unwrap_err();
+    assert_eq!(e.code, ErrorCode::PrivateLeak);
+    assert!(server.transport_events(&EventFilter { until: Some(3), ..Default::default() }).is_ok());
 }
 
 #[test]
@@ -268,17 +406,14 @@ fn a_keyed_checkpoint_is_sealed_by_the_key_and_read_only_with_it() {
         }
     }
     // An export is sealed plain (a follower holds no key) and says the chain is keyed.
-    let export = s.export_for_transport();
-    let mut f = Store::follow(&export, None).unwrap();
+    let snapshot = export(&mut s);
+    let mut f = Store::follow(&snapshot, None).unwrap();
     s.apply(&cmd("user", user("again")), 2).unwrap();
-    let sent = s.transport_events(&EventFilter { since: Some(1), ..Default::default() });
+    let sent = s.transport_events(&EventFilter { since: Some(1), ..Default::default() }).unwrap();
     assert_eq!(f.ingest(&sent).unwrap(), Ingested { version: 2, applied: 1, hash_checked: 0 });
-    let mut fk = Store::follow(&export, Some(KEY)).unwrap();
+    let mut fk = Store::follow(&snapshot, Some(KEY)).unwrap();
     assert_eq!(fk.ingest(&sent).unwrap().hash_checked, 1);
-    assert_eq!(
-        Store::follow(&store(None).export_for_transport(), Some(KEY)).unwrap_err().code,
-        ErrorCode::InvalidOption
-    );
+    assert_eq!(Store::follow(&export(&mut store(None)), Some(KEY)).unwrap_err().code, ErrorCode::InvalidOption);
     assert_eq!(
         Store::new(StoreOptions { chain_key: Some(vec![1; 8]), ..Default::default() }).unwrap_err().code,
         ErrorCode::InvalidOption

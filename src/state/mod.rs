@@ -36,4 +36,4 @@ pub use message_ops::{decode_ops, MessageOp, REMOVE_ALL};
 pub use messages::{Effects, MessagesChannel};
 pub use repair::RepairPreview;
 pub use schema::{channel, default_schema, ChannelSpec, Kind, OnConflict, Reducer, SectionKind, ValueType, Visibility};
-pub use store::{EventSink, Store, Write};
+pub use store::{Entropy, EventSink, Store, Write};

@@ -10,7 +10,7 @@ use super::message_ops::decode_ops;
 use super::messages::Effects;
 use super::reducer::reduce;
 use super::schema::{Kind, Reducer, Visibility};
-use super::sink::{EventSink, Mode, SinkSlot};
+use super::sink::{Entropy, EntropySlot, EventSink, Mode, SinkSlot};
 use super::store::{depth, Access, Decoded, Slot, Store, Write, MAX_DEPTH};
 use crate::error::{Error, ErrorCode, Result};
 use crate::lifecycle::RunStatus;
@@ -18,6 +18,20 @@ use crate::log::{payload_of, same_event, Event, EventType};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::rc::Rc;
+
+impl Store {
+    /// A fresh salt for each write to a private channel, when the store has an entropy source.
+    fn salts_for(&self, writes: &[(usize, Write)]) -> Result<Map<String, Value>> {
+        let mut salted = Map::new();
+        let EntropySlot(Some(entropy)) = &self.entropy else { return Ok(salted) };
+        for (i, _) in writes {
+            if let Some(spec) = self.specs.get(*i).filter(|s| s.visibility == Visibility::Private) {
+                salted.insert(spec.name.clone(), Value::String(entropy.salt()?));
+            }
+        }
+        Ok(salted)
+    }
+}
 
 /// What a change produced: the ids of the messages each command wrote and, for a preview, the
 /// events it would have logged.
@@ -40,6 +54,13 @@ impl Store {
     /// Sets (or, with `None`, removes) the write-ahead sink every later change goes through.
     pub fn set_sink(&mut self, sink: Option<std::rc::Rc<dyn EventSink>>) {
         self.sink = SinkSlot(sink);
+    }
+
+    /// Sets (or removes) the source of the salts of later private writes. Without one (the Rust
+    /// API's default) private writes are not salted: their events hash the values themselves, so
+    /// a follower cannot check them and their hashes could confirm a guessed value.
+    pub fn set_entropy(&mut self, entropy: Option<std::rc::Rc<dyn Entropy>>) {
+        self.entropy = EntropySlot(entropy);
     }
 
     /// Whether `cmd` would be applied now, without applying it: the whole pipeline runs and is
@@ -371,6 +392,11 @@ impl Store {
             let old = self.call_events.insert(call.clone(), event_id.clone());
             journal.call_events.push((call, old));
         }
+        // Each private write gets a salt (a replayed event keeps its own).
+        let salted = match cmd.expect {
+            Some(logged) => logged.salted.clone(),
+            None => self.salts_for(&cmd.writes)?,
+        };
         let writes: Vec<(String, Write)> = cmd
             .writes
             .into_iter()
@@ -393,7 +419,8 @@ impl Store {
             prev_hash: String::new(),
             hash: String::new(),
             system: cmd.system,
-            redacted: Vec::new(),
+            salted,
+            redacted: Map::new(),
             pending,
         };
         // Replaying a verified event: compare instead of hashing again; the event stays sealed.

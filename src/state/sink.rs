@@ -1,5 +1,6 @@
 //! The store's write-ahead sink: where every change's events go before the change is kept, and
-//! whether a change is kept at all (a dry run is checked, then rolled back).
+//! whether a change is kept at all (a dry run is checked, then rolled back); and its entropy
+//! source, which salts private writes.
 
 use crate::error::Result;
 use crate::log::Event;
@@ -21,6 +22,23 @@ pub(super) struct SinkSlot(pub(super) Option<std::rc::Rc<dyn EventSink>>);
 impl std::fmt::Debug for SinkSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.0.is_some() { "SinkSlot(set)" } else { "SinkSlot(none)" })
+    }
+}
+
+/// Where a store takes the random salts of its private writes ([`crate::log::Event::salted`]):
+/// the platform's cryptographic generator (in JS, `crypto.getRandomValues`).
+pub trait Entropy {
+    /// 16 random bytes as 32 lowercase hex digits, or an error (the write is then refused).
+    fn salt(&self) -> Result<String>;
+}
+
+/// The store's entropy source, shared by clones.
+#[derive(Clone, Default)]
+pub(super) struct EntropySlot(pub(super) Option<std::rc::Rc<dyn Entropy>>);
+
+impl std::fmt::Debug for EntropySlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "EntropySlot(set)" } else { "EntropySlot(none)" })
     }
 }
 

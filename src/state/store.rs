@@ -5,9 +5,9 @@ use super::command::StoreOptions;
 use super::message_ops::MessageOp;
 use super::messages::MessagesChannel;
 use super::schema::{default_schema, ChannelSpec, Kind, Reducer, Visibility};
-pub use super::sink::EventSink;
 pub(super) use super::sink::Mode;
-use super::sink::SinkSlot;
+pub use super::sink::{Entropy, EventSink};
+use super::sink::{EntropySlot, SinkSlot};
 use crate::error::{Error, ErrorCode, Result};
 use crate::log::{payload_of, Chain, Event, GENESIS_HASH};
 use serde_json::{Map, Value};
@@ -125,8 +125,12 @@ pub struct Store {
     pub(super) access: Access,
     /// How events are hashed and checkpoints sealed (the `chainKey`; never persisted).
     pub(super) chain: Chain,
+    /// True for a follower and its past views: its log holds events redacted for transport.
+    pub(super) follows: bool,
     /// Where every change's events go before it is kept.
     pub(super) sink: SinkSlot,
+    /// Where private writes get their salts (none: they are not salted).
+    pub(super) entropy: EntropySlot,
 }
 
 impl Store {
@@ -166,7 +170,9 @@ impl Store {
             call_events: HashMap::new(),
             access: Access::Live,
             chain,
+            follows: false,
             sink: SinkSlot::default(),
+            entropy: EntropySlot::default(),
         }
     }
 
@@ -249,8 +255,8 @@ impl Store {
         self.access != Access::Live
     }
 
-    /// `READ_ONLY` for a past view or a follower.
-    pub(super) fn writable(&self) -> Result<()> {
+    /// `READ_ONLY` for a past view or a follower (whose changes come only from its log).
+    pub fn writable(&self) -> Result<()> {
         match self.access {
             Access::Live => Ok(()),
             Access::Past => Err(Error::new(

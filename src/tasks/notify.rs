@@ -112,6 +112,7 @@ pub struct Delivered {
 /// one command by [`AUTHOR`], so each is delivered at most once. Never between a tool call and
 /// its result: while a call is unanswered, nothing is delivered (`deferred`).
 pub fn deliver(store: &mut Store, now_ms: u64) -> Result<Delivered> {
+    store.writable()?;
     let pending = queued(&store.get(channel::NOTIFICATIONS).unwrap_or(Value::Null));
     let version = store.version();
     let mut out = Delivered { version, delivered: Vec::new(), ids: Vec::new(), dropped: Vec::new(), deferred: 0 };

@@ -175,8 +175,8 @@ describe("followRun over the caller's async iterator", () => {
     const events = seen.slice(1);
     assert.deepEqual(events.map((c) => c.kind), events.map(() => "events"));
     assert.equal(events.reduce((n, c) => n + c.applied, 0), server.version - 5);
-    // Every event's hash recomputed but the two private writes' (redacted: links only).
-    assert.equal(events.reduce((n, c) => n + c.hashChecked, 0), server.version - 5 - 2);
+    // Every event's hash recomputed, the two private writes' too (through their commitments).
+    assert.equal(events.reduce((n, c) => n + c.hashChecked, 0), server.version - 5);
     assert.deepEqual(events.map((c) => c.version), [...events.map((c) => c.version)].sort((x, y) => x - y));
     const first = await changes.next();
     assert.equal(first.done, false);
@@ -186,10 +186,15 @@ describe("followRun over the caller's async iterator", () => {
     // Nothing private left the server: not in any message, not in the follower's state.
     const f = follower.store;
     assertNoMarker(server, key, [...log.sent, JSON.stringify(f.systemView()), JSON.stringify(f), f.eventsJsonl(), JSON.stringify(f.modelView({ budget: 100000 }))], "what the follower received or holds");
-    // The redacted events say what they lost; their hashes are the server's.
+    // The redacted events say what they lost, with the write's commitment (no salt goes out);
+    // their hashes are the server's.
     const redacted = log.sent.flatMap((t) => JSON.parse(t).events ?? []).filter((e) => e.redacted);
     assert.equal(redacted.length, 2, "the private writes after the snapshot arrive redacted");
-    for (const e of redacted) assert.deepEqual(e.redacted, ["scratch"]);
+    for (const e of redacted) {
+      assert.deepEqual(Object.keys(e.redacted), ["scratch"]);
+      assert.match(e.redacted.scratch, /^[0-9a-f]{64}$/);
+      assert.equal(e.salted, undefined);
+    }
     assert.deepEqual(f.events().map((e) => e.hash), server.events({ since: 5 }).map((e) => e.hash));
     // Read-only: every write is refused, the store unchanged.
     assert.throws(() => f.apply({ author: "user", update: { messages: [{ role: "user", content: "hi" }] } }), (e) => e.code === "READ_ONLY");
@@ -304,7 +309,7 @@ describe("followRun over the caller's async iterator", () => {
     const redacted = messages[1].events.filter((e) => e.redacted).length;
     assert.equal(redacted, 1, "the private write, redacted");
     assert.deepEqual(await counts(undefined), [applied, 0], "without the key: links only");
-    assert.deepEqual(await counts({ chainKey }), [applied, applied - redacted], "with the key: every hash but the redacted event's");
+    assert.deepEqual(await counts({ chainKey }), [applied, applied], "with the key: every hash, the redacted event's through its commitment");
     // An edit that leaves the hash as it was: found with the key; without it, the links hold and
     // it is not (the documented limit: serve followers over a connection you trust).
     const forged = JSON.parse(JSON.stringify(messages).replace("AZ 611 09:40 €180", "AZ 611 09:40 €999"));
@@ -445,7 +450,7 @@ describe("the SSE hub (stategate/sse)", () => {
       const got = await live;
       assert.deepEqual(got.messages.flatMap((m) => m.data.split("\n").map((l) => JSON.parse(l).sequence)), [7, 8, 9]);
       assert.ok(!got.text.includes(MARKER) && !fresh.text.includes(MARKER) && !resumed.text.includes(MARKER), "a private value went out");
-      assert.deepEqual(JSON.parse(got.messages.at(-1).data.split("\n").at(-1)).redacted, ["scratch"], "the private write, redacted");
+      assert.deepEqual(Object.keys(JSON.parse(got.messages.at(-1).data.split("\n").at(-1)).redacted), ["scratch"], "the private write, redacted");
       // Ahead of the server, or not a number: a snapshot.
       const ahead = await readStream(`${web.url}/events?since=99`, {}, (m) => m.length >= 1);
       assert.equal(ahead.messages[0].event, "snapshot");

@@ -208,7 +208,8 @@ fn an_invalid_call_keeps_its_raw_arguments_in_a_note_where_input_must_be_an_obje
         json!({"role": "tool", "tool_call_id": "c1", "content": "Error: the arguments are not valid JSON"}),
     ];
     let m = decode_messages(&openai, None).unwrap().messages;
-    let note = "[tool call c1 (weather) was sent with empty input: its arguments are not valid JSON: {\"city\": Par]";
+    let note =
+        "[tool call c1 (weather) was sent with empty input: its arguments are not a JSON object: {\"city\": Par]";
     let anthropic = encode_messages(&m, Format::Anthropic);
     assert_eq!(
         anthropic[1]["content"],

@@ -32,6 +32,16 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             .field("role"))
         }
     };
+    // Gemini `Content` holds its text in `parts`: without them (a role-based `content` read as
+    // Gemini by a forced format) the message would silently lose what it says.
+    if !obj.contains_key("parts") {
+        let seen = if obj.contains_key("content") { ": it has `content`, as role-based formats do" } else { "" };
+        return Err(Error::new(
+            ErrorCode::InvalidMessage,
+            format!("a Gemini content is {{role, parts: [...]}}; this message has no `parts`{seen}"),
+        )
+        .field("parts"));
+    }
     let parts = super::util::opt_array(obj, "parts")?;
     let mut out: Vec<Message> = Vec::new();
     let mut pending: Vec<ContentPart> = Vec::new();

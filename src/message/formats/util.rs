@@ -243,7 +243,7 @@ pub(crate) fn file_note(part: &ContentPart, why: &str) -> ContentPart {
 /// which a conversion never drops silently. The model view counts it with the call.
 pub(crate) fn invalid_call_note(c: &InvalidToolCall) -> String {
     let name = if c.name.is_empty() { "a tool with no name".to_string() } else { c.name.clone() };
-    format!("[tool call {} ({name}) was sent with empty input: its arguments are not valid JSON: {}]", c.id, c.args)
+    format!("[tool call {} ({name}) was sent with empty input: its arguments are not a JSON object: {}]", c.id, c.args)
 }
 
 pub(crate) fn other_note(raw: &Value) -> Option<ContentPart> {
