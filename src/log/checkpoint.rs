@@ -46,6 +46,12 @@ pub struct Checkpoint {
     /// digest) are HMACs a reader needs the key to check. Absent (false) otherwise.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keyed: bool,
+    /// Only on an export of a keyed chain: HMAC-SHA-256 under the `chainKey` of the canonical
+    /// encoding of every field but `digest` and `mac`, so a follower given the key knows the
+    /// snapshot is the writer's (the `digest` alone, plain SHA-256 for keyless readers, can be
+    /// recomputed by anyone).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub mac: String,
     /// SHA-256 of the canonical encoding of all other fields.
     #[serde(default)]
     pub digest: String,
@@ -59,9 +65,20 @@ fn corrupt(what: impl Into<String>) -> Error {
 /// `digest`. Computed over the bytes as parsed, never over a re-serialised struct, so a field
 /// renamed or added in transit changes it.
 fn digest_of(value: &Value, chain: &Chain) -> Option<String> {
+    seal_of(value, chain, &["digest"])
+}
+
+/// An export's `mac`: the key's HMAC of every field but `digest` and `mac`.
+fn mac_of(value: &Value, chain: &Chain) -> Option<String> {
+    seal_of(value, chain, &["digest", "mac"])
+}
+
+fn seal_of(value: &Value, chain: &Chain, without: &[&str]) -> Option<String> {
     let mut v = value.clone();
     if let Some(o) = v.as_object_mut() {
-        o.shift_remove("digest");
+        for k in without {
+            o.shift_remove(*k);
+        }
     }
     let mut out = Vec::new();
     canonical::write(&v, &mut out);
@@ -79,9 +96,15 @@ fn sealing<'c>(format: Option<&str>, chain: &'c Chain) -> &'c Chain {
 }
 
 impl Checkpoint {
-    /// Seals and encodes: UTF-8 JSON bytes, the digest made under `chain` (plain for an export).
+    /// Seals and encodes: UTF-8 JSON bytes, the digest made under `chain` (plain for an export,
+    /// which also gets the key's `mac` when `chain` is keyed).
     pub fn encode(self, chain: &Chain) -> Vec<u8> {
         let mut v = serde_json::to_value(&self).unwrap_or(Value::Null);
+        if let (EXPORT_FORMAT, Chain::Keyed(_), Some(mac)) = (self.format.as_str(), chain, mac_of(&v, chain)) {
+            if let Some(o) = v.as_object_mut() {
+                o.insert("mac".into(), Value::String(mac));
+            }
+        }
         let digest = digest_of(&v, sealing(Some(&self.format), chain)).unwrap_or_default();
         if let Some(o) = v.as_object_mut() {
             o.insert("digest".into(), Value::String(digest));
@@ -91,8 +114,9 @@ impl Checkpoint {
 
     /// Decodes and checks bytes written by [`Checkpoint::encode`] in format `format`
     /// ([`CHECKPOINT_FORMAT`] or [`EXPORT_FORMAT`]); a checkpoint's digest is checked under
-    /// `chain`. Errors: `CORRUPT_CHECKPOINT`, `UNSUPPORTED_FORMAT_VERSION`; `INVALID_OPTION` for a
-    /// checkpoint of a keyed chain read without its key.
+    /// `chain`, and so is an export's `mac` when `chain` holds a key. Errors: `CORRUPT_CHECKPOINT`,
+    /// `UNSUPPORTED_FORMAT_VERSION`; `INVALID_OPTION` for a checkpoint of a keyed chain read
+    /// without its key, or an export read with a key it was not sealed with.
     pub fn decode(bytes: &[u8], format: &str, chain: &Chain) -> Result<Checkpoint> {
         let value: Value = serde_json::from_slice(bytes).map_err(|e| corrupt(format!("not JSON ({e})")))?;
         if value.get("format").and_then(Value::as_str) != Some(format) {
@@ -128,6 +152,22 @@ impl Checkpoint {
         }
         if value.get("digest").and_then(Value::as_str) != digest_of(&value, sealed).as_deref() {
             return Err(corrupt("its digest does not match its content"));
+        }
+        if format == EXPORT_FORMAT && matches!(chain, Chain::Keyed(_)) {
+            if !keyed {
+                return Err(Error::new(
+                    ErrorCode::InvalidOption,
+                    "a chainKey was given, but the run's chain is not keyed: follow it without one",
+                )
+                .field("chainKey"));
+            }
+            if value.get("mac").and_then(Value::as_str) != mac_of(&value, chain).as_deref() {
+                return Err(Error::new(
+                    ErrorCode::CorruptCheckpoint,
+                    "the export is not sealed with this chainKey: it was changed, or the key is not the run's; nothing was loaded",
+                )
+                .field("mac"));
+            }
         }
         serde_json::from_value(value).map_err(|e| corrupt(e.to_string()))
     }

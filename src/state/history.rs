@@ -371,13 +371,13 @@ impl Store {
     }
 
     /// A snapshot meant to leave the machine (format `stategate-export`, sealed by plain SHA-256
-    /// whatever the chain): like a checkpoint, but without private channels, their specs or any
+    /// whatever the chain, plus the key's `mac` on a keyed chain): like a checkpoint, but without private channels, their specs or any
     /// key. A follower starts from it ([`Store::follow`]). Errors: `PRIVATE_LEAK` naming the
     /// channel when a private value was copied into a public channel.
     pub fn export_for_transport(&mut self) -> Result<Vec<u8>> {
         let export = self.snapshot(EXPORT_FORMAT, false);
         check_sent(&[Value::Object(export.values.clone())], &self.private_values())?;
-        Ok(export.encode(&Chain::Plain))
+        Ok(export.encode(&self.chain))
     }
 
     /// The events in memory that match `filter`, safe to send where [`Store::export_for_transport`]
@@ -418,18 +418,11 @@ impl Store {
     /// `UNSUPPORTED_FORMAT_VERSION`; `INVALID_OPTION` for a `chain_key` given for an unkeyed
     /// chain (or too short).
     pub fn follow(export: &[u8], chain_key: Option<&[u8]>) -> Result<Store> {
-        let cp = Checkpoint::decode(export, EXPORT_FORMAT, &Chain::Plain)?;
-        let chain = match (cp.keyed, chain_key) {
-            (false, None) => Chain::Plain,
-            (true, None) => Chain::Opaque,
-            (true, Some(key)) => Chain::keyed(key)?,
-            (false, Some(_)) => {
-                return Err(Error::new(
-                    ErrorCode::InvalidOption,
-                    "a chainKey was given, but the run's chain is not keyed: follow it without one",
-                )
-                .field("chainKey"))
-            }
+        let given = Chain::from_key(chain_key)?;
+        let cp = Checkpoint::decode(export, EXPORT_FORMAT, &given)?;
+        let chain = match (cp.keyed, given) {
+            (true, Chain::Plain) => Chain::Opaque,
+            (_, chain) => chain,
         };
         let mut s = Store::from_checkpoint(cp)?;
         (s.chain, s.access, s.follows) = (chain, Access::Follower, true);
@@ -455,6 +448,7 @@ impl Store {
             channels: self.user_channels().filter(|s| keep(s)).cloned().collect(),
             values,
             keyed: self.chain.is_keyed(),
+            mac: String::new(),
             digest: String::new(),
         }
     }

@@ -413,6 +413,18 @@ fn a_keyed_checkpoint_is_sealed_by_the_key_and_read_only_with_it() {
     assert_eq!(f.ingest(&sent).unwrap(), Ingested { version: 2, applied: 1, hash_checked: 0 });
     let mut fk = Store::follow(&snapshot, Some(KEY)).unwrap();
     assert_eq!(fk.ingest(&sent).unwrap().hash_checked, 1);
+    // A follower given the key checks the export's mac: a snapshot resealed with plain SHA-256
+    // (anyone can) is refused, and so is the right snapshot under another key.
+    let mut v: Value = serde_json::from_slice(&snapshot).unwrap();
+    assert!(v["mac"].as_str().is_some_and(|m| m.len() == 64));
+    v["values"]["facts"] = json!({"admin": true});
+    v.as_object_mut().unwrap().shift_remove("digest");
+    let forged: crate::log::Checkpoint = serde_json::from_value(v).unwrap();
+    let forged = forged.encode(&Chain::Plain);
+    assert!(Store::follow(&forged, None).is_ok(), "without the key only the plain digest can be checked");
+    let e = Store::follow(&forged, Some(KEY)).unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::CorruptCheckpoint, Some("mac")));
+    assert_eq!(Store::follow(&snapshot, Some(b"not the run's key!")).unwrap_err().field.as_deref(), Some("mac"));
     assert_eq!(Store::follow(&export(&mut store(None)), Some(KEY)).unwrap_err().code, ErrorCode::InvalidOption);
     assert_eq!(
         Store::new(StoreOptions { chain_key: Some(vec![1; 8]), ..Default::default() }).unwrap_err().code,
