@@ -1191,7 +1191,7 @@ const NOT_SWEPT = {
   // Every call of PostgresLog and PostgresRun talks to a PostgreSQL server (the sweep has none, and
   // a hostile connection string would send it elsewhere); tests/js/postgres-log.test.mjs checks
   // their typed errors (options, refused commands, a closed log, conflicts) against a real one.
-  ...Object.fromEntries(["PostgresLog", "PostgresLog.connect", "PostgresLog.migrate", "PostgresLog.load", "PostgresLog.open", "PostgresLog.close", "PostgresRun", "PostgresRun.apply", "PostgresRun.applyBatch", "PostgresRun.sync", "PostgresRun.checkpoint"].map((k) => [k, "needs a PostgreSQL server: its typed errors are tested in postgres-log.test.mjs"])),
+  ...Object.fromEntries(["PostgresLog", "PostgresLog.connect", "PostgresLog.migrate", "PostgresLog.load", "PostgresLog.open", "PostgresLog.close", "PostgresRun", "PostgresRun.apply", "PostgresRun.applyBatch", "PostgresRun.sync", "PostgresRun.checkpoint", "PostgresRun.claimOwnerKey"].map((k) => [k, "needs a PostgreSQL server: its typed errors are tested in postgres-log.test.mjs"])),
   ...Object.fromEntries(["IndexedDbLog", "IndexedDbLog.free", "IndexedDbLog.append", "IndexedDbLog.close", "IndexedDbLog.load", "IndexedDbLog.saveCheckpoint", "IndexedDbLog[Symbol.dispose]", "IndexedDbLog.destroy", "IndexedDbLog.open"].map((k) => [k, "IndexedDB is browser-only (swept by the wasm-bindgen browser tests)"])),
 };
 
