@@ -1138,7 +1138,7 @@ function followMessages(r, ctx) {
   const events = s.transportEvents({ since: r.chance(0.8) ? k : Math.max(0, k - 1) });
   return [{ snapshot: r.chance(0.7) ? snapshot : JSON.stringify(snapshot) }, { events: r.chance(0.6) ? events : events.map((e) => JSON.stringify(e)).join("\n") }];
 }
-const followOptions = (r) => ({ retries: r.pick([0, 1, 3]), retryDelayMs: r.pick([0, 1]), ...(r.chance(0.3) && { onChange: () => {} }), ...(r.chance(0.2) && { onRetry: () => {} }), ...(r.chance(0.2) && { storeOptions: { clock: () => 1 } }) });
+const followOptions = (r) => ({ retries: r.pick([0, 1, 3]), retryDelayMs: r.pick([0, 1]), ...(r.chance(0.3) && { onChange: () => {} }), ...(r.chance(0.2) && { onRetry: () => {} }), ...(r.chance(0.2) && { storeOptions: { clock: () => 1 } }), ...(r.chance(0.2) && { allowRewind: r.chance(0.5) }) });
 
 /** An EventSource that delivers `messages` (as the hub sends them) once constructed, then stays open. */
 function fakeEventSource(messages) {
