@@ -588,6 +588,36 @@ describe("the SSE hub (stategate/sse)", () => {
     assert.throws(() => hub.handle({}, {}), (e) => e.code === "INVALID_OPTION");
     hub.close();
   });
+
+  test("headers node:http would refuse are INVALID_OPTION naming the header, at construction; good ones are sent", async () => {
+    const { store } = serverStore("sse-headers");
+    const bad = [
+      [{ "x-note": "a\r\nset-cookie: stolen=1" }, /value of "x-note" holds U\+000D/],
+      [{ "x-note": "line\nbreak" }, /value of "x-note" holds U\+000A/],
+      [{ "x-nul": "a\u0000b" }, /value of "x-nul" holds U\+0000/],
+      [{ "x-wide": "caf\u00e9 \u2014 ok?" }, /value of "x-wide" holds U\+2014/],
+      [{ "bad name": "x" }, /"bad name" is not an HTTP header name/],
+      [{ "x-a\r\n": "x" }, /is not an HTTP header name/],
+      [{ "": "x" }, /"" is not an HTTP header name/],
+      [{ "x-n": 5 }, /value of "x-n" must be a string/],
+    ];
+    for (const [headers, message] of bad) assert.throws(() => new SseHub(store, { heartbeatMs: 0, headers }), (e) => e.code === "INVALID_OPTION" && message.test(e.message), JSON.stringify(headers));
+    // Accepted ones go out with every stream (tab and Latin-1 are allowed in values, as node:http allows them).
+    const hub = new SseHub(store, { heartbeatMs: 0, headers: { "access-control-allow-origin": "*", "x-tab": "a\tb", "x-latin1": "caf\u00e9" } });
+    const web = http.createServer((req, res) => hub.handle(req, res));
+    await new Promise((r) => web.listen(0, "127.0.0.1", r));
+    try {
+      const res = await new Promise((resolve, reject) => http.get(`http://127.0.0.1:${web.address().port}/`, resolve).on("error", reject));
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers["access-control-allow-origin"], "*");
+      assert.equal(res.headers["x-tab"], "a\tb");
+      assert.equal(Buffer.from(res.headers["x-latin1"], "latin1").toString("latin1"), "caf\u00e9");
+      res.destroy();
+    } finally {
+      hub.close();
+      await new Promise((r) => web.close(r));
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
