@@ -3,7 +3,7 @@
 # package binaryen, never Debian's: TOOLCHAIN.md trap 1), ONE copy of it with one ES-module glue
 # (wasm-bindgen's `web` target) that every entry point shares, the TypeScript façade and
 # adapters, CommonJS bundles of the Node entries (esbuild), declaration files that check without
-# the DOM library, README and LICENSE. Prints the wasm size and the tarball's size and files.
+# the DOM library, README, LICENSE and the docs (docs/*.md, BENCHMARKS.md). Prints the wasm size and the tarball's size and files.
 # docs/package.md says which runtime gets which entry.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,7 +53,11 @@ cjs() { # entry (pkg/<entry>.js -> pkg/<entry>.cjs)
 }
 for entry in index file-log sse "${adapters[@]}"; do cjs "$entry"; done
 
-cp README.md LICENSE pkg/
+cp LICENSE pkg/
+# README.md, BENCHMARKS.md and docs/*.md (with docs/'s small images) at their repository paths,
+# so their relative links work in the installed package; links to what is not shipped
+# (examples/, tests/, the screenshot) become "in the repository: <path>".
+node scripts/package-docs.mjs
 raw=$(stat -c %s pkg/stategate_wasm_bg.wasm)
 gz=$(gzip -9 -c pkg/stategate_wasm_bg.wasm | wc -c)
 echo "build: pkg/ ready; wasm ${raw} bytes raw, ${gz} bytes gzip"

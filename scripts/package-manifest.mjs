@@ -80,6 +80,7 @@ const manifest = {
   }),
   // The entries load the wasm at import and the binding patches the glue's classes: keep them.
   sideEffects: ["./index.js", "./index.cjs", "./browser.js", "./workerd.js", "./api.js", "./stategate_wasm.js", "./snippets/*"],
-  files: ["*.js", "*.cjs", "*.d.ts", "*.d.cts", "stategate_wasm_bg.wasm", "snippets/", "README.md", "LICENSE"],
+  // The docs the README and the declarations link to (scripts/package-docs.mjs copies them).
+  files: ["*.js", "*.cjs", "*.d.ts", "*.d.cts", "stategate_wasm_bg.wasm", "snippets/", "README.md", "LICENSE", "BENCHMARKS.md", "docs/"],
 };
 fs.writeFileSync("pkg/package.json", JSON.stringify(manifest, null, 2) + "\n");

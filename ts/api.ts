@@ -301,10 +301,16 @@ export interface Api {
    * Checks a log's hash chain (events or their JSON Lines) from the genesis, or from
    * `opts.after` (the sequence and hash of the event before the first given): `{ok: true}`, or
    * the first broken link `{ok: false, index, sequence, reason: "hash" | "prev_hash" |
-   * "sequence" | "run_id" | "unreadable"}`. The chain is unkeyed: it finds accidental damage and
-   * edits that did not recompute every later hash; anchor `lastHash` elsewhere to catch the rest.
+   * "sequence" | "run_id" | "unreadable"}`. Options, both optional: `after` (`{sequence, hash}`:
+   * a log that does not start at sequence 1), `chainKey` (the run's key, bytes: checks a keyed
+   * chain's HMAC-SHA-256 hashes; without it a keyed log breaks at its first event, and with it an
+   * unkeyed one does). An unkeyed chain finds accidental damage and edits that did not recompute
+   * every later hash (anchor `lastHash` elsewhere to catch the rest); a keyed one also finds
+   * edits by whoever lacks the key. Events prepared for transport (`redacted`) are broken links.
+   * Throws `INVALID_OPTION` for bad options (a `chainKey` that is not a `Uint8Array` of at least
+   * 16 bytes).
    */
-  verifyLog(events: readonly StoreEvent[] | string, opts?: { after: { sequence: number; hash: string } }): LogCheck;
+  verifyLog(events: readonly StoreEvent[] | string, opts?: { after?: { sequence: number; hash: string }; chainKey?: Uint8Array }): LogCheck;
   /** The IndexedDB persistence adapter (browsers and workers; `open` rejects elsewhere). */
   IndexedDbLog: typeof CoreIndexedDbLog;
   /**

@@ -39,7 +39,8 @@ export type TransportSnapshot = Record<string, unknown> | string;
  * One message of a followed run, in order:
  *
  * - `{snapshot}`: the run as it is now (`exportForTransport()`, the object or its JSON text). It
- *   replaces the follower's store (the first message, and a reset at any time after);
+ *   replaces the follower's store (the first message, and a reset at any time after: of the
+ *   same run, and not behind the follower unless `allowRewind` — else `TAMPERED_LOG`);
  * - `{events}`: logged events continuing the run (`transportEvents({since})`: an array of events,
  *   or their JSON Lines). Events the follower already has (same hash) are skipped.
  */
@@ -106,6 +107,14 @@ export interface FollowRunOptions {
   retryDelayMs?: number;
   /** Options of `StateStore.follow` for each snapshot: `{clock?, chainKey?}` (a keyed chain's key, so its hashes are checked too). */
   storeOptions?: StoreFollowOptions;
+  /**
+   * Accept a later `{snapshot}` that goes back in time: one whose `last_sequence` is below the
+   * follower's version, or equal to it with another `last_hash` (a server restored from an older
+   * backup). Default `false`: such a snapshot stops the follower with `TAMPERED_LOG`
+   * (`details.field` `"last_sequence"` / `"last_hash"`), the store kept as it was. A snapshot of
+   * another run is refused either way (`details.field` `"run_id"`).
+   */
+  allowRewind?: boolean;
 }
 
 /** A running follower (returned by {@link followRun} and {@link followEventSource}). */
@@ -123,7 +132,8 @@ export interface Follower {
   readonly ready: Promise<StateStore>;
   /**
    * Resolves when the source ends or `close()` is called; rejects with the error that stopped
-   * the follower: `TAMPERED_LOG` (naming the event), `LOG_GAP` / `NETWORK_ERROR` past `retries`,
+   * the follower: `TAMPERED_LOG` (naming the event; or a snapshot of another run, or behind the
+   * follower, `details.field` saying which), `LOG_GAP` / `NETWORK_ERROR` past `retries`,
    * `INVALID_OPTION` / `INVALID_JSON` for a message that is not a {@link FollowMessage}. The store
    * stays readable as it was before the refused message. (Never an unhandled rejection.)
    */
@@ -166,16 +176,36 @@ function abortController(): AbortControllerLike {
 
 const nonNegativeWhole = (v: unknown) => typeof v === "number" && (v === Infinity || (Number.isInteger(v) && v >= 0));
 
-function readOptions(opts: FollowRunOptions | undefined): Required<Pick<FollowRunOptions, "retries" | "retryDelayMs">> & FollowRunOptions {
-  if (opts === undefined) return { retries: Infinity, retryDelayMs: 500 };
+function readOptions(opts: FollowRunOptions | undefined): Required<Pick<FollowRunOptions, "retries" | "retryDelayMs" | "allowRewind">> & FollowRunOptions {
+  if (opts === undefined) return { retries: Infinity, retryDelayMs: 500, allowRewind: false };
   if (opts === null || typeof opts !== "object") throw stategateError("INVALID_OPTION", "follow options must be an object");
-  const { onChange, onRetry, retries = Infinity, retryDelayMs = 500, storeOptions } = opts;
+  const { onChange, onRetry, retries = Infinity, retryDelayMs = 500, storeOptions, allowRewind = false } = opts;
+  if (typeof allowRewind !== "boolean") throw stategateError("INVALID_OPTION", "allowRewind must be a boolean");
   if (onChange !== undefined && typeof onChange !== "function") throw stategateError("INVALID_OPTION", "onChange must be a function");
   if (onRetry !== undefined && typeof onRetry !== "function") throw stategateError("INVALID_OPTION", "onRetry must be a function");
   if (!nonNegativeWhole(retries)) throw stategateError("INVALID_OPTION", "retries must be a whole number ≥ 0 or Infinity");
   if (!nonNegativeWhole(retryDelayMs) || retryDelayMs === Infinity) throw stategateError("INVALID_OPTION", "retryDelayMs must be a whole number of ms ≥ 0");
   if (storeOptions !== undefined && (storeOptions === null || typeof storeOptions !== "object")) throw stategateError("INVALID_OPTION", "storeOptions must be an object");
-  return { onChange, onRetry, retries, retryDelayMs, storeOptions };
+  return { onChange, onRetry, retries, retryDelayMs, storeOptions, allowRewind };
+}
+
+/**
+ * Why a later snapshot (`next`) may not replace the follower's store (`current`), or `undefined`
+ * when it may: another run is always refused; one behind the follower (a lower version, or the
+ * same version with another hash) unless `allowRewind`. Each a `TAMPERED_LOG` naming the field.
+ */
+function resetRefusal(current: StateStore, next: StateStore, allowRewind: boolean): StategateError | undefined {
+  if (next.runId !== current.runId) {
+    return stategateError("TAMPERED_LOG", `the source sent a snapshot of run ${JSON.stringify(next.runId)} while following run ${JSON.stringify(current.runId)}: a source serves one run (give each run its own URL)`, { field: "run_id" });
+  }
+  if (allowRewind) return undefined;
+  if (next.version < current.version) {
+    return stategateError("TAMPERED_LOG", `the source sent a snapshot at sequence ${next.version}, behind the follower's ${current.version}: it went back in time (a server restored from an older state?); pass allowRewind: true to accept that`, { field: "last_sequence" });
+  }
+  if (next.version === current.version && next.lastHash !== current.lastHash) {
+    return stategateError("TAMPERED_LOG", `the source sent a snapshot at the follower's sequence ${next.version} with another last_hash (${next.lastHash.slice(0, 12)}…, not ${current.lastHash.slice(0, 12)}…): another history of the run; pass allowRewind: true to accept that`, { field: "last_hash" });
+  }
+  return undefined;
 }
 
 /** A message refused by the follower itself (never retried). */
@@ -188,7 +218,9 @@ class Refused {
  * the snapshot and the events after it, applies each message as it arrives (a `{snapshot}`
  * replaces the store, `{events}` are ingested all or nothing), and asks `source(version)` again
  * after a `LOG_GAP` (at once) or a transport failure (after `retryDelayMs`). A `TAMPERED_LOG`, or a
- * message that is not a {@link FollowMessage}, stops it with that error — never a silent skip.
+ * message that is not a {@link FollowMessage}, stops it with that error — never a silent skip;
+ * so does a later snapshot of another run, or one behind the follower's version (unless
+ * `opts.allowRewind`).
  * Throws `INVALID_OPTION` for a `source` that is not a function or bad options; everything later
  * is reported through `done` and `changes()`.
  * @example
@@ -333,6 +365,11 @@ export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follo
           }
         }
         const next = StateStore.follow(snapshot as Record<string, unknown>, o.storeOptions);
+        const refused = store ? resetRefusal(store, next, o.allowRewind) : undefined;
+        if (refused) {
+          next.free();
+          throw new Refused(refused);
+        }
         store = next;
         if (state === "connecting" || state === "retrying") state = "live";
         resolveReady(next);

@@ -11,7 +11,11 @@
  * the database refuses a second writer of the same sequence: of two processes applying to one run
  * at once exactly one succeeds and the other gets a typed `VERSION_CONFLICT` (its store is
  * unchanged); `run.sync()` then brings its store up to date from the table and it retries. The
- * chain never forks: every event a writer inserts continues the table's prefix its store holds.
+ * chain never forks: every event a writer inserts continues the table's prefix its store holds,
+ * and the `INSERT` itself checks it — it writes only if the table's row before the first event
+ * is the event it links to (else `TAMPERED_LOG`: a lost row, another history, a store changed
+ * outside `run.apply`). Rows read are checked too: their `hash` / `prev_hash` columns must be
+ * their event line's.
  *
  * **Tables** (created by {@link PostgresLog.migrate}, in `opts.schema`, default `public`):
  * - `stategate_events (run_id text, sequence bigint, prev_hash bytea, hash bytea, event text,
@@ -78,7 +82,8 @@ export interface PostgresLogOptions {
   checkpointEvery?: number;
   /**
    * The PostgreSQL schema holding the tables (created when missing): a lower-case SQL
-   * identifier (`[a-z_][a-z0-9_]*`, at most 63 characters). Default `"public"`.
+   * identifier (`[a-z_][a-z0-9_]*`, at most 63 characters), not one of PostgreSQL's reserved
+   * schemas (`information_schema`, any name starting `pg_`). Default `"public"`.
    */
   schema?: string;
 }
@@ -89,6 +94,11 @@ export interface PostgresLogOptions {
  * channels the log writes beyond the default schema), `chainKey` (the run's key, for a keyed
  * chain), `clock` and `audit` apply. `onEvents` is
  * the log's own (refused here) and `runId` is `open`'s argument (refused when different).
+ *
+ * `channels` may hold private channels for any run (pass the same specs each time the run is
+ * opened): a new run registers them (`registerChannel`, in the order given), a restored one
+ * takes them as `replay` / `restore` do; either way the owner takes its key with {@link
+ * PostgresRun.claimOwnerKey}.
  */
 export type OpenInit = StoreInit & RestoreInit;
 
@@ -118,6 +128,8 @@ const SCHEMA_VERSION = 1;
 const MIGRATION_LOCK = "8319395793566789748";
 const DEFAULT_CHECKPOINT_EVERY = 1000;
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+/** The `prev_hash` of a run's first event (hex). */
+const GENESIS = "0".repeat(64);
 /** The database side of a run's log (set by the class's static block). */
 let ioOf: (log: PostgresLog) => RunIo;
 
@@ -130,8 +142,64 @@ function storageError(what: string, cause: unknown, details: ErrorDetails = {}):
   return stategateError("STORAGE_ERROR", `${what} failed${tag}: ${describe(cause)}`, details);
 }
 
+/**
+ * Throws `INVALID_OPTION` unless `runId` is a run id the tables can hold: a non-empty string
+ * without U+0000 (PostgreSQL's `text` cannot store it).
+ */
+function checkRunId(what: string, runId: unknown): asserts runId is string {
+  if (typeof runId !== "string" || runId === "") throw stategateError("INVALID_OPTION", `${what} takes a run id (a non-empty string)`);
+  if (runId.includes("\u0000")) throw stategateError("INVALID_OPTION", `${what}: the run id contains U+0000, which PostgreSQL text cannot hold`);
+}
+
+/** True for a private channel's spec. */
+const isPrivateSpec = (spec: unknown): spec is { owner?: unknown } => spec !== null && typeof spec === "object" && (spec as { visibility?: unknown }).visibility === "private";
+
+/**
+ * A new run's store: `new StateStore(init)`, except that private channels of `init.channels`
+ * (which the constructor refuses: it has no way to hand out their owner keys) are registered
+ * with `registerChannel`, every channel in the order given, and their owner keys put in `keys`.
+ */
+function newStore(init: OpenInit, runId: string, onEvents: () => never, keys: Map<string, string>): Store {
+  const { channels, ...rest } = init;
+  if (!Array.isArray(channels) || !channels.some(isPrivateSpec)) return new StateStore({ ...init, runId, onEvents });
+  const store = new StateStore({ ...rest, runId, onEvents });
+  try {
+    for (const spec of channels) {
+      const owner = isPrivateSpec(spec) && typeof spec.owner === "string" ? spec.owner : undefined;
+      const key = store.registerChannel(spec, owner === undefined ? undefined : keys.get(owner));
+      if (owner !== undefined && typeof key === "string") keys.set(owner, key);
+    }
+  } catch (e) {
+    store.free();
+    throw e;
+  }
+  return store;
+}
+
 /** An event row's sequence (`pg` gives `bigint` columns as text). */
 const whole = (v: unknown): number => (typeof v === "number" ? v : Number(v));
+
+/**
+ * Throws `TAMPERED_LOG` when an event row's columns disagree with its event line: the line not
+ * an event of `runId`, or its `sequence`, `prev_hash` or `hash` not the row's. `index` is the
+ * row's position among those read (`details.index`); the message names the sequence.
+ */
+function checkRow(runId: string, index: number, sequence: number, prevHash: string, hash: string, line: string): void {
+  const bad = (field: string, why: string) =>
+    stategateError("TAMPERED_LOG", `run ${JSON.stringify(runId)}: the table's row at sequence ${sequence} ${why}: the row was edited or mixed up outside stategate`, { index, field });
+  let event: Record<string, unknown>;
+  try {
+    event = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    throw bad("event", "holds an event column that is not JSON");
+  }
+  if (event === null || typeof event !== "object" || Array.isArray(event)) throw bad("event", "holds an event column that is not an event object");
+  if (event.run_id !== runId) throw bad("run_id", `holds an event of run ${JSON.stringify(describe(event.run_id))}`);
+  if (event.sequence !== sequence) throw bad("sequence", `holds the event of sequence ${JSON.stringify(describe(event.sequence))}`);
+  const short = (v: unknown) => (typeof v === "string" ? `${v.slice(0, 12)}…` : describe(v));
+  if (event.prev_hash !== prevHash) throw bad("prev_hash", `has prev_hash ${short(prevHash)} in its column but ${short(event.prev_hash)} in its event`);
+  if (event.hash !== hash) throw bad("hash", `has hash ${short(hash)} in its column but ${short(event.hash)} in its event`);
+}
 
 /** The ids of the messages an event wrote, as `apply` returns them (the messages channels' ops). */
 function messageIds(event: StoreEvent, messageChannels: ReadonlySet<string>): string[] {
@@ -190,6 +258,9 @@ export class PostgresLog {
     if (!Number.isSafeInteger(every) || every < 0) throw stategateError("INVALID_OPTION", `PostgresLog.connect: checkpointEvery must be a whole number of events ≥ 0, got ${describe(every)}`);
     const schema = opts.schema ?? "public";
     if (typeof schema !== "string" || !IDENTIFIER.test(schema)) throw stategateError("INVALID_OPTION", `PostgresLog.connect: schema must match [a-z_][a-z0-9_]* (at most 63 characters), got ${JSON.stringify(describe(schema))}`);
+    // PostgreSQL's own schemas (the catalog, TOAST, temporary ones): CREATE SCHEMA refuses pg_*
+    // names, and a table put in information_schema or pg_catalog would sit among the system's.
+    if (schema === "information_schema" || schema.startsWith("pg_")) throw stategateError("INVALID_OPTION", `PostgresLog.connect: schema ${JSON.stringify(schema)} is reserved by PostgreSQL (information_schema and every pg_ name): pick another`);
     let owned = false;
     let p: PgPool;
     if (pool !== null && typeof pool === "object" && typeof (pool as PgPool).query === "function" && typeof (pool as PgPool).connect === "function") {
@@ -283,12 +354,14 @@ export class PostgresLog {
    * The latest checkpoint of `runId` and every event after it, read from the tables (the
    * checkpoint first: events are only ever appended, so the events read after it continue it).
    * Pass them to `StateStore.restore(checkpoint, events)` (or `replay(events)` without a
-   * checkpoint). Rejects with `INVALID_OPTION` for a `runId` that is not a non-empty string,
+   * checkpoint). Rejects with `INVALID_OPTION` for a `runId` that is not a non-empty string or
+   * contains U+0000, `TAMPERED_LOG` for a row whose `sequence`, `prev_hash` or `hash` column is
+   * not its event line's (naming the sequence; `details.index` its position in `events`),
    * `STORAGE_ERROR`.
    */
   async load(runId: string): Promise<LoadedRun> {
     this.#checkOpen("load");
-    if (typeof runId !== "string" || runId === "") throw stategateError("INVALID_OPTION", "PostgresLog.load takes a run id (a non-empty string)");
+    checkRunId("PostgresLog.load", runId);
     try {
       const cp = await this.#pool.query(`SELECT sequence, checkpoint FROM ${this.#t.checkpoints} WHERE run_id = $1`, [runId]);
       const row = cp.rows[0];
@@ -310,7 +383,7 @@ export class PostgresLog {
    */
   async open(runId: string, init: OpenInit = {}): Promise<PostgresRun> {
     this.#checkOpen("open");
-    if (typeof runId !== "string" || runId === "") throw stategateError("INVALID_OPTION", "PostgresLog.open takes a run id (a non-empty string)");
+    checkRunId("PostgresLog.open", runId);
     if (init === null || typeof init !== "object") throw stategateError("INVALID_OPTION", "PostgresLog.open: init must be an object (the options of new StateStore)");
     if (init.onEvents !== undefined) throw stategateError("INVALID_OPTION", "PostgresLog.open: onEvents is the log's own (changes go through run.apply / run.applyBatch)");
     if (init.runId !== undefined && init.runId !== runId) throw stategateError("INVALID_OPTION", `PostgresLog.open: init.runId ${JSON.stringify(init.runId)} is not the run opened, ${JSON.stringify(runId)}`);
@@ -323,15 +396,17 @@ export class PostgresLog {
     if (init.clock !== undefined) restoreInit.clock = init.clock;
     if (init.audit !== undefined) restoreInit.audit = init.audit;
     if (init.chainKey !== undefined) restoreInit.chainKey = init.chainKey;
+    // A new run's private channels: the owner keys registerChannel hands out, for run.claimOwnerKey.
+    const ownerKeys = new Map<string, string>();
     let store: Store;
     if (loaded.checkpoint) store = StateStore.restore(loaded.checkpoint, loaded.events, restoreInit);
     else if (loaded.events !== "") store = StateStore.replay(loaded.events, restoreInit);
-    else store = new StateStore({ ...init, runId, onEvents });
+    else store = newStore(init, runId, onEvents, ownerKeys);
     if (store.runId !== runId) {
       store.free();
       throw stategateError("TAMPERED_LOG", `PostgresLog.open: the rows of run ${JSON.stringify(runId)} hold events of run ${JSON.stringify(store.runId)}`);
     }
-    return new PostgresRun(this, store, loaded.checkpointSequence);
+    return new PostgresRun(this, store, loaded.checkpointSequence, ownerKeys);
   }
 
   /**
@@ -349,11 +424,24 @@ export class PostgresLog {
     if (this.#closed) throw stategateError("STORAGE_ERROR", `PostgresLog.${what}: the log was closed`);
   }
 
-  /** The events of `runId` after `sequence`, as JSON Lines, and the last sequence read (0: none). */
+  /**
+   * The events of `runId` after `sequence`, as JSON Lines, and the last sequence read (0: none).
+   * Each row's `sequence`, `prev_hash` and `hash` columns must be its event line's (the writer
+   * checks the chain by the columns, the stores by the lines): a row where they disagree is
+   * `TAMPERED_LOG` naming its sequence (`details.index`: its position among the rows read).
+   */
   async #eventsAfter(runId: string, sequence: number): Promise<{ text: string; last: number }> {
-    const { rows } = await this.#pool.query(`SELECT sequence, event FROM ${this.#t.events} WHERE run_id = $1 AND sequence > $2 ORDER BY sequence`, [runId, sequence]);
+    const { rows } = await this.#pool.query(
+      `SELECT sequence, encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash, event FROM ${this.#t.events} WHERE run_id = $1 AND sequence > $2 ORDER BY sequence`,
+      [runId, sequence],
+    );
     let text = "";
-    for (const r of rows) text += (r.event as string) + "\n";
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i];
+      const line = r.event as string;
+      checkRow(runId, i, whole(r.sequence), r.prev_hash as string, r.hash as string, line);
+      text += line + "\n";
+    }
     return { text, last: rows.length ? whole(rows[rows.length - 1].sequence) : 0 };
   }
 
@@ -364,11 +452,22 @@ export class PostgresLog {
       eventsAfter: (runId, sequence) => log.#eventsAfter(runId, sequence),
       insert: async (events) => {
         const e0 = events[0];
-        await log.#pool.query(
+        // Inserted only when the table's row at (first sequence − 1) is the event the new ones
+        // continue (its hash is the first one's prev_hash), or they start the run: checked in
+        // the same statement, the predecessor row locked (FOR KEY SHARE) so it cannot be deleted
+        // before the commit. The primary key serialises writers of the same sequence.
+        const r = await log.#pool.query(
           `INSERT INTO ${log.#t.events} (run_id, sequence, prev_hash, hash, event)
-           SELECT $1, s, decode(p, 'hex'), decode(h, 'hex'), e FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS t(s, p, h, e)`,
-          [e0.run_id, events.map((e) => e.sequence), events.map((e) => e.prev_hash), events.map((e) => e.hash), events.map((e) => JSON.stringify(e))],
+           SELECT $1, s, decode(p, 'hex'), decode(h, 'hex'), e FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[]) AS t(s, p, h, e)
+           WHERE ($6::bigint = 1 AND $7::text = '${GENESIS}')
+              OR EXISTS (SELECT 1 FROM ${log.#t.events} WHERE run_id = $1 AND sequence = $6::bigint - 1 AND hash = decode($7::text, 'hex') FOR KEY SHARE)`,
+          [e0.run_id, events.map((e) => e.sequence), events.map((e) => e.prev_hash), events.map((e) => e.hash), events.map((e) => JSON.stringify(e)), e0.sequence, e0.prev_hash],
         );
+        return r.rowCount === events.length;
+      },
+      hashAt: async (runId, sequence) => {
+        const { rows } = await log.#pool.query(`SELECT encode(hash, 'hex') AS hash FROM ${log.#t.events} WHERE run_id = $1 AND sequence = $2`, [runId, sequence]);
+        return rows.length ? (rows[0].hash as string) : null;
       },
       saveCheckpoint: async (runId, sequence, hash, bytes) => {
         await log.#pool.query(
@@ -386,7 +485,10 @@ export class PostgresLog {
 interface RunIo {
   checkOpen(what: string): void;
   eventsAfter(runId: string, sequence: number): Promise<{ text: string; last: number }>;
-  insert(events: StoreEvent[]): Promise<void>;
+  /** Inserts the events when the table's row before the first is the one they continue; false (nothing inserted) when not. */
+  insert(events: StoreEvent[]): Promise<boolean>;
+  /** The hash (hex) of the table's event `sequence` of `runId`, `null` when there is no such row. */
+  hashAt(runId: string, sequence: number): Promise<string | null>;
   saveCheckpoint(runId: string, sequence: number, hash: string, bytes: Uint8Array): Promise<void>;
 }
 
@@ -402,7 +504,8 @@ export class PostgresRun {
    * The store, for its read API (`get`, `messages`, `modelView`, `events`, `version`, …). A
    * change made on it directly (`store.apply`, `repair`, `compact`, a `modelView` that records
    * artifacts, task tools) is refused with `STORAGE_ERROR` naming `run.apply`: it would not
-   * reach the table. Do not `free()` it while the run is in use.
+   * reach the table; so is `store.ingest` (the store takes events only through `run.sync` and
+   * the run's own writes). Do not `free()` it while the run is in use.
    */
   readonly store: Store;
   /**
@@ -416,15 +519,30 @@ export class PostgresRun {
   #queue: Promise<unknown> = Promise.resolve();
   #checkpointed: number;
   #messageChannels: Set<string>;
+  /** Owner keys of a new run's private channels not yet claimed (see claimOwnerKey). */
+  #ownerKeys: Map<string, string>;
+  /** The store's own `ingest` (its `ingest` property refuses direct calls). */
+  #ingest: (events: StoreEvent[] | string) => { version: number; applied: number };
 
   /** @internal Made by {@link PostgresLog.open}. */
-  constructor(log: PostgresLog, store: Store, checkpointed: number) {
+  constructor(log: PostgresLog, store: Store, checkpointed: number, ownerKeys: Map<string, string> = new Map()) {
     if (!(log instanceof PostgresLog)) throw stategateError("INVALID_OPTION", "PostgresRun is made by PostgresLog.open");
     this.#log = log;
     this.#io = ioOf(log);
     this.store = store;
     this.runId = store.runId;
     this.#checkpointed = checkpointed;
+    this.#ownerKeys = ownerKeys;
+    // The store takes events only from the run (what it inserted, or read from the table): a
+    // direct store.ingest is refused, as a direct store.apply is (by onEvents).
+    const ingest = store.ingest;
+    this.#ingest = (events) => ingest.call(store, events);
+    Object.defineProperty(store, "ingest", {
+      configurable: true,
+      value: () => {
+        throw stategateError("STORAGE_ERROR", `run ${JSON.stringify(store.runId)} is kept in PostgreSQL by PostgresLog: its store takes events only from the table (run.sync) and from run.apply / run.applyBatch; a direct store.ingest would not reach the table`);
+      },
+    });
     this.#messageChannels = new Set();
     this.#refreshChannels();
   }
@@ -433,6 +551,9 @@ export class PostgresRun {
    * Applies one command: previews its event, inserts it, and the store takes it. Resolves with
    * what `store.apply` returns, `{version, ids}`. Rejects with `VERSION_CONFLICT` when another
    * writer already wrote that sequence (the store is unchanged: `await run.sync()` and retry),
+   * `TAMPERED_LOG` when the table's row before the event is missing or not the store's last
+   * event (a lost row, another history, a store changed outside the run: `sync()` cannot mend
+   * it, open the run again; nothing is written, the store is unchanged),
    * every error `store.apply` throws (checked before anything is written), `STORAGE_ERROR` when
    * the database fails (the change may or may not have been committed if the connection broke
    * during the commit: `sync()` tells).
@@ -489,15 +610,32 @@ export class PostgresRun {
   }
 
   /**
+   * Hands out `owner`'s private-channel key, once per run object: the key its private channels
+   * got when {@link PostgresLog.open} made the run (a new run, its private channels registered
+   * from `init.channels`), else `store.claimOwnerKey(owner)` (a run restored from the table:
+   * keys are never persisted). Use it with `store.private(key)` and in commands' `ownerKey`.
+   * Throws `NOT_OWNER` when `owner` has no private channel or its key was already handed out.
+   */
+  claimOwnerKey(owner: string): string {
+    const key = this.#ownerKeys.get(owner);
+    if (key !== undefined) {
+      this.#ownerKeys.delete(owner);
+      return key;
+    }
+    return this.store.claimOwnerKey(owner);
+  }
+
+  /**
    * Brings the store up to date: takes the table's events after `store.version` (those other
    * writers committed). Resolves with `{version, applied}`. Rejects with `STORAGE_ERROR`, and
-   * `TAMPERED_LOG` when the rows do not continue the store's chain (the store is unchanged).
+   * `TAMPERED_LOG` when the rows do not continue the store's chain or a row's `hash` /
+   * `prev_hash` column is not its event's (the store is unchanged).
    */
   sync(): Promise<Synced> {
     return this.#serial("sync", async () => {
       const { text } = await this.#io.eventsAfter(this.runId, this.store.version).catch((e) => Promise.reject(storageError(`run ${JSON.stringify(this.runId)}: reading the events after ${this.store.version}`, e)));
       if (text === "") return { version: this.store.version, applied: 0 };
-      const r = this.store.ingest(text);
+      const r = this.#ingest(text);
       this.#refreshChannels();
       return { version: r.version, applied: r.applied };
     });
@@ -532,8 +670,10 @@ export class PostgresRun {
   /** INSERT the previewed events (a unique violation is `VERSION_CONFLICT`), then ingest them. */
   async #write(events: StoreEvent[]): Promise<void> {
     if (events.length === 0) return;
+    const first = events[0].sequence;
+    let inserted: boolean;
     try {
-      await this.#io.insert(events);
+      inserted = await this.#io.insert(events);
     } catch (e) {
       if ((e as { code?: unknown })?.code === "23505") {
         throw stategateError(
@@ -543,7 +683,8 @@ export class PostgresRun {
       }
       throw storageError(`run ${JSON.stringify(this.runId)}: inserting events ${events[0].sequence}…${events[events.length - 1].sequence}`, e);
     }
-    this.store.ingest(events);
+    if (!inserted) throw await this.#notContinued(first, events[0].prev_hash);
+    this.#ingest(events);
     if (this.#log.checkpointEvery > 0 && this.store.version - this.#checkpointed >= this.#log.checkpointEvery) {
       try {
         await this.#saveCheckpoint();
@@ -552,6 +693,34 @@ export class PostgresRun {
         this.checkpointError = e as Error;
       }
     }
+  }
+
+  /**
+   * The `TAMPERED_LOG` of an insert refused because the table's row at `first − 1` is not the
+   * store's last event (`prevHash`): says what the table holds there.
+   */
+  async #notContinued(first: number, prevHash: string): Promise<Error> {
+    const at = first - 1;
+    const id = JSON.stringify(this.runId);
+    // undefined: the row could not be read (the refusal stands; only the explanation is lost).
+    let found: string | null | undefined;
+    try {
+      found = at === 0 ? null : await this.#io.hashAt(this.runId, at);
+    } catch {
+      found = undefined;
+    }
+    const ours = `${prevHash.slice(0, 12)}…`;
+    const why =
+      at === 0
+        ? `the store's first event does not start a chain (prev_hash ${ours})`
+        : found === undefined
+          ? `the table's event ${at} is not the store's last event (hash ${ours}), or is missing (reading it again failed)`
+          : found === null
+          ? `the table has no event ${at}, the store's last event (hash ${ours}): a row lost from the table (a restore from a backup?), or the store was changed outside run.apply (store.ingest)`
+          : found === prevHash
+            ? `the table's event ${at} was not the store's last event (hash ${ours}) when the insert ran`
+            : `the table's event ${at} has hash ${found.slice(0, 12)}…, not the store's last event's ${ours}: the table holds another history of the run (a lost row written again by another writer), or the store was changed outside run.apply`;
+    return stategateError("TAMPERED_LOG", `run ${id}: events ${first}… not written: ${why}. The store and the table disagree and sync() cannot reconcile them: open the run again from the table (and repair the table if rows were lost)`, { field: "prev_hash" });
   }
 
   async #saveCheckpoint(): Promise<void> {

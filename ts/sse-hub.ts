@@ -31,7 +31,11 @@ export interface SseHubOptions {
    * reconnects from its last sequence and gets the events it missed (default 1 MiB).
    */
   maxBufferedBytes?: number;
-  /** Extra response headers of the event stream (CORS: `{"access-control-allow-origin": "…"}`). */
+  /**
+   * Extra response headers of the event stream (CORS: `{"access-control-allow-origin": "…"}`):
+   * names are HTTP tokens, values strings without control characters (CR, LF, NUL: checked by
+   * the constructor, `INVALID_OPTION` naming the header).
+   */
   headers?: Record<string, string>;
   /** Called as each follower connects, with what it was sent (for logs and tests). A throw is ignored. */
   onConnect?: (info: SseConnect) => void;
@@ -72,6 +76,22 @@ interface Client {
 const STREAM_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" };
 
 const whole = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= Number.MAX_SAFE_INTEGER;
+
+/** An HTTP header name (RFC 9110 token), as `node:http` checks it. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A character `node:http` refuses in a header value: controls but tab (CR, LF, NUL, …), DEL, above U+00FF. */
+const BAD_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+
+/**
+ * Throws `INVALID_OPTION` naming the header unless `name: value` is one `node:http` would send
+ * (checked when the hub is made, not at each `handle`).
+ */
+function checkHeader(name: string, value: unknown): void {
+  if (!HEADER_NAME.test(name)) throw stategateError("INVALID_OPTION", `headers: ${JSON.stringify(name)} is not an HTTP header name (a token: letters, digits and !#$%&'*+-.^_\`|~)`);
+  if (typeof value !== "string") throw stategateError("INVALID_OPTION", `headers: the value of ${JSON.stringify(name)} must be a string`);
+  const bad = BAD_HEADER_CHAR.exec(value);
+  if (bad) throw stategateError("INVALID_OPTION", `headers: the value of ${JSON.stringify(name)} holds U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}, which HTTP forbids in a header (no CR, LF or other control character)`);
+}
 
 /** `since` from `Last-Event-ID` (which wins: `EventSource` resends it on reconnect) or the `since` query parameter. */
 function requestedSince(req: SseRequest): number | null {
@@ -121,7 +141,7 @@ export class SseHub {
 
   /**
    * A hub for `store` (a `StateStore`: the run's own store on the server). Throws `INVALID_OPTION`
-   * for something else or a bad option.
+   * for something else or a bad option (a header that `node:http` would refuse, named).
    */
   constructor(store: StateStore, opts: SseHubOptions = {}) {
     if (store === null || typeof store !== "object" || typeof (store as { exportForTransport?: unknown }).exportForTransport !== "function" || typeof (store as { transportEvents?: unknown }).transportEvents !== "function") {
@@ -132,7 +152,8 @@ export class SseHub {
     if (!whole(heartbeatMs) || heartbeatMs > 2 ** 31 - 1) throw stategateError("INVALID_OPTION", "heartbeatMs must be a whole number of ms (0: none)");
     if (!whole(retryMs)) throw stategateError("INVALID_OPTION", "retryMs must be a whole number of ms");
     if (!whole(maxBufferedBytes) || maxBufferedBytes < 1) throw stategateError("INVALID_OPTION", "maxBufferedBytes must be a whole number ≥ 1");
-    if (headers === null || typeof headers !== "object" || Object.values(headers).some((v) => typeof v !== "string")) throw stategateError("INVALID_OPTION", "headers must be an object of strings");
+    if (headers === null || typeof headers !== "object") throw stategateError("INVALID_OPTION", "headers must be an object of strings");
+    for (const [name, value] of Object.entries(headers)) checkHeader(name, value);
     if (onConnect !== undefined && typeof onConnect !== "function") throw stategateError("INVALID_OPTION", "onConnect must be a function");
     this.#store = store;
     this.#retryMs = retryMs;

@@ -25,7 +25,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
-import { StateStore, followRun } from "../../pkg/index.js";
+import { StateStore, followRun, followEventSource } from "../../pkg/index.js";
 import { SseHub } from "../../pkg/sse.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -321,36 +321,123 @@ describe("followRun over the caller's async iterator", () => {
     assert.equal(fooled.store.lastHash, server.lastHash);
   });
 
-  test("a new snapshot resets the follower; a message that is not {snapshot} | {events} stops it", async () => {
+  test("a new snapshot of the same run resets the follower; one of another run is TAMPERED_LOG; a message that is not {snapshot} | {events} stops it", async () => {
     const a = serverStore("run-a").store;
     const c = serverStore("run-b").store;
     steps[0](a);
+    const early1 = a.exportForTransport();
+    for (const step of steps.slice(1, 4)) step(a);
     for (const step of steps.slice(0, 4)) step(c);
     let release;
     const gate = new Promise((r) => (release = r));
     const follower = followRun(async function* () {
-      yield { snapshot: a.exportForTransport() };
+      yield { snapshot: early1 };
       await gate;
-      yield { snapshot: JSON.stringify(c.exportForTransport()) }; // its JSON text works too
-      yield { neither: true };
+      yield { snapshot: JSON.stringify(a.exportForTransport()) }; // its JSON text works too
+      yield { snapshot: c.exportForTransport() }; // another run at the same source: refused
     });
     const first = await follower.ready;
     assert.equal(first.runId, "run-a");
+    assert.equal(first.version, 1);
     const changes = follower.changes();
     release();
     assert.deepEqual((await changes.next()).value, { kind: "snapshot", version: 4, applied: 0, hashChecked: 0 });
-    assert.equal(follower.store.runId, "run-b");
-    assertSame(follower.store, c);
-    await assert.rejects(follower.done, (e) => e.code === "INVALID_OPTION" && /not \{snapshot\} or \{events\}/.test(e.message));
-    assert.equal(follower.store.runId, "run-b", "the store is kept readable");
+    assertSame(follower.store, a);
+    await assert.rejects(follower.done, (e) => e.code === "TAMPERED_LOG" && e.details.field === "run_id" && /snapshot of run "run-b" while following run "run-a"/.test(e.message));
+    assert.equal(follower.state, "failed");
+    assert.equal(follower.store.runId, "run-a", "the store is kept as it was");
+    assertSame(follower.store, a);
 
+    const odd = followRun(function* () {
+      yield { snapshot: a.exportForTransport() };
+      yield { neither: true };
+    });
+    await assert.rejects(odd.done, (e) => e.code === "INVALID_OPTION" && /not \{snapshot\} or \{events\}/.test(e.message));
+    assert.equal(odd.store.version, 4);
     assert.throws(() => followRun("not a function"), (e) => e.code === "INVALID_OPTION");
     assert.throws(() => followRun(() => [], { retries: -1 }), (e) => e.code === "INVALID_OPTION");
+    assert.throws(() => followRun(() => [], { allowRewind: "yes" }), (e) => e.code === "INVALID_OPTION" && /allowRewind/.test(e.message));
     const early = followRun(function* () {
       yield { events: [] };
     });
     await assert.rejects(early.done, (e) => e.code === "INVALID_OPTION" && /before the first snapshot/.test(e.message));
     await assert.rejects(early.ready, (e) => e.code === "INVALID_OPTION");
+  });
+
+  test("a snapshot behind the follower (older, or its version with another hash) is TAMPERED_LOG unless allowRewind", async () => {
+    const a = serverStore("run-r").store;
+    for (const step of steps.slice(0, 2)) step(a);
+    const old = a.exportForTransport();
+    // Another history of the same run, forked after event 1, at a's version 4.
+    const fork = StateStore.replay(a.events().slice(0, 1));
+    for (const step of steps.slice(2, 4)) step(a);
+    fork.apply({ author: "user", update: { messages: [{ role: "user", content: "another turn" }] } });
+    fork.apply({ author: "user", update: { facts: { other: true } } });
+    fork.apply({ author: "user", update: { facts: { other: false } } });
+    assert.equal(fork.version, a.version);
+    const newer = a.exportForTransport();
+    const follow = (second, opts) => followRun(() => [{ snapshot: newer }, { snapshot: second }], opts);
+
+    const older = follow(old);
+    await assert.rejects(older.done, (e) => e.code === "TAMPERED_LOG" && e.details.field === "last_sequence" && /snapshot at sequence 2, behind the follower's 4/.test(e.message) && /allowRewind/.test(e.message));
+    assert.equal(older.version, 4, "the store is kept as it was");
+    assertSame(older.store, a);
+    const forked = follow(fork.exportForTransport());
+    await assert.rejects(forked.done, (e) => e.code === "TAMPERED_LOG" && e.details.field === "last_hash" && e.message.includes(`another last_hash (${fork.lastHash.slice(0, 12)}…, not ${a.lastHash.slice(0, 12)}…)`));
+    assertSame(forked.store, a);
+    // The same snapshot again is no rewind.
+    const same = follow(newer);
+    await same.done;
+    assertSame(same.store, a);
+
+    // Opted in: the follower goes back to the older snapshot, and it is told as a snapshot change.
+    const seen = [];
+    const rewound = follow(old, { allowRewind: true, onChange: (ch) => seen.push([ch.kind, ch.version]) });
+    await rewound.done;
+    assert.deepEqual(seen, [["snapshot", 4], ["snapshot", 2]]);
+    assert.equal(rewound.store.version, 2);
+    assert.equal(rewound.store.lastHash, old.last_hash);
+    const refork = follow(fork.exportForTransport(), { allowRewind: true });
+    await refork.done;
+    assert.equal(refork.store.lastHash, fork.lastHash);
+    // Another run stays refused, allowRewind or not.
+    const other = serverStore("run-other").store;
+    steps[0](other);
+    const switched = follow(other.exportForTransport(), { allowRewind: true });
+    await assert.rejects(switched.done, (e) => e.code === "TAMPERED_LOG" && e.details.field === "run_id");
+    fork.free();
+  });
+
+  test("followEventSource shares the checks of a reset: a snapshot of another run, or an older one, stops it", async () => {
+    const a = serverStore("es-a").store;
+    steps[0](a);
+    const old = a.exportForTransport();
+    steps[1](a);
+    const b = serverStore("es-b").store;
+    steps[0](b);
+    const over = (sent) =>
+      class {
+        constructor() {
+          this.readyState = 0;
+          this.listeners = {};
+          setTimeout(() => {
+            this.readyState = 1;
+            for (const s of sent) this.listeners.snapshot?.({ data: JSON.stringify(s) });
+          }, 0);
+        }
+        addEventListener(type, f) {
+          this.listeners[type] = f;
+        }
+        close() {
+          this.readyState = 2;
+        }
+      };
+    const switched = followEventSource("http://127.0.0.1:1/events", { EventSource: over([a.exportForTransport(), b.exportForTransport()]) });
+    await assert.rejects(switched.done, (e) => e.code === "TAMPERED_LOG" && e.details.field === "run_id");
+    assert.equal(switched.store.runId, "es-a");
+    const older = followEventSource("http://127.0.0.1:1/events", { EventSource: over([a.exportForTransport(), old]) });
+    await assert.rejects(older.done, (e) => e.code === "TAMPERED_LOG" && e.details.field === "last_sequence");
+    assert.equal(older.store.version, 2);
   });
 
   test("a source that keeps failing: retried `retries` times, then NETWORK_ERROR", async () => {
@@ -505,6 +592,36 @@ describe("the SSE hub (stategate/sse)", () => {
     const hub = new SseHub(store, { heartbeatMs: 0 });
     assert.throws(() => hub.handle({}, {}), (e) => e.code === "INVALID_OPTION");
     hub.close();
+  });
+
+  test("headers node:http would refuse are INVALID_OPTION naming the header, at construction; good ones are sent", async () => {
+    const { store } = serverStore("sse-headers");
+    const bad = [
+      [{ "x-note": "a\r\nset-cookie: stolen=1" }, /value of "x-note" holds U\+000D/],
+      [{ "x-note": "line\nbreak" }, /value of "x-note" holds U\+000A/],
+      [{ "x-nul": "a\u0000b" }, /value of "x-nul" holds U\+0000/],
+      [{ "x-wide": "caf\u00e9 \u2014 ok?" }, /value of "x-wide" holds U\+2014/],
+      [{ "bad name": "x" }, /"bad name" is not an HTTP header name/],
+      [{ "x-a\r\n": "x" }, /is not an HTTP header name/],
+      [{ "": "x" }, /"" is not an HTTP header name/],
+      [{ "x-n": 5 }, /value of "x-n" must be a string/],
+    ];
+    for (const [headers, message] of bad) assert.throws(() => new SseHub(store, { heartbeatMs: 0, headers }), (e) => e.code === "INVALID_OPTION" && message.test(e.message), JSON.stringify(headers));
+    // Accepted ones go out with every stream (tab and Latin-1 are allowed in values, as node:http allows them).
+    const hub = new SseHub(store, { heartbeatMs: 0, headers: { "access-control-allow-origin": "*", "x-tab": "a\tb", "x-latin1": "caf\u00e9" } });
+    const web = http.createServer((req, res) => hub.handle(req, res));
+    await new Promise((r) => web.listen(0, "127.0.0.1", r));
+    try {
+      const res = await new Promise((resolve, reject) => http.get(`http://127.0.0.1:${web.address().port}/`, resolve).on("error", reject));
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers["access-control-allow-origin"], "*");
+      assert.equal(res.headers["x-tab"], "a\tb");
+      assert.equal(Buffer.from(res.headers["x-latin1"], "latin1").toString("latin1"), "caf\u00e9");
+      res.destroy();
+    } finally {
+      hub.close();
+      await new Promise((r) => web.close(r));
+    }
   });
 });
 

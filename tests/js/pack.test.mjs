@@ -90,6 +90,41 @@ test("the tarball holds one wasm, README, LICENSE and an honest manifest", () =>
   assert.ok(tarball.size < wasm, `packed ${tarball.size} B is more than one compressed wasm (${wasm} B raw)`);
 });
 
+test("the tarball ships the docs its README and declarations link to; every relative link in them resolves to a shipped file", async () => {
+  const { markdownLinks, isExternal, resolveLink, MAX_IMAGE_BYTES } = await import(pathToFileURL(path.join(ROOT, "scripts/package-docs.mjs")).href);
+  const files = tarball.files.map((f) => f.path);
+  const installed = path.join(dir, "node_modules/stategate");
+  // Every docs/*.md of the repository and BENCHMARKS.md, nothing of docs/api/, no large image.
+  const docs = fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`);
+  assert.ok(docs.length >= 15 && docs.includes("docs/follow.md") && docs.includes("docs/errors.md"));
+  for (const f of [...docs, "BENCHMARKS.md", "README.md"]) assert.ok(files.includes(f), `${f} missing from the tarball`);
+  assert.ok(!files.some((f) => f.startsWith("docs/api/")), "docs/api/ is not shipped");
+  for (const f of tarball.files) if (/\.(png|jpe?g|gif|webp|svg)$/i.test(f.path)) assert.ok(f.size <= MAX_IMAGE_BYTES, `${f.path}: ${f.size} bytes`);
+  assert.ok(!files.includes("docs/screenshot.png"), "the ~290 KB screenshot stays in the repository");
+  // Every relative link of every shipped Markdown file resolves to a shipped file.
+  const markdown = files.filter((f) => f.endsWith(".md"));
+  let checked = 0;
+  for (const f of markdown) {
+    const text = fs.readFileSync(path.join(installed, f), "utf8");
+    for (const link of markdownLinks(text)) {
+      if (isExternal(link.target)) continue;
+      const to = resolveLink(f, link.target);
+      assert.ok(files.includes(to), `${f}: the link ${link.target} (${to}) is not in the tarball`);
+      checked++;
+    }
+    // examples/ links were rewritten to a statement of where they are, not left dangling.
+    assert.ok(!/\]\((\.\.\/)?examples\//.test(text.replace(/```[\s\S]*?```/g, "")), `${f} still links into examples/`);
+  }
+  assert.ok(checked > 60, `only ${checked} relative links checked`);
+  const readme = fs.readFileSync(path.join(installed, "README.md"), "utf8");
+  assert.match(readme, /\]\(docs\/follow\.md\)/);
+  assert.match(readme, /a Node agent loop \(in the repository: examples\/node-agent-loop\.mjs\)/);
+  // The docs the declarations point to are there.
+  for (const d of files.filter((f) => f.endsWith(".d.ts"))) {
+    for (const [m] of fs.readFileSync(path.join(installed, d), "utf8").matchAll(/\bdocs\/[A-Za-z_.-]+\.md\b/g)) assert.ok(files.includes(m), `${d} points to ${m}, not shipped`);
+  }
+});
+
 test("Node ES modules: the bare import, stategate/web's load(), stategate/file-log and stategate/postgres-log", () => {
   write(
     "esm.mjs",

@@ -16,7 +16,12 @@
 //     its chain;
 //   - checkpoints every N events: load gives the checkpoint and the tail, restore equals replay;
 //   - a keyed chain (chainKey) is written with HMACs and resumed only with its key;
-//   - a row edited in the table is refused on open (TAMPERED_LOG): a replay reads the bytes written.
+//   - a row edited in the table is refused on open (TAMPERED_LOG): a replay reads the bytes written;
+//     a row whose hash / prev_hash columns disagree with its line is refused by load, open and sync;
+//   - the INSERT links only to the table's own row before it: a store changed outside run.apply
+//     (store.ingest) and a writer continuing a lost row are TAMPERED_LOG, the table's chain whole;
+//   - run ids with U+0000 and PostgreSQL's reserved schemas are INVALID_OPTION;
+//   - private channels of a new run are registered from init.channels; run.claimOwnerKey.
 //
 // Without STATEGATE_PG_URL the tests are skipped with the reason printed, except under CI=true,
 // where that is a failure. Counts: PG_WRITERS, PG_COMMANDS, PG_KILLS (`make fuzz` runs more);
@@ -512,6 +517,163 @@ function defineTests() {
     assert.deepEqual(await run.sync(), { version: 3, applied: 0 });
     await log.close();
     run.store.free();
+  });
+
+  test("PostgresLog: a store changed outside run.apply (store.ingest) is refused; past that, the database refuses the next insert (TAMPERED_LOG) and the run stays openable", async () => {
+    const schema = freshSchema("ingest");
+    const log = await PostgresLog.connect(URL_, { schema, checkpointEvery: 0 });
+    const run = await log.open("ing", { clock });
+    const side = new StateStore({ runId: "ing", clock });
+    side.apply({ author: "user", update: { facts: { a: 1 } } });
+    // A direct ingest is refused as a direct apply is, the store unchanged.
+    assert.throws(() => run.store.ingest(side.events()), (e) => e.code === "STORAGE_ERROR" && /store\.ingest/.test(e.message) && /run\.sync/.test(e.message));
+    assert.equal(run.store.version, 0);
+    // Past that guard (the store's own method): the store holds an event 1 the table does not.
+    Object.getPrototypeOf(run.store).ingest.call(run.store, side.events());
+    assert.equal(run.store.version, 1);
+    await assert.rejects(
+      run.apply({ author: "user", update: { facts: { b: 2 } } }),
+      (e) => e.code === "TAMPERED_LOG" && e.details.field === "prev_hash" && /events 2… not written: the table has no event 1, the store's last event \(hash [0-9a-f]{12}…\)/.test(e.message) && /outside run\.apply/.test(e.message),
+    );
+    await assert.rejects(run.applyBatch([{ author: "a", update: { facts: { c: 3 } } }]), { code: "TAMPERED_LOG" });
+    assert.equal(run.store.version, 1, "a refused call changes nothing");
+    assert.deepEqual(await rowsOf(schema, "ing"), [], "nothing was inserted: no event 2 without an event 1");
+    // The table is whole: the run opens again and its chain starts at 1.
+    const again = await log.open("ing", { clock });
+    assert.deepEqual(await again.apply({ author: "user", update: { facts: { b: 2 } } }), { version: 1, ids: [] });
+    const rows = await rowsOf(schema, "ing");
+    assert.deepEqual(rows.map((r) => [r.sequence, r.prev_hash]), [[1, GENESIS]]);
+    assert.equal((await log.open("ing")).store.lastHash, again.store.lastHash);
+    await log.close();
+    for (const s of [run.store, again.store, side]) s.free();
+  });
+
+  test("PostgresLog: after a row is lost, neither a writer continuing the lost row nor one continuing another history breaks the table's chain (TAMPERED_LOG)", async () => {
+    const schema = freshSchema("lost");
+    const logA = await PostgresLog.connect(URL_, { schema, checkpointEvery: 0 });
+    const logB = await PostgresLog.connect(URL_, { schema, checkpointEvery: 0 });
+    const a = await logA.open("r1", { clock });
+    for (const city of ["Rome", "Paris", "Oslo", "Bern"]) await a.apply({ author: "planner", update: { facts: { city } } });
+    const old4 = a.store.lastHash;
+    // Row 4 is lost (a restore from a backup taken before it was written).
+    await sql((c) => c.query(`DELETE FROM "${schema}".stategate_events WHERE run_id = 'r1' AND sequence = 4`));
+    await assert.rejects(
+      a.apply({ author: "planner", update: { facts: { city: "Lima" } } }),
+      (e) => e.code === "TAMPERED_LOG" && new RegExp(`the table has no event 4, the store's last event \\(hash ${old4.slice(0, 12)}…\\)`).test(e.message) && /a row lost from the table/.test(e.message),
+    );
+    assert.equal(a.store.version, 4);
+    // A second writer opens the table as it is (3 events) and writes a new event 4.
+    const b = await logB.open("r1", { clock });
+    assert.equal(b.store.version, 3);
+    assert.deepEqual(await b.apply({ author: "planner", update: { facts: { city: "Kyiv" } } }), { version: 4, ids: [] });
+    assert.notEqual(b.store.lastHash, old4);
+    // The first writer's event 5 would link to the old row 4: refused, naming both hashes.
+    await assert.rejects(
+      a.apply({ author: "planner", update: { facts: { city: "Lima" } } }),
+      (e) => e.code === "TAMPERED_LOG" && e.message.includes(`the table's event 4 has hash ${b.store.lastHash.slice(0, 12)}…, not the store's last event's ${old4.slice(0, 12)}…`) && /another history/.test(e.message),
+    );
+    assert.deepEqual(await a.sync(), { version: 4, applied: 0 }, "sync cannot reconcile it: the table's 4 is not the store's");
+    // The table's chain is whole; the second writer goes on, and a reopened first writer too.
+    await b.apply({ author: "planner", update: { facts: { city: "Quito" } } });
+    const rows = await rowsOf(schema, "r1");
+    assert.deepEqual(rows.map((r) => r.sequence), [1, 2, 3, 4, 5]);
+    for (let i = 1; i < rows.length; i++) assert.equal(rows[i].prev_hash, rows[i - 1].hash);
+    assert.deepEqual(verifyLog(rows.map((r) => r.event).join("\n")), { ok: true });
+    const reopened = await logA.open("r1", { clock });
+    assert.equal(reopened.store.lastHash, b.store.lastHash);
+    assert.deepEqual(reopened.store.get("facts"), { city: "Quito" });
+    await logA.close();
+    await logB.close();
+    for (const s of [a.store, b.store, reopened.store]) s.free();
+  });
+
+  test("PostgresLog: a row whose hash or prev_hash column disagrees with its event line is TAMPERED_LOG naming the sequence (load, open, sync)", async () => {
+    const schema = freshSchema("columns");
+    const log = await PostgresLog.connect(URL_, { schema, checkpointEvery: 0 });
+    const run = await log.open("r1", { clock });
+    const behind = await log.open("r1", { clock });
+    for (const city of ["Rome", "Paris", "Oslo"]) await run.apply({ author: "planner", update: { facts: { city } } });
+    const before = await rowsOf(schema, "r1");
+    // The hash column of row 2 no longer matches its event (whose line, and so the chain of lines, is intact).
+    await sql((c) => c.query(`UPDATE "${schema}".stategate_events SET hash = decode(repeat('ab', 32), 'hex') WHERE run_id = 'r1' AND sequence = 2`));
+    const column = (field, sequence, index) => (e) => e.code === "TAMPERED_LOG" && e.details.field === field && e.details.index === index && e.message.includes(`row at sequence ${sequence} has ${field} `) && e.message.includes(`in its column but ${before[sequence - 1][field].slice(0, 12)}… in its event`);
+    await assert.rejects(log.load("r1"), column("hash", 2, 1));
+    await assert.rejects(log.open("r1"), column("hash", 2, 1));
+    await assert.rejects(behind.sync(), column("hash", 2, 1));
+    assert.equal(behind.store.version, 0, "the store is unchanged");
+    // Put back, then the prev_hash column of row 3.
+    await sql((c) => c.query(`UPDATE "${schema}".stategate_events SET hash = decode($1, 'hex') WHERE run_id = 'r1' AND sequence = 2`, [before[1].hash]));
+    await sql((c) => c.query(`UPDATE "${schema}".stategate_events SET prev_hash = decode(repeat('cd', 32), 'hex') WHERE run_id = 'r1' AND sequence = 3`));
+    await assert.rejects(log.open("r1"), column("prev_hash", 3, 2));
+    assert.deepEqual(await behind.sync().catch((e) => [e.code, e.details.index]), ["TAMPERED_LOG", 2]);
+    // A checkpoint's tail is read the same way: its index counts the rows after the checkpoint.
+    await sql((c) => c.query(`UPDATE "${schema}".stategate_events SET prev_hash = decode($1, 'hex') WHERE run_id = 'r1' AND sequence = 3`, [before[2].prev_hash]));
+    assert.deepEqual(await behind.sync(), { version: 3, applied: 3 }, "the rows are whole again");
+    await run.checkpoint();
+    await run.apply({ author: "planner", update: { facts: { city: "Bern" } } });
+    await sql((c) => c.query(`UPDATE "${schema}".stategate_events SET hash = decode(repeat('ef', 32), 'hex') WHERE run_id = 'r1' AND sequence = 4`));
+    await assert.rejects(log.open("r1"), (e) => e.code === "TAMPERED_LOG" && e.details.index === 0 && /row at sequence 4 has hash efefefefefef… in its column/.test(e.message));
+    await assert.rejects(behind.sync(), (e) => e.code === "TAMPERED_LOG" && e.details.index === 0);
+    assert.equal(behind.store.version, 3);
+    await log.close();
+    for (const s of [run.store, behind.store]) s.free();
+  });
+
+  test("PostgresLog: a run id with U+0000 and PostgreSQL's reserved schemas are INVALID_OPTION, before the database is touched", async () => {
+    const nowhere = "postgres://postgres@127.0.0.1:1/none";
+    for (const schema of ["information_schema", "pg_catalog", "pg_toast", "pg_temp_1", "pg_"]) {
+      await assert.rejects(PostgresLog.connect(nowhere, { schema }), (e) => e.code === "INVALID_OPTION" && e.message.includes(`schema "${schema}" is reserved by PostgreSQL`), schema);
+    }
+    // Names near them are not reserved (the same unreachable server: refused only by the connection).
+    for (const schema of ["pgx", "my_pg_schema", "information"]) await assert.rejects(PostgresLog.connect(nowhere, { schema }), { code: "STORAGE_ERROR" }, schema);
+    const schema = freshSchema("nul");
+    const log = await PostgresLog.connect(URL_, { schema });
+    for (const id of ["a\u0000b", "\u0000"]) {
+      await assert.rejects(log.open(id), (e) => e.code === "INVALID_OPTION" && /U\+0000/.test(e.message));
+      await assert.rejects(log.load(id), (e) => e.code === "INVALID_OPTION" && /U\+0000/.test(e.message));
+    }
+    assert.equal((await sql((c) => c.query(`SELECT count(*)::int AS n FROM "${schema}".stategate_events`))).rows[0].n, 0);
+    await log.close();
+  });
+
+  test("PostgresLog: private channels: a new run registers them from init.channels, the owner claims its key with run.claimOwnerKey, in this process and after a reopen", async () => {
+    const schema = freshSchema("private");
+    const scratch = { name: "scratch", reducer: "replace", visibility: "private", owner: "planner" };
+    const notes = { name: "notes", reducer: "append", visibility: "private", owner: "planner" };
+    const shared = { name: "shared", reducer: "merge" };
+    const channels = [scratch, shared, notes];
+    const log = await PostgresLog.connect(URL_, { schema, checkpointEvery: 2 });
+    const run = await log.open("p1", { channels, clock });
+    assert.deepEqual(run.store.channels().slice(-3).map((c) => [c.name, c.visibility ?? "model"]).map(([n, v]) => [n, v === "private" ? "private" : "public"]), [["scratch", "private"], ["shared", "public"], ["notes", "private"]]);
+    // The store's own claim has nothing to give (registerChannel handed the key to the run).
+    assert.throws(() => run.store.claimOwnerKey("planner"), { code: "NOT_OWNER" });
+    const key = run.claimOwnerKey("planner");
+    assert.match(key, /^sgk_/);
+    assert.throws(() => run.claimOwnerKey("planner"), { code: "NOT_OWNER" });
+    assert.throws(() => run.claimOwnerKey("nobody"), { code: "NOT_OWNER" });
+    await run.apply({ author: "planner", update: { scratch: "the user is flexible on price", notes: ["Rome"], shared: { city: "Rome" } } });
+    await run.apply({ author: "planner", update: { notes: ["Paris"] } });
+    await run.apply({ author: "user", update: { messages: [{ role: "user", content: "and Oslo?" }] } });
+    assert.deepEqual(run.store.private(key), { scratch: "the user is flexible on price", notes: ["Rome", "Paris"] });
+    assert.ok(!JSON.stringify(run.store.systemView()).includes("flexible"));
+    // Another process: the same specs in channels, the key claimed again (keys are never persisted).
+    const other = await PostgresLog.connect(URL_, { schema });
+    assert.equal((await other.load("p1")).checkpointSequence, 2, "restored from a checkpoint and a tail");
+    const reopened = await other.open("p1", { channels, clock });
+    assert.equal(reopened.store.lastHash, run.store.lastHash);
+    const key2 = reopened.claimOwnerKey("planner");
+    assert.throws(() => reopened.claimOwnerKey("planner"), { code: "NOT_OWNER" });
+    assert.deepEqual(reopened.store.private(key2), { scratch: "the user is flexible on price", notes: ["Rome", "Paris"] });
+    assert.throws(() => reopened.store.private(key), { code: "NOT_OWNER" });
+    await reopened.apply({ author: "planner", update: { scratch: "budget €200" } });
+    assert.deepEqual(await run.sync(), { version: 4, applied: 1 });
+    assert.equal(run.store.private(key).scratch, "budget €200");
+    // A bad private spec of a new run is refused and writes nothing.
+    await assert.rejects(log.open("p2", { channels: [scratch, { ...notes, owner: 7 }] }), { code: "INVALID_OPTION" });
+    assert.equal((await log.load("p2")).version, 0);
+    await log.close();
+    await other.close();
+    for (const s of [run.store, reopened.store]) s.free();
   });
 }
 

@@ -1140,7 +1140,7 @@ function followMessages(r, ctx) {
   const events = s.transportEvents({ since: r.chance(0.8) ? k : Math.max(0, k - 1) });
   return [{ snapshot: r.chance(0.7) ? snapshot : JSON.stringify(snapshot) }, { events: r.chance(0.6) ? events : events.map((e) => JSON.stringify(e)).join("\n") }];
 }
-const followOptions = (r) => ({ retries: r.pick([0, 1, 3]), retryDelayMs: r.pick([0, 1]), ...(r.chance(0.3) && { onChange: () => {} }), ...(r.chance(0.2) && { onRetry: () => {} }), ...(r.chance(0.2) && { storeOptions: { clock: () => 1 } }) });
+const followOptions = (r) => ({ retries: r.pick([0, 1, 3]), retryDelayMs: r.pick([0, 1]), ...(r.chance(0.3) && { onChange: () => {} }), ...(r.chance(0.2) && { onRetry: () => {} }), ...(r.chance(0.2) && { storeOptions: { clock: () => 1 } }), ...(r.chance(0.2) && { allowRewind: r.chance(0.5) }) });
 
 /** An EventSource that delivers `messages` (as the hub sends them) once constructed, then stays open. */
 function fakeEventSource(messages) {
@@ -1193,7 +1193,7 @@ const NOT_SWEPT = {
   // Every call of PostgresLog and PostgresRun talks to a PostgreSQL server (the sweep has none, and
   // a hostile connection string would send it elsewhere); tests/js/postgres-log.test.mjs checks
   // their typed errors (options, refused commands, a closed log, conflicts) against a real one.
-  ...Object.fromEntries(["PostgresLog", "PostgresLog.connect", "PostgresLog.migrate", "PostgresLog.load", "PostgresLog.open", "PostgresLog.close", "PostgresRun", "PostgresRun.apply", "PostgresRun.applyBatch", "PostgresRun.repair", "PostgresRun.compact", "PostgresRun.sync", "PostgresRun.checkpoint"].map((k) => [k, "needs a PostgreSQL server: its typed errors are tested in postgres-log.test.mjs"])),
+  ...Object.fromEntries(["PostgresLog", "PostgresLog.connect", "PostgresLog.migrate", "PostgresLog.load", "PostgresLog.open", "PostgresLog.close", "PostgresRun", "PostgresRun.apply", "PostgresRun.applyBatch", "PostgresRun.repair", "PostgresRun.compact", "PostgresRun.sync", "PostgresRun.checkpoint", "PostgresRun.claimOwnerKey"].map((k) => [k, "needs a PostgreSQL server: its typed errors are tested in postgres-log.test.mjs"])),
   ...Object.fromEntries(["IndexedDbLog", "IndexedDbLog.free", "IndexedDbLog.append", "IndexedDbLog.close", "IndexedDbLog.load", "IndexedDbLog.saveCheckpoint", "IndexedDbLog[Symbol.dispose]", "IndexedDbLog.destroy", "IndexedDbLog.open"].map((k) => [k, "IndexedDB is browser-only (swept by the wasm-bindgen browser tests)"])),
 };
 

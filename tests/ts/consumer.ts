@@ -45,13 +45,19 @@ const live = new StateStore({ onEvents: (events: Ev[]) => log.append(events), au
 const bytes: Uint8Array = live.checkpoint();
 const restored: StateStore = StateStore.restore(bytes, log.load().events);
 const check: LogCheck = verifyLog(restored.events({ since: 0, type: "tool_result" }));
+// verifyLog's options are both optional: a keyed chain's key alone, or with an anchor.
+const chainKey = new Uint8Array(32);
+const keyed: LogCheck = verifyLog(restored.eventsJsonl(), { chainKey });
+const anchored: LogCheck = verifyLog(restored.events({ since: 1 }), { after: { sequence: 1, hash: restored.lastHash }, chainKey });
+// @ts-expect-error: a chain key is bytes, not a string
+verifyLog(restored.eventsJsonl(), { chainKey: "secret" });
 const dangling: DanglingCall[] = restored.danglingToolCalls();
 const past: StateStore = restored.at(0);
 const replayed: StateStore = StateStore.replay(restored.eventsJsonl());
 let idb: IndexedDbLog | undefined;
 // @ts-expect-error: a checkpoint is bytes, not text
 StateStore.restore("not bytes");
-export { check, dangling, past, replayed, idb };
+export { check, keyed, anchored, dangling, past, replayed, idb };
 
 // The model view.
 import { projectMessages, type ModelView, type ModelViewOptions, type Report } from "../../pkg/index.js";
