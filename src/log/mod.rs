@@ -76,9 +76,13 @@ pub struct Event {
     pub payload: Map<String, Value>,
     /// Milliseconds since the Unix epoch, from the store's clock.
     pub created_at: u64,
-    /// Ties the events of one request together; a tool result's defaults to its tool call id.
+    /// Ties the events of one request together; a tool result's defaults to its tool call id
+    /// (not for a private messages channel's results). `null` when none.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string | null"))]
     pub correlation_id: Option<String>,
     /// The event that caused this one; a tool result's defaults to the event of its tool call.
+    /// `null` when none.
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "string | null"))]
     pub causation_id: Option<String>,
     /// The previous event's `hash` ([`GENESIS_HASH`] for the first).
     pub prev_hash: String,
@@ -304,6 +308,7 @@ pub struct BrokenLink {
     /// Position of the first bad entry in the list given.
     pub index: usize,
     /// Its `sequence` as written (`null` for an entry that is not an event).
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "number | null"))]
     pub sequence: Option<u64>,
     /// What is wrong.
     pub reason: BreakReason,

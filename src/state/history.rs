@@ -62,6 +62,20 @@ pub struct Ingested {
     pub hash_checked: u64,
 }
 
+/// The private channel `e` wrote without a salt, if any.
+fn unsalted_private(e: &Event, private: &[String]) -> Option<String> {
+    private.iter().find(|c| e.payload.contains_key(*c) && !e.salted.contains_key(*c)).cloned()
+}
+
+/// `PRIVATE_LEAK` for an unsalted private write whose hash would leave the machine.
+fn unsalted_error(sequence: u64, channel: &str) -> Error {
+    Error::new(
+        ErrorCode::PrivateLeak,
+        format!("event {sequence} wrote private channel '{channel}' without a salt (logged before salts, or by a store without an entropy source), so its hash could confirm a guess of the value and cannot be sent to a follower; follow from a snapshot taken after a later event"),
+    )
+    .channel(channel)
+}
+
 /// `PRIVATE_LEAK` when a private value (8+ characters) appears in what would leave the machine.
 fn check_sent(sent: &[Value], secrets: &[(String, String)]) -> Result<()> {
     match super::privacy::leaking_channels(sent, secrets).first() {
@@ -82,6 +96,11 @@ impl Store {
     /// The events in memory that match `filter`, in order.
     pub fn events_matching(&mut self, filter: &EventFilter) -> Vec<&Event> {
         self.seal();
+        self.sealed_matching(filter)
+    }
+
+    /// [`Store::events_matching`] once the log is sealed.
+    fn sealed_matching(&self, filter: &EventFilter) -> Vec<&Event> {
         self.log
             .iter()
             .filter(|e| filter.since.is_none_or(|s| e.sequence > s))
@@ -156,6 +175,14 @@ impl Store {
         // What a follower takes as redacted must be a channel it does not have, absent from the
         // payload: otherwise a redacted entry could hide or override a public write.
         for (k, e) in events.iter().enumerate().filter(|_| follower) {
+            if let Some((name, _)) = e.redacted.iter().find(|(_, c)| c.is_null()) {
+                let index = offset + k;
+                return Err(tampered(
+                    index,
+                    format!("event {index} (sequence {}) sends its write to channel '{name}' without a commitment, so its hash cannot be checked; a writer sends none (an unsalted private write is never sent)", e.sequence),
+                )
+                .field("redacted"));
+            }
             if let Some(name) = e.redacted.keys().find(|c| e.payload.contains_key(*c) || self.index(c).is_ok()) {
                 let index = offset + k;
                 return Err(tampered(
@@ -186,6 +213,17 @@ impl Store {
 
     /// A logged event's payload as the command that reproduces it.
     fn decode_event<'e>(&self, e: &'e Event, index: usize) -> Result<Decoded<'e>> {
+        // A salted write was a private channel's: never read into a channel declared otherwise.
+        if let Some(name) = e.salted.keys().find(|c| {
+            self.index(c).ok().and_then(|i| self.specs.get(i)).is_some_and(|s| s.visibility != Visibility::Private)
+        }) {
+            return Err(Error::new(
+                ErrorCode::InvalidOption,
+                format!("event {index} wrote channel '{name}' as a private channel (it carries a salt), but this store declares it visible: declare it private, with its owner, in `channels`"),
+            )
+            .at(index)
+            .channel(name));
+        }
         let mut writes = Vec::with_capacity(e.payload.len());
         for (name, value) in &e.payload {
             let i = self.index(name).map_err(|_| {
@@ -392,6 +430,12 @@ impl Store {
     /// key. A follower starts from it ([`Store::follow`]). Errors: `PRIVATE_LEAK` naming the
     /// channel when a private value was copied into a public channel.
     pub fn export_for_transport(&mut self) -> Result<Vec<u8>> {
+        self.seal();
+        let private: Vec<String> =
+            self.specs.iter().filter(|s| s.visibility == Visibility::Private).map(|s| s.name.clone()).collect();
+        if let Some((e, channel)) = self.log.last().and_then(|e| unsalted_private(e, &private).map(|c| (e, c))) {
+            return Err(unsalted_error(e.sequence, &channel));
+        }
         let export = self.snapshot(EXPORT_FORMAT, false);
         check_sent(&[Value::Object(export.values.clone())], &self.private_values())?;
         Ok(export.encode(&self.chain))
@@ -406,22 +450,47 @@ impl Store {
     pub fn transport_events(&mut self, filter: &EventFilter) -> Result<Vec<Event>> {
         let private: Vec<String> =
             self.specs.iter().filter(|s| s.visibility == Visibility::Private).map(|s| s.name.clone()).collect();
-        let secrets = self.private_values();
-        let events = self
-            .events_matching(filter)
+        let mut secrets = self.private_values();
+        self.seal();
+        let selected = self.sealed_matching(filter);
+        // An unsalted private write (logged before salts, or without an entropy source) has a
+        // hash that could confirm a guess of its value; the next event repeats it as `prev_hash`.
+        let before = selected.first().and_then(|e| e.sequence.checked_sub(1));
+        let exposed = selected.iter().copied().chain(self.log.iter().filter(|e| Some(e.sequence) == before));
+        if let Some((e, channel)) = exposed.filter_map(|e| unsalted_private(e, &private).map(|c| (e, c))).next() {
+            return Err(unsalted_error(e.sequence, &channel));
+        }
+        let events = selected
             .into_iter()
             .map(|e| {
                 let mut e = e.clone();
                 let salted = std::mem::take(&mut e.salted);
+                let mut removed = Vec::new();
                 for name in &private {
                     if let Some(value) = e.payload.shift_remove(name) {
                         let c = salted.get(name).and_then(Value::as_str).map(|salt| commitment(salt, &value));
                         e.redacted.insert(name.clone(), c.map_or(Value::Null, Value::String));
+                        removed.push((name.clone(), value));
                     }
                 }
-                e
+                (e, removed)
             })
             .collect::<Vec<_>>();
+        // The private values the sent events wrote count too, not only the current ones (a value
+        // since replaced may have been copied into public state meanwhile). A messages channel's
+        // ops are left to the current scan: their structure is what every public message shares.
+        let json_channels: Vec<&str> = self
+            .specs
+            .iter()
+            .filter(|s| s.reducer != super::schema::Reducer::Messages)
+            .map(|s| s.name.as_str())
+            .collect();
+        for (name, value) in events.iter().flat_map(|(_, removed)| removed) {
+            if json_channels.contains(&name.as_str()) {
+                super::privacy::private_strings(name, value, &mut secrets);
+            }
+        }
+        let events: Vec<Event> = events.into_iter().map(|(e, _)| e).collect();
         let public: Vec<Value> = events.iter().map(|e| Value::Object(e.payload.clone())).collect();
         check_sent(&public, &secrets)?;
         Ok(events)

@@ -202,6 +202,7 @@ fn corrupt_or_unknown_checkpoints_are_refused() {
 #[test]
 fn private_channels_are_checkpointed_but_never_exported() {
     let mut s = session();
+    s.set_entropy(Some(test_salts()));
     let mut spec = ChannelSpec::new("memory_contents", Reducer::Merge);
     spec.visibility = Visibility::Private;
     spec.owner = Some("memory".into());

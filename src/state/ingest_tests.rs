@@ -27,18 +27,8 @@ fn state(s: &mut Store) -> Value {
     json!({"version": s.version(), "system": s.system_view(), "last_hash": s.last_hash()})
 }
 
-/// Salts from a counter (the tests' entropy source: distinct, not random).
-struct Counter(std::cell::Cell<u64>);
-
-impl Entropy for Counter {
-    fn salt(&self) -> crate::error::Result<String> {
-        self.0.set(self.0.get() + 1);
-        Ok(format!("{:032x}", self.0.get().wrapping_mul(0x9e37_79b9_7f4a_7c15)))
-    }
-}
-
 fn salted(mut s: Store) -> Store {
-    s.set_entropy(Some(std::rc::Rc::new(Counter(std::cell::Cell::new(0)))));
+    s.set_entropy(Some(test_salts()));
     s
 }
 
@@ -242,12 +232,16 @@ fn a_private_write_cannot_be_guessed_from_its_hash() {
         spec.owner = Some("bank".into());
         s.register_channel(spec, None, || "k".into()).unwrap();
         s.apply(&cmd("bank", json!({"pin": "4831"})), 1).unwrap();
-        all(s).remove(0)
+        all(s).pop().unwrap()
     };
     let (a, b) = (pin(&mut salted(store(None))), pin(&mut salted(store(Some(KEY)))));
     let mut c = salted(store(None));
-    c.set_entropy(Some(std::rc::Rc::new(Counter(std::cell::Cell::new(7)))));
-    let c = pin(&mut c);
+    pin(&mut c);
+    let c = {
+        c.apply(&cmd("bank", json!({"pin": "0000"})), 2).unwrap();
+        c.apply(&cmd("bank", json!({"pin": "4831"})), 3).unwrap();
+        all(&mut c).pop().unwrap()
+    };
     assert!(a.payload.is_empty() && a.salted.is_empty() && a.redacted.contains_key("pin"));
     assert_ne!(a.hash, c.hash, "the same value under another salt hashes differently");
     assert_ne!(a.redacted["pin"], c.redacted["pin"]);
@@ -296,17 +290,32 @@ fn a_follower_checks_every_link_and_hash_and_refuses_what_redaction_could_hide()
     let e = f.ingest(&cut).unwrap_err();
     assert_eq!((e.index, e.field.as_deref()), (Some(1), Some("prev_hash")));
     assert_eq!(f.version(), 0);
-    // Without an entropy source (the Rust API's default) a private write is unsalted: sent with
-    // a null commitment, checked by its links only, and said so in hashChecked.
+    // A redacted write without a commitment could be anything: refused, never a links-only pass
+    // (found by the second fresh-eyes review: `redacted: {ghost: null}` switched the check off).
+    let mut ghost = sent.clone();
+    ghost[2].payload.insert("messages".into(), json!([{"put": {"role": "assistant", "content": "FORGED"}}]));
+    ghost[2].redacted.insert("ghost".into(), Value::Null);
+    let e = f.ingest(&ghost).unwrap_err();
+    assert_eq!((e.code, e.index, e.field.as_deref()), (ErrorCode::TamperedLog, Some(2), Some("redacted")));
+    // Without an entropy source (the Rust API's default) a private write is unsalted: its hash
+    // could confirm a guess, so it is never sent, nor the event after it (whose prev_hash it is),
+    // nor an export right after it.
     let mut bare = store(None);
     let mut spec = ChannelSpec::new("m", Reducer::Replace);
     spec.visibility = Visibility::Private;
     spec.owner = Some("o".into());
     bare.register_channel(spec, None, || "k".into()).unwrap();
-    bare.apply(&cmd("o", json!({"m": "x"})), 1).unwrap();
-    let sent = all(&mut bare);
-    assert_eq!(sent[0].redacted["m"], Value::Null);
-    assert_eq!(f.ingest(&sent).unwrap(), Ingested { version: 1, applied: 1, hash_checked: 0 });
+    bare.apply(&cmd("o", json!({"m": "4831"})), 1).unwrap();
+    assert_eq!(bare.export_for_transport().unwrap_err().code, ErrorCode::PrivateLeak);
+    bare.apply(&cmd("user", user("later")), 2).unwrap();
+    let e = bare.transport_events(&EventFilter::default()).unwrap_err();
+    assert_eq!((e.code, e.channel.as_deref()), (ErrorCode::PrivateLeak, Some("m")));
+    assert!(!e.message.contains("4831"));
+    assert_eq!(
+        bare.transport_events(&EventFilter { since: Some(1), ..Default::default() }).unwrap_err().code,
+        ErrorCode::PrivateLeak
+    );
+    assert!(bare.export_for_transport().is_ok(), "a snapshot after a later event reveals nothing");
 }
 
 /// A private value copied into a public channel is refused at the edge of the machine: the
@@ -430,4 +439,48 @@ fn a_keyed_checkpoint_is_sealed_by_the_key_and_read_only_with_it() {
         Store::new(StoreOptions { chain_key: Some(vec![1; 8]), ..Default::default() }).unwrap_err().code,
         ErrorCode::InvalidOption
     );
+}
+
+/// An agent's own history in a private messages channel: followers match the server (budget
+/// included), receive none of its call ids, and the leak scan reads what its messages say, not
+/// the structure every public message shares (found by the second fresh-eyes review).
+#[test]
+fn a_private_messages_channel_stays_private_and_followable() {
+    let mut s = salted(store(None));
+    let mut spec = ChannelSpec::new("scratch", Reducer::Messages);
+    spec.visibility = Visibility::Private;
+    spec.owner = Some("researcher".into());
+    s.register_channel(spec, None, || "k".into()).unwrap();
+    s.apply(&cmd("user", user("find the account")), 1).unwrap();
+    let call = json!({"role": "assistant", "content": null, "tool_calls": [{"id": "lookup_acct_99887766", "type": "function", "function": {"name": "lookup", "arguments": "{\"q\": \"ACCT-SECRET-1234\"}"}}], "usage": {"input_tokens": 900, "output_tokens": 339}});
+    let result = json!({"role": "tool", "tool_call_id": "lookup_acct_99887766", "content": "balance: 1,204.55 EUR"});
+    s.apply(&cmd("researcher", json!({"scratch": [call]})), 2).unwrap();
+    s.apply(&cmd("researcher", json!({"scratch": [result]})), 3).unwrap();
+    s.apply(&cmd("model", json!({"messages": [{"role": "assistant", "content": "Found it."}]})), 4).unwrap();
+    // The run's budget counts the run's own messages only.
+    assert_eq!(s.get("budget").unwrap()["used"], json!({"turns": 1, "tokens": 0, "tool_calls": 0}));
+    let sent = all(&mut s);
+    let wire = serde_json::to_string(&sent).unwrap();
+    for secret in ["lookup_acct_99887766", "ACCT-SECRET-1234", "1,204.55"] {
+        assert!(!wire.contains(secret), "{secret} went out: {wire}");
+    }
+    let mut f = Store::follow(&export(&mut store(None)), None).unwrap();
+    assert_eq!(f.ingest(&sent).unwrap(), Ingested { version: 4, applied: 4, hash_checked: 4 });
+    assert_eq!(f.system_view(), s.system_view());
+    assert_eq!(f.last_hash(), s.last_hash());
+    // No false leak: "assistant" and "tool_calls" are structure, not the channel's secrets.
+    assert!(s.export_for_transport().is_ok());
+    let secrets: Vec<String> = s.private_values().into_iter().map(|(_, v)| v).collect();
+    assert!(
+        secrets.contains(&"ACCT-SECRET-1234".to_string()) && secrets.contains(&"balance: 1,204.55 EUR".to_string()),
+        "{secrets:?}"
+    );
+    assert!(!secrets.iter().any(|v| v == "assistant" || v == "tool_calls"), "{secrets:?}");
+    // The log knows those writes were private: replayed into a store declaring the channel
+    // visible, they are refused rather than shown.
+    let log = s.events().to_vec();
+    let public = ChannelSpec::new("scratch", Reducer::Messages);
+    let e = Store::replay(StoreOptions { channels: vec![public], ..Default::default() }, &log).unwrap_err();
+    assert_eq!((e.code, e.channel.as_deref()), (ErrorCode::InvalidOption, Some("scratch")), "{}", e.message);
+    assert!(e.message.contains("as a private channel"), "{}", e.message);
 }

@@ -36,4 +36,6 @@ pub use message_ops::{decode_ops, MessageOp, REMOVE_ALL};
 pub use messages::{Effects, MessagesChannel};
 pub use repair::RepairPreview;
 pub use schema::{channel, default_schema, ChannelSpec, Kind, OnConflict, Reducer, SectionKind, ValueType, Visibility};
+#[cfg(test)]
+pub(crate) use sink::test_salts;
 pub use store::{Entropy, EventSink, Store, Write};

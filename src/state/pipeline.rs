@@ -318,6 +318,7 @@ impl Store {
         let run_before = self.json(run_i).map(run_status).unwrap_or(RunStatus::Created);
         let budget_before = used_counters(self.json(budget_i));
         let mut fx = Effects::default();
+        let mut first_result: Option<String> = None;
         let prefix = format!("{}:{sequence}", self.run_id);
         for (i, write) in cmd.writes.iter_mut() {
             let i = *i;
@@ -338,12 +339,18 @@ impl Store {
                         .channel(&spec.name));
                     }
                     fx.ids.extend(e.ids);
-                    fx.turns += e.turns;
-                    fx.tool_calls += e.tool_calls;
-                    fx.tokens += e.tokens;
-                    fx.results.extend(e.results);
-                    fx.new_calls.extend(e.new_calls);
                     fx.model_or_tool |= e.model_or_tool;
+                    // A private messages channel (an agent's own history) is not the run's: its
+                    // turns and usage stay out of the public budget, and its call ids out of the
+                    // public event fields (correlation, causation), which followers are sent.
+                    if spec.visibility != Visibility::Private {
+                        first_result = first_result.or_else(|| e.results.first().map(|(call, _)| call.clone()));
+                        fx.turns += e.turns;
+                        fx.tool_calls += e.tool_calls;
+                        fx.tokens += e.tokens;
+                        fx.new_calls.extend(e.new_calls);
+                    }
+                    fx.results.extend(e.results);
                 }
                 (Some(Slot::Json(value)), Write::Json(update)) => {
                     let written = reduce(spec, value, update).map_err(|e| e.channel(&spec.name))?;
@@ -384,9 +391,9 @@ impl Store {
         }
         let event_id = format!("{}:{sequence}", self.run_id);
         // A tool result's event: correlated by its call id, caused by the call's event.
-        if let (None, Some((call, _))) = (&cmd.correlation_id, fx.results.first()) {
-            cmd.causation_id = cmd.causation_id.or_else(|| self.call_events.get(call).cloned());
-            cmd.correlation_id = Some(call.clone());
+        if let (None, Some(call)) = (&cmd.correlation_id, first_result) {
+            cmd.causation_id = cmd.causation_id.or_else(|| self.call_events.get(&call).cloned());
+            cmd.correlation_id = Some(call);
         }
         for call in fx.new_calls {
             let old = self.call_events.insert(call.clone(), event_id.clone());
@@ -423,6 +430,11 @@ impl Store {
             redacted: Map::new(),
             pending,
         };
+        // A redacted event's type was made from writes a follower does not see (a private
+        // messages channel's tool result): the type it logged, covered by its verified hash, stands.
+        if let Some(logged) = cmd.expect.filter(|l| !l.redacted.is_empty()) {
+            event.kind = logged.kind;
+        }
         // Replaying a verified event: compare instead of hashing again; the event stays sealed.
         let replayed = match cmd.expect {
             Some(logged) if same_event(&event, logged) => {

@@ -3,7 +3,7 @@
 //! and answers of subagent servers. One scan, one minimum length, one placeholder.
 
 use super::schema::Visibility;
-use super::store::Store;
+use super::store::{Slot, Store};
 use crate::error::{Error, ErrorCode, Result};
 use serde_json::Value;
 
@@ -16,9 +16,57 @@ impl Store {
     pub fn private_values(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         for (k, spec) in self.specs.iter().enumerate().filter(|(_, s)| s.visibility == Visibility::Private) {
-            private_strings(&spec.name, &self.value_of(k), &mut out);
+            match self.slots.get(k) {
+                // A private messages channel (an agent's own history): what its messages say —
+                // text, reasoning, tool arguments and results — not their structure (roles, part
+                // types, field names and generated ids every public message shares).
+                Some(Slot::Messages(m)) => {
+                    for message in m.messages() {
+                        message_strings(&spec.name, message, &mut out);
+                    }
+                }
+                _ => private_strings(&spec.name, &self.value_of(k), &mut out),
+            }
         }
         out
+    }
+}
+
+/// The secrets a private message holds: its text parts, reasoning, tool arguments (their string
+/// values) and the raw text of invalid calls.
+fn message_strings(channel: &str, m: &crate::message::Message, out: &mut Vec<(String, String)>) {
+    use crate::message::{Content, ContentPart};
+    let mut text = |t: &str| {
+        if t.chars().count() >= MIN_PRIVATE_LEN {
+            out.push((channel.to_string(), t.to_string()));
+        }
+    };
+    match &m.content {
+        Content::Text(t) => text(t),
+        Content::Parts(parts) => {
+            for p in parts {
+                if let ContentPart::Text { text: t, .. } | ContentPart::Reasoning { text: t, .. } = p {
+                    text(t);
+                }
+            }
+        }
+        Content::Null | Content::Absent => {}
+    }
+    for c in &m.invalid_tool_calls {
+        text(&c.args);
+    }
+    for c in &m.tool_calls {
+        string_values(channel, &c.args, out);
+    }
+}
+
+/// The string values (not keys) of at least [`MIN_PRIVATE_LEN`] characters in `v`.
+fn string_values(channel: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    match v {
+        Value::String(s) if s.chars().count() >= MIN_PRIVATE_LEN => out.push((channel.to_string(), s.clone())),
+        Value::Array(items) => items.iter().for_each(|i| string_values(channel, i, out)),
+        Value::Object(o) => o.values().for_each(|v| string_values(channel, v, out)),
+        _ => {}
     }
 }
 

@@ -32,6 +32,19 @@ pub trait Entropy {
     fn salt(&self) -> Result<String>;
 }
 
+/// Salts from a counter, for the crate's tests (distinct, not random).
+#[cfg(test)]
+pub(crate) fn test_salts() -> std::rc::Rc<dyn Entropy> {
+    struct Counter(std::cell::Cell<u64>);
+    impl Entropy for Counter {
+        fn salt(&self) -> Result<String> {
+            self.0.set(self.0.get() + 1);
+            Ok(format!("{:032x}", self.0.get().wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+        }
+    }
+    std::rc::Rc::new(Counter(std::cell::Cell::new(0)))
+}
+
 /// The store's entropy source, shared by clones.
 #[derive(Clone, Default)]
 pub(super) struct EntropySlot(pub(super) Option<std::rc::Rc<dyn Entropy>>);
