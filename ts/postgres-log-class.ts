@@ -582,7 +582,9 @@ export class PostgresRun {
    * change made on it directly (`store.apply`, `repair`, `compact`, a `modelView` that records
    * artifacts, task tools) is refused with `STORAGE_ERROR` naming `run.apply`: it would not
    * reach the table; so is `store.ingest` (the store takes events only through `run.sync` and
-   * the run's own writes). Do not `free()` it while the run is in use.
+   * the run's own writes), and so is `store.registerChannel` (`STORAGE_ERROR`: it writes no
+   * event, so the channel would live in this store only; declare it in `init.channels` of every
+   * {@link PostgresLog.open} of the run). Do not `free()` it while the run is in use.
    */
   readonly store: Store;
   /**
@@ -618,6 +620,15 @@ export class PostgresRun {
       configurable: true,
       value: () => {
         throw stategateError("STORAGE_ERROR", `run ${JSON.stringify(store.runId)} is kept in PostgreSQL by PostgresLog: its store takes events only from the table (run.sync) and from run.apply / run.applyBatch; a direct store.ingest would not reach the table`);
+      },
+    });
+    // registerChannel writes no event: a channel registered here would be in this store only,
+    // and every other process (or a later open) would fail on the events writing it.
+    Object.defineProperty(store, "registerChannel", {
+      configurable: true,
+      value: (spec?: unknown) => {
+        const name = spec !== null && typeof spec === "object" && typeof (spec as { name?: unknown }).name === "string" ? ` ${JSON.stringify((spec as { name: string }).name)}` : "";
+        throw stategateError("STORAGE_ERROR", `run ${JSON.stringify(store.runId)} is kept in PostgreSQL by PostgresLog: a channel${name} registered on its store would not reach the table (registerChannel writes no event), so no other process could open the run's events that write it; declare the channel in init.channels of every log.open of the run instead`);
       },
     });
     this.#messageChannels = new Set();

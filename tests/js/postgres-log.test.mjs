@@ -21,6 +21,7 @@
 //     the message shows the difference even when the shortened hashes would look alike;
 //   - a checkpoint row of another run, sequence or hash, or past the table's last event, is
 //     refused by load and open (TAMPERED_LOG naming the field); load's version is the table's;
+//   - run.store.registerChannel is refused: channels are declared in init.channels;
 //   - the INSERT links only to the table's own row before it: a store changed outside run.apply
 //     (store.ingest) and a writer continuing a lost row are TAMPERED_LOG, the table's chain whole;
 //   - run ids with U+0000 and PostgreSQL's reserved schemas are INVALID_OPTION;
@@ -670,6 +671,29 @@ function defineTests() {
     assert.deepEqual([loaded.checkpointSequence, loaded.version, loaded.events], [8, 8, ""]);
     await log.close();
     for (const s of [other.store, small.store]) s.free();
+  });
+
+  test("PostgresLog: run.store.registerChannel is refused (STORAGE_ERROR naming init.channels); channels declared in every log.open work", async () => {
+    const schema = freshSchema("register");
+    const log = await PostgresLog.connect(URL_, { schema, checkpointEvery: 2 });
+    const run = await log.open("r1", { clock });
+    const channels = run.store.channels().length;
+    assert.throws(() => run.store.registerChannel({ name: "itinerary", reducer: "replace" }), (e) => e.code === "STORAGE_ERROR" && /init\.channels/.test(e.message) && /log\.open/.test(e.message));
+    assert.equal(run.store.channels().length, channels, "nothing registered");
+    await assert.rejects(run.apply({ author: "planner", update: { itinerary: "FCO" } }), { code: "UNKNOWN_CHANNEL" });
+    assert.equal(run.store.version, 0);
+    // The documented way: the spec in init.channels of every open, new or restored.
+    const itinerary = { name: "itinerary", reducer: "replace" };
+    const declared = await log.open("r2", { channels: [itinerary], clock });
+    assert.throws(() => declared.store.registerChannel({ name: "other", reducer: "replace" }), { code: "STORAGE_ERROR" });
+    for (const v of ["FCO", "FCO 09:40", "FCO 09:40 14C"]) await declared.apply({ author: "planner", update: { itinerary: v } });
+    const elsewhere = await PostgresLog.connect(URL_, { schema });
+    const reopened = await elsewhere.open("r2", { channels: [itinerary] });
+    assert.equal(reopened.store.get("itinerary"), "FCO 09:40 14C");
+    assert.equal(reopened.store.lastHash, declared.store.lastHash);
+    await log.close();
+    await elsewhere.close();
+    for (const s of [run.store, declared.store, reopened.store]) s.free();
   });
 
   test("PostgresLog: a run id with U+0000 and PostgreSQL's reserved schemas are INVALID_OPTION, before the database is touched", async () => {
