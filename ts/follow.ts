@@ -439,7 +439,8 @@ function startFollower(source: FollowSource, opts: FollowRunOptions | undefined)
       if (isStategateError(e) && e.code === "LOG_GAP") return "gap";
       if (isStategateError(e) && e.code === "UNKNOWN_CHANNEL") {
         if (refreshed) {
-          throw new Refused(stategateError("UNKNOWN_CHANNEL", `${e.message} (even in the fresh snapshot the source sent for it: the source's snapshot and events disagree)`, e.details));
+          const why = e.message.replace(/^UNKNOWN_CHANNEL: /, "");
+          throw new Refused(stategateError("UNKNOWN_CHANNEL", `${why} (even in the fresh snapshot the source sent for it: the source's snapshot and events disagree)`, e.details));
         }
         needSnapshot = true;
         unknownChannel = e.details?.channel;

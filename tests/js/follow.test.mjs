@@ -485,7 +485,7 @@ describe("followRun over the caller's async iterator", () => {
     const events = server.transportEvents({ since: stale.last_sequence });
     const asks = [];
     const follower = followRun((since) => (asks.push(since), [{ snapshot: stale }, { events }]));
-    await assert.rejects(follower.done, (e) => e.code === "UNKNOWN_CHANNEL" && e.details.channel === "itinerary");
+    await assert.rejects(follower.done, (e) => e.code === "UNKNOWN_CHANNEL" && e.details.channel === "itinerary" && /^UNKNOWN_CHANNEL: event 0 writes channel 'itinerary'.*\(even in the fresh snapshot the source sent for it/.test(e.message));
     assert.deepEqual(asks, [null, null], "one fresh snapshot asked for, then refused");
     assert.equal(follower.state, "failed");
     assert.equal(follower.version, 1, "the store stays as the snapshot left it");
