@@ -15,7 +15,9 @@
  *
  * - {@link followRun} over the caller's own transport: a function `source(since, signal)` that
  *   returns an async iterable of {@link FollowMessage}s, asked again from the follower's version
- *   whenever the follower falls behind (`LOG_GAP`) or the transport fails;
+ *   whenever the follower falls behind (`LOG_GAP`) or the transport fails, and for a fresh
+ *   snapshot (`since` `null`) when an event writes a channel the server registered after the
+ *   follower's snapshot (`UNKNOWN_CHANNEL`);
  * - {@link followEventSource} over Server-Sent Events (`EventSource`), the reader of the hub in
  *   `stategate/sse` (Node).
  * @example
@@ -61,10 +63,12 @@ export interface FollowSignal {
 
 /**
  * The caller's transport: `source(since, signal)` returns the run's messages as an async (or
- * plain) iterable. `since` is `null` when the follower has no store yet: start with a
- * `{snapshot}`. Otherwise it is the follower's version (the last sequence it applied): send the
- * events after it — or a `{snapshot}` when they are no longer at hand. The follower asks again,
- * with its version, after a `LOG_GAP` and after the iterable throws (a dropped connection); the
+ * plain) iterable. `since` is `null` when the follower has no store yet, or when its schema is
+ * behind (an event wrote a channel the server registered after the follower's snapshot:
+ * `registerChannel` writes no event): start with a `{snapshot}`. Otherwise it is the follower's
+ * version (the last sequence it applied): send the events after it — or a `{snapshot}` when they
+ * are no longer at hand. The follower asks again, with its version, after a `LOG_GAP` and after
+ * the iterable throws (a dropped connection), and with `null` after an `UNKNOWN_CHANNEL`; the
  * iterable ending means the run's stream is over. Stop producing once `signal` aborts.
  */
 export type FollowSource = (since: number | null, signal: FollowSignal) => AsyncIterable<FollowMessage> | Iterable<FollowMessage>;
@@ -95,15 +99,22 @@ export interface FollowRunOptions {
    * follower: `done` rejects with it (`INVALID_OPTION` naming it, unless it is a StategateError).
    */
   onChange?: (change: FollowChange, follower: Follower) => void;
-  /** Called with each transport failure before the source is asked again (`NETWORK_ERROR`, `LOG_GAP`); for a "reconnecting" notice. Must not throw. */
+  /**
+   * Called with each failure before the source is asked again (`NETWORK_ERROR`, `LOG_GAP`, or
+   * `UNKNOWN_CHANNEL` naming the channel in `details.channel` when a fresh snapshot is asked
+   * for); for a "reconnecting" notice. `attempt` counts the retries in a row (from 1). Must not
+   * throw.
+   */
   onRetry?: (error: StategateError, attempt: number) => void;
   /**
    * How many times in a row the source is asked again without a message being applied in
-   * between, after it throws or leaves a gap; past that the follower fails with the last error
-   * (`NETWORK_ERROR` or `LOG_GAP`). Default `Infinity` (keep trying, as `EventSource` does).
+   * between, after it throws, leaves a gap or sends an event writing a channel the store lacks;
+   * past that the follower fails with the last error (`NETWORK_ERROR`, `LOG_GAP` or
+   * `UNKNOWN_CHANNEL`; so `0` also fails on a channel registered mid-run). Default `Infinity`
+   * (keep trying, as `EventSource` does).
    */
   retries?: number;
-  /** The first wait before asking again after a failure, in ms (default 500); doubled each time in a row, up to 30,000. A `LOG_GAP` is asked again at once. */
+  /** The first wait before asking again after a failure, in ms (default 500); doubled each time in a row, up to 30,000. A first `LOG_GAP` or `UNKNOWN_CHANNEL` in a row is asked again at once. */
   retryDelayMs?: number;
   /** Options of `StateStore.follow` for each snapshot: `{clock?, chainKey?}` (a keyed chain's key, so its hashes are checked too). */
   storeOptions?: StoreFollowOptions;
@@ -133,7 +144,9 @@ export interface Follower {
   /**
    * Resolves when the source ends or `close()` is called; rejects with the error that stopped
    * the follower: `TAMPERED_LOG` (naming the event; or a snapshot of another run, or behind the
-   * follower, `details.field` saying which), `LOG_GAP` / `NETWORK_ERROR` past `retries`,
+   * follower, `details.field` saying which), `LOG_GAP` / `NETWORK_ERROR` / `UNKNOWN_CHANNEL`
+   * past `retries`, `UNKNOWN_CHANNEL` when the events after a fresh snapshot asked for it still
+   * write a channel that snapshot lacks (the source's snapshot and events disagree),
    * `INVALID_OPTION` / `INVALID_JSON` for a message that is not a {@link FollowMessage}. The store
    * stays readable as it was before the refused message. (Never an unhandled rejection.)
    */
@@ -176,6 +189,21 @@ function abortController(): AbortControllerLike {
 
 const nonNegativeWhole = (v: unknown) => typeof v === "number" && (v === Infinity || (Number.isInteger(v) && v >= 0));
 
+/** The options {@link followRun} takes (the keys of {@link FollowRunOptions}). */
+const FOLLOW_RUN_KEYS = ["onChange", "onRetry", "retries", "retryDelayMs", "storeOptions", "allowRewind"] as const;
+/** The options {@link followEventSource} takes: followRun's and the transport's. */
+const EVENT_SOURCE_KEYS = [...FOLLOW_RUN_KEYS, "EventSource", "maxQueued"] as const;
+
+/**
+ * Throws `INVALID_OPTION` naming the first own key of `opts` that is not in `known`
+ * (`details.field`), as every other API does: a misspelt option (`retry`) is not ignored.
+ */
+function refuseUnknown(what: string, opts: object, known: readonly string[]): void {
+  for (const key of Object.keys(opts)) {
+    if (!known.includes(key)) throw stategateError("INVALID_OPTION", `${what}: unknown option ${JSON.stringify(key)} (known: ${known.join(", ")})`, { field: key });
+  }
+}
+
 function readOptions(opts: FollowRunOptions | undefined): Required<Pick<FollowRunOptions, "retries" | "retryDelayMs" | "allowRewind">> & FollowRunOptions {
   if (opts === undefined) return { retries: Infinity, retryDelayMs: 500, allowRewind: false };
   if (opts === null || typeof opts !== "object") throw stategateError("INVALID_OPTION", "follow options must be an object");
@@ -217,12 +245,16 @@ class Refused {
  * Follows a run from the caller's transport (see {@link FollowSource}): asks `source(null)` for
  * the snapshot and the events after it, applies each message as it arrives (a `{snapshot}`
  * replaces the store, `{events}` are ingested all or nothing), and asks `source(version)` again
- * after a `LOG_GAP` (at once) or a transport failure (after `retryDelayMs`). A `TAMPERED_LOG`, or a
+ * after a `LOG_GAP` (at once) or a transport failure (after `retryDelayMs`). Events writing a
+ * channel the store does not have (`UNKNOWN_CHANNEL`: the server registered it after the
+ * follower's snapshot) make it ask `source(null)` for a fresh snapshot (at once), and go on from
+ * it: the same run, not older, so it passes the reset checks. A `TAMPERED_LOG`, or a
  * message that is not a {@link FollowMessage}, stops it with that error — never a silent skip;
  * so does a later snapshot of another run, or one behind the follower's version (unless
  * `opts.allowRewind`).
- * Throws `INVALID_OPTION` for a `source` that is not a function or bad options; everything later
- * is reported through `done` and `changes()`.
+ * Throws `INVALID_OPTION` for a `source` that is not a function, bad options, or an option that
+ * is not one of {@link FollowRunOptions} (`details.field` naming it); everything later is
+ * reported through `done` and `changes()`.
  * @example
  * const follower = followRun(async function* (since) {
  *   if (since === null) yield { snapshot: server.exportForTransport() };
@@ -233,6 +265,12 @@ class Refused {
  */
 export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follower = guarded("followRun", (source: FollowSource, opts?: FollowRunOptions): Follower => {
   if (typeof source !== "function") throw stategateError("INVALID_OPTION", "followRun takes a source function: (since, signal) => an async iterable of {snapshot} | {events}");
+  if (opts !== null && typeof opts === "object") refuseUnknown("followRun", opts, FOLLOW_RUN_KEYS);
+  return startFollower(source, opts);
+});
+
+/** {@link followRun} once its options' keys are checked (by it, or by {@link followEventSource}). */
+function startFollower(source: FollowSource, opts: FollowRunOptions | undefined): Follower {
   const o = readOptions(opts);
   const timers = globalThis as unknown as Timers;
 
@@ -242,6 +280,14 @@ export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follo
   let controller: AbortControllerLike | undefined;
   let timer: unknown;
   let wakeDelay: (() => void) | undefined;
+  // The store's schema is behind the source's (an event wrote a channel it lacks, UNKNOWN_CHANNEL:
+  // registered on the server after the snapshot): ask source(null) for a fresh snapshot.
+  let needSnapshot = false;
+  // The store is the snapshot asked for so, and no event was applied since: an UNKNOWN_CHANNEL
+  // now is the server's snapshot and events disagreeing, not a schema behind (fail, no loop).
+  let refreshed = false;
+  /** The channel of the last UNKNOWN_CHANNEL (`details.channel`), for the retry's error. */
+  let unknownChannel: unknown;
   const waiters = new Set<{ pending: FollowChange | null; wake?: () => void }>();
 
   let resolveDone!: () => void;
@@ -341,8 +387,11 @@ export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follo
     }
   };
 
-  /** Applies one message; `"gap"` when its events do not continue the store. */
-  const take = (message: unknown): "applied" | "gap" | "nothing" => {
+  /**
+   * Applies one message; `"gap"` when its events do not continue the store, `"schema"` when they
+   * write a channel the store does not have (`needSnapshot` is then set).
+   */
+  const take = (message: unknown): "applied" | "gap" | "schema" | "nothing" => {
     let kind: "snapshot" | "events";
     let body: unknown;
     try {
@@ -371,6 +420,8 @@ export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follo
           throw new Refused(refused);
         }
         store = next;
+        refreshed = needSnapshot;
+        needSnapshot = false;
         if (state === "connecting" || state === "retrying") state = "live";
         resolveReady(next);
         announce({ kind: "snapshot", version: next.version, applied: 0, hashChecked: 0 });
@@ -380,11 +431,21 @@ export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follo
       const result = store.ingest(body as StoreEvent[] | string);
       state = "live";
       if (result.applied === 0) return "nothing";
+      refreshed = false;
       announce({ kind: "events", version: result.version, applied: result.applied, hashChecked: result.hashChecked });
       return "applied";
     } catch (e) {
       if (e instanceof Refused) throw e;
       if (isStategateError(e) && e.code === "LOG_GAP") return "gap";
+      if (isStategateError(e) && e.code === "UNKNOWN_CHANNEL") {
+        if (refreshed) {
+          const why = e.message.replace(/^UNKNOWN_CHANNEL: /, "");
+          throw new Refused(stategateError("UNKNOWN_CHANNEL", `${why} (even in the fresh snapshot the source sent for it: the source's snapshot and events disagree)`, e.details));
+        }
+        needSnapshot = true;
+        unknownChannel = e.details?.channel;
+        return "schema";
+      }
       throw new Refused(isStategateError(e) ? e : stategateError("INVALID_OPTION", `applying a message: ${describe(e)}`));
     }
   };
@@ -404,7 +465,7 @@ export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follo
       const c = (controller = abortController());
       let problem: StategateError | undefined;
       try {
-        const iterable = source(store ? store.version : null, c.signal);
+        const iterable = source(store && !needSnapshot ? store.version : null, c.signal);
         if (iterable === null || typeof iterable !== "object" || (typeof (iterable as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function" && typeof (iterable as Iterable<unknown>)[Symbol.iterator] !== "function")) {
           throw new Refused(stategateError("INVALID_OPTION", "the source must return an async iterable (or an iterable) of {snapshot} | {events}"));
         }
@@ -414,6 +475,11 @@ export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follo
           if (outcome === "applied") attempt = 0;
           if (outcome === "gap") {
             problem = stategateError("LOG_GAP", `the source's events do not continue the follower's version ${store?.version}: asking again from it`);
+            break;
+          }
+          if (outcome === "schema") {
+            const channel = typeof unknownChannel === "string" ? unknownChannel : undefined;
+            problem = stategateError("UNKNOWN_CHANNEL", `the source's events write a channel the follower's store does not have${channel === undefined ? "" : ` (${JSON.stringify(channel)})`}, registered on the server after its snapshot: asking for a fresh snapshot (since = null)`, channel === undefined ? {} : { channel });
             break;
           }
         }
@@ -443,13 +509,13 @@ export const followRun: (source: FollowSource, opts?: FollowRunOptions) => Follo
       } catch {
         // documented: must not throw; a throw here does not stop the follower
       }
-      // A first gap is asked again at once; anything else waits, longer each time in a row.
-      if (problem.code !== "LOG_GAP" || attempt > 1) await wait(Math.min(MAX_DELAY_MS, o.retryDelayMs * 2 ** (attempt - 1)));
+      // A first gap or schema refresh is asked again at once; anything else waits, longer each time in a row.
+      if ((problem.code !== "LOG_GAP" && problem.code !== "UNKNOWN_CHANNEL") || attempt > 1) await wait(Math.min(MAX_DELAY_MS, o.retryDelayMs * 2 ** (attempt - 1)));
     }
   })().catch((e: unknown) => finish("failed", isStategateError(e) ? e : stategateError("INVALID_OPTION", `the follower stopped: ${describe(e)}`)));
 
   return follower;
-});
+}
 
 /**
  * The part of the browser's `EventSource` {@link followEventSource} uses (typed without the DOM
@@ -487,9 +553,11 @@ function withSince(url: string, since: number | null): string {
  * {@link followRun} does, and reconnects from the last sequence: `EventSource` itself resends
  * the last `id:` it got as `Last-Event-ID` (the hub then sends only the events after it); after a
  * `LOG_GAP`, or once the `EventSource` gives up (a refused request), the follower opens a new one
- * at `url?since=<version>`. The hub's `end` message (`hub.close()`) ends the follower. Browser-safe; needs `EventSource` (browsers and workers have it; pass
+ * at `url?since=<version>`; after an `UNKNOWN_CHANNEL` (a channel registered on the server
+ * mid-run), at `url` without `since`, so the hub sends a fresh snapshot. The hub's `end` message (`hub.close()`) ends the follower. Browser-safe; needs `EventSource` (browsers and workers have it; pass
  * `opts.EventSource` elsewhere). Throws `INVALID_OPTION` for a `url` that is not a string or URL,
- * or when there is no `EventSource`.
+ * an option that is not one of {@link EventSourceFollowOptions} (`details.field` naming it), or
+ * when there is no `EventSource`.
  * @example
  * const follower = followEventSource("/runs/r1/events", { onChange: () => render(follower.store) });
  */
@@ -497,11 +565,14 @@ export const followEventSource: (url: string | { readonly href: string }, opts?:
   const href = typeof url === "string" ? url : url !== null && typeof url === "object" && typeof (url as { href?: unknown }).href === "string" ? (url as { href: string }).href : undefined;
   if (href === undefined) throw stategateError("INVALID_OPTION", "followEventSource takes the URL of the run's event stream (a string or a URL)");
   if (opts !== undefined && (opts === null || typeof opts !== "object")) throw stategateError("INVALID_OPTION", "follow options must be an object");
+  if (opts !== undefined) refuseUnknown("followEventSource", opts, EVENT_SOURCE_KEYS);
   const ES = opts?.EventSource ?? (globalThis as { EventSource?: new (url: string) => EventSourceLike }).EventSource;
   if (typeof ES !== "function") throw stategateError("INVALID_OPTION", "no EventSource in this runtime: pass opts.EventSource (a polyfill), or use followRun with your own transport");
   const maxQueued = opts?.maxQueued ?? 10_000;
   if (!Number.isInteger(maxQueued) || maxQueued < 1) throw stategateError("INVALID_OPTION", "maxQueued must be a whole number ≥ 1");
-  return followRun((since, signal) => eventSourceMessages(ES, withSince(href, since), signal, maxQueued), opts);
+  const { EventSource: _es, maxQueued: _mq, ...runOptions } = opts ?? {};
+  // since = null (no store yet, or its schema is behind): no ?since=, so the hub sends a snapshot.
+  return startFollower((since, signal) => eventSourceMessages(ES, withSince(href, since), signal, maxQueued), opts === undefined ? undefined : runOptions);
 });
 
 /** The messages of one `EventSource`, across its own reconnects, until it closes for good or `signal` aborts. */

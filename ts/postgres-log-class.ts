@@ -179,6 +179,22 @@ function newStore(init: OpenInit, runId: string, onEvents: () => never, keys: Ma
 /** An event row's sequence (`pg` gives `bigint` columns as text). */
 const whole = (v: unknown): number => (typeof v === "number" ? v : Number(v));
 
+/** Hex digits shown of a hash whose first 12 digits are those of the one it is compared with. */
+const SHOWN_IN_FULL = 72;
+
+/**
+ * Two hashes (hex) that differ, shown so the difference shows: their first 12 digits and `…`
+ * when those differ; else each in full (up to 72 digits, then `…`) with its length in bytes —
+ * a 33-byte column that starts with its event's 32-byte hash, or one differing in its last byte.
+ * A value that is not a string is described.
+ */
+function contrast(a: unknown, b: unknown): [string, string] {
+  if (typeof a !== "string" || typeof b !== "string") return [typeof a === "string" ? `${a.slice(0, 12)}…` : describe(a), typeof b === "string" ? `${b.slice(0, 12)}…` : describe(b)];
+  if (a.slice(0, 12) !== b.slice(0, 12)) return [`${a.slice(0, 12)}…`, `${b.slice(0, 12)}…`];
+  const full = (v: string) => `${v.length <= SHOWN_IN_FULL ? v : `${v.slice(0, SHOWN_IN_FULL)}…`} (${v.length % 2 === 0 ? `${v.length / 2} bytes` : `${v.length} hex digits`})`;
+  return [full(a), full(b)];
+}
+
 /**
  * Throws `TAMPERED_LOG` when an event row's columns disagree with its event line: the line not
  * an event of `runId`, or its `sequence`, `prev_hash` or `hash` not the row's. `index` is the
@@ -196,9 +212,56 @@ function checkRow(runId: string, index: number, sequence: number, prevHash: stri
   if (event === null || typeof event !== "object" || Array.isArray(event)) throw bad("event", "holds an event column that is not an event object");
   if (event.run_id !== runId) throw bad("run_id", `holds an event of run ${JSON.stringify(describe(event.run_id))}`);
   if (event.sequence !== sequence) throw bad("sequence", `holds the event of sequence ${JSON.stringify(describe(event.sequence))}`);
-  const short = (v: unknown) => (typeof v === "string" ? `${v.slice(0, 12)}…` : describe(v));
-  if (event.prev_hash !== prevHash) throw bad("prev_hash", `has prev_hash ${short(prevHash)} in its column but ${short(event.prev_hash)} in its event`);
-  if (event.hash !== hash) throw bad("hash", `has hash ${short(hash)} in its column but ${short(event.hash)} in its event`);
+  if (event.prev_hash !== prevHash) {
+    const [column, line] = contrast(prevHash, event.prev_hash);
+    throw bad("prev_hash", `has prev_hash ${column} in its column but ${line} in its event`);
+  }
+  if (event.hash !== hash) {
+    const [column, line] = contrast(hash, event.hash);
+    throw bad("hash", `has hash ${column} in its column but ${line} in its event`);
+  }
+}
+
+/**
+ * Throws unless a checkpoint row holds its run's checkpoint: `CORRUPT_CHECKPOINT` (`details.field`
+ * `"checkpoint"`) when its bytes are not UTF-8 JSON with `run_id`, `last_sequence` and
+ * `last_hash`; `TAMPERED_LOG` naming the field when the bytes' `run_id` is not the row's run
+ * (another run's row copied in), their `last_sequence` not the row's `sequence`, or their
+ * `last_hash` not the row's `hash`. (The checkpoint's digest is checked by `restore`.)
+ */
+function checkCheckpointRow(runId: string, sequence: number, hash: string, bytes: Uint8Array): void {
+  const id = JSON.stringify(runId);
+  let head: { run_id?: unknown; last_sequence?: unknown; last_hash?: unknown };
+  try {
+    head = checkpointHead(bytes);
+  } catch (e) {
+    throw stategateError("CORRUPT_CHECKPOINT", `run ${id}: its checkpoint row (sequence ${sequence}) holds bytes that are not a checkpoint: ${describe(e)}`, { field: "checkpoint" });
+  }
+  const bad = (field: string, why: string) => stategateError("TAMPERED_LOG", `run ${id}: its checkpoint row ${why}: the row was edited or copied outside stategate (delete it: the run is then replayed from its events)`, { field });
+  if (head.run_id !== runId) throw bad("run_id", `holds a checkpoint of run ${JSON.stringify(describe(head.run_id))}`);
+  if (head.last_sequence !== sequence) throw bad("last_sequence", `at sequence ${sequence} holds a checkpoint of sequence ${describe(head.last_sequence)}`);
+  if (head.last_hash !== hash) {
+    const [column, bytesHash] = contrast(hash, head.last_hash);
+    throw bad("last_hash", `has hash ${column} in its column but ${bytesHash} in its checkpoint`);
+  }
+}
+
+/** A checkpoint's opening fields, as serialised (format, format_version, run_id, last_sequence, last_hash, …). */
+const CHECKPOINT_HEAD = /^\{"format":"stategate-checkpoint","format_version":\d+,"run_id":("(?:[^"\\]|\\.)*"),"last_sequence":(\d+),"last_hash":"([0-9a-f]*)"/;
+
+/**
+ * The `run_id`, `last_sequence` and `last_hash` of a checkpoint's bytes (UTF-8 JSON): read from
+ * its opening when the fields come first as the core writes them (a large checkpoint is not
+ * parsed twice: `restore` parses it), else from the whole text. Throws when the bytes are not
+ * UTF-8 JSON of an object.
+ */
+function checkpointHead(bytes: Uint8Array): { run_id?: unknown; last_sequence?: unknown; last_hash?: unknown } {
+  const opening = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, 4096));
+  const m = CHECKPOINT_HEAD.exec(opening);
+  if (m) return { run_id: JSON.parse(m[1]), last_sequence: Number(m[2]), last_hash: m[3] };
+  const value: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new TypeError("not a JSON object");
+  return value as Record<string, unknown>;
 }
 
 /** The ids of the messages an event wrote, as `apply` returns them (the messages channels' ops). */
@@ -356,19 +419,32 @@ export class PostgresLog {
    * Pass them to `StateStore.restore(checkpoint, events)` (or `replay(events)` without a
    * checkpoint). Rejects with `INVALID_OPTION` for a `runId` that is not a non-empty string or
    * contains U+0000, `TAMPERED_LOG` for a row whose `sequence`, `prev_hash` or `hash` column is
-   * not its event line's (naming the sequence; `details.index` its position in `events`),
-   * `STORAGE_ERROR`.
+   * not its event line's (naming the sequence; `details.index` its position in `events`), or a
+   * checkpoint row that is not the run's own (`details.field`: `"run_id"` its bytes' run is
+   * another, `"last_sequence"` / `"last_hash"` their sequence / hash is not the row's,
+   * `"sequence"` it is past the table's last event), `CORRUPT_CHECKPOINT` for checkpoint bytes
+   * that are not UTF-8 JSON (`details.field` `"checkpoint"`), `STORAGE_ERROR`.
    */
   async load(runId: string): Promise<LoadedRun> {
     this.#checkOpen("load");
     checkRunId("PostgresLog.load", runId);
     try {
-      const cp = await this.#pool.query(`SELECT sequence, checkpoint FROM ${this.#t.checkpoints} WHERE run_id = $1`, [runId]);
+      const cp = await this.#pool.query(`SELECT sequence, encode(hash, 'hex') AS hash, checkpoint FROM ${this.#t.checkpoints} WHERE run_id = $1`, [runId]);
       const row = cp.rows[0];
       const checkpointSequence = row ? whole(row.sequence) : 0;
       const checkpoint = row ? new Uint8Array(row.checkpoint as Uint8Array) : null;
+      if (checkpoint) checkCheckpointRow(runId, checkpointSequence, row.hash as string, checkpoint);
       const events = await this.#eventsAfter(runId, checkpointSequence);
-      return { checkpoint, checkpointSequence, events: events.text, version: events.last || checkpointSequence };
+      let version = events.last;
+      if (version === 0 && checkpoint) {
+        // No event after the checkpoint: the table's last event must be the checkpoint's own.
+        const { rows } = await this.#pool.query(`SELECT coalesce(max(sequence), 0) AS last FROM ${this.#t.events} WHERE run_id = $1`, [runId]);
+        version = whole(rows[0]?.last ?? 0);
+        if (version < checkpointSequence) {
+          throw stategateError("TAMPERED_LOG", `run ${JSON.stringify(runId)}: its checkpoint of sequence ${checkpointSequence} is past the table's last event, ${version}: events were lost from the table (restored from an older backup than the checkpoints?), or the checkpoint row was copied in`, { field: "sequence" });
+        }
+      }
+      return { checkpoint, checkpointSequence, events: events.text, version };
     } catch (e) {
       throw storageError(`PostgresLog.load(${JSON.stringify(runId)})`, e);
     }
@@ -402,9 +478,10 @@ export class PostgresLog {
     if (loaded.checkpoint) store = StateStore.restore(loaded.checkpoint, loaded.events, restoreInit);
     else if (loaded.events !== "") store = StateStore.replay(loaded.events, restoreInit);
     else store = newStore(init, runId, onEvents, ownerKeys);
-    if (store.runId !== runId) {
+    const restoredRun = store.runId; // read before free(): a freed store answers FREED
+    if (restoredRun !== runId) {
       store.free();
-      throw stategateError("TAMPERED_LOG", `PostgresLog.open: the rows of run ${JSON.stringify(runId)} hold events of run ${JSON.stringify(store.runId)}`);
+      throw stategateError("TAMPERED_LOG", `PostgresLog.open: the rows of run ${JSON.stringify(runId)} hold events of run ${JSON.stringify(restoredRun)}`, { field: "run_id" });
     }
     return new PostgresRun(this, store, loaded.checkpointSequence, ownerKeys);
   }
@@ -505,7 +582,9 @@ export class PostgresRun {
    * change made on it directly (`store.apply`, `repair`, `compact`, a `modelView` that records
    * artifacts, task tools) is refused with `STORAGE_ERROR` naming `run.apply`: it would not
    * reach the table; so is `store.ingest` (the store takes events only through `run.sync` and
-   * the run's own writes). Do not `free()` it while the run is in use.
+   * the run's own writes), and so is `store.registerChannel` (`STORAGE_ERROR`: it writes no
+   * event, so the channel would live in this store only; declare it in `init.channels` of every
+   * {@link PostgresLog.open} of the run). Do not `free()` it while the run is in use.
    */
   readonly store: Store;
   /**
@@ -541,6 +620,15 @@ export class PostgresRun {
       configurable: true,
       value: () => {
         throw stategateError("STORAGE_ERROR", `run ${JSON.stringify(store.runId)} is kept in PostgreSQL by PostgresLog: its store takes events only from the table (run.sync) and from run.apply / run.applyBatch; a direct store.ingest would not reach the table`);
+      },
+    });
+    // registerChannel writes no event: a channel registered here would be in this store only,
+    // and every other process (or a later open) would fail on the events writing it.
+    Object.defineProperty(store, "registerChannel", {
+      configurable: true,
+      value: (spec?: unknown) => {
+        const name = spec !== null && typeof spec === "object" && typeof (spec as { name?: unknown }).name === "string" ? ` ${JSON.stringify((spec as { name: string }).name)}` : "";
+        throw stategateError("STORAGE_ERROR", `run ${JSON.stringify(store.runId)} is kept in PostgreSQL by PostgresLog: a channel${name} registered on its store would not reach the table (registerChannel writes no event), so no other process could open the run's events that write it; declare the channel in init.channels of every log.open of the run instead`);
       },
     });
     this.#messageChannels = new Set();
@@ -719,7 +807,7 @@ export class PostgresRun {
           ? `the table has no event ${at}, the store's last event (hash ${ours}): a row lost from the table (a restore from a backup?), or the store was changed outside run.apply (store.ingest)`
           : found === prevHash
             ? `the table's event ${at} was not the store's last event (hash ${ours}) when the insert ran`
-            : `the table's event ${at} has hash ${found.slice(0, 12)}…, not the store's last event's ${ours}: the table holds another history of the run (a lost row written again by another writer), or the store was changed outside run.apply`;
+            : `the table's event ${at} has hash ${contrast(found, prevHash).join(", not the store's last event's ")}: the table holds another history of the run (a lost row written again by another writer), or the store was changed outside run.apply`;
     return stategateError("TAMPERED_LOG", `run ${id}: events ${first}… not written: ${why}. The store and the table disagree and sync() cannot reconcile them: open the run again from the table (and repair the table if rows were lost)`, { field: "prev_hash" });
   }
 

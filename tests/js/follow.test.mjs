@@ -6,9 +6,12 @@
 //       lastHash equal the server's, and the private marker is in nothing it received; a lost
 //       message is a LOG_GAP, asked again from the follower's version; a dropped transport is
 //       asked again (re-sent events skipped); a tampered event stops it with TAMPERED_LOG; a keyed
-//       chain is checked by links only without its key, by hash with it; a new snapshot resets it. The SSE hub (stategate/sse) over raw node:http: Last-Event-ID and
+//       chain is checked by links only without its key, by hash with it; a new snapshot resets it; a
+//       channel the server registers mid-run makes the follower ask for a fresh snapshot (and a
+//       snapshot that still lacks it stops it); unknown options are refused. The SSE hub (stategate/sse) over raw node:http: Last-Event-ID and
 //       ?since= resume with only the missing events, a snapshot otherwise, `end` once closed, and a
-//       slow client dropped rather than buffered without bound.
+//       slow client dropped rather than buffered without bound; followEventSource over the hub
+//       reconnecting without since (a snapshot) for a channel registered mid-run.
 //   (b) End to end in headless Chromium (playwright-core, Debian's chromium): a node:http server
 //       with the hub and a server store, a page loading pkg/browser.js that follows it with
 //       followEventSource while the server applies commands; the connection killed from the
@@ -440,6 +443,72 @@ describe("followRun over the caller's async iterator", () => {
     assert.equal(older.store.version, 2);
   });
 
+  test("a channel the server registers mid-run: the follower's UNKNOWN_CHANNEL asks for a fresh snapshot (source(null)) and goes on from it", async () => {
+    const b = bus();
+    const { store: server, key } = serverStore("follow-schema", b.notify);
+    for (const step of steps.slice(0, 3)) step(server);
+    const log = { asks: [], sent: [] };
+    const seen = [];
+    const retries = [];
+    const follower = followRun(memorySource(server, b, log), { onChange: (c) => seen.push([c.kind, c.version]), onRetry: (e, n) => retries.push([e.code, n, e.details?.channel]) });
+    await follower.ready;
+    steps[3](server);
+    await caughtUp(follower, server, "before the new channel");
+    const before = follower.store;
+    // registerChannel writes no event: the follower learns of the channel only from the next event writing it.
+    server.registerChannel({ name: "itinerary", reducer: "replace", type: "string" });
+    server.apply({ author: "planner", update: { itinerary: "FCO Friday 09:40" } });
+    await caughtUp(follower, server, "after the event writing the new channel");
+    assert.equal(follower.state, "live");
+    assert.deepEqual(log.asks, [null, null], "asked for a snapshot again (since = null), not for the events after its version");
+    assert.deepEqual(retries, [["UNKNOWN_CHANNEL", 1, "itinerary"]]);
+    assert.notEqual(follower.store, before, "a reset: a new store, with the new channel");
+    assert.equal(follower.store.get("itinerary"), "FCO Friday 09:40");
+    assert.deepEqual(seen, [["snapshot", 3], ["events", 4], ["snapshot", 5]]);
+    // And it goes on live from there, the new channel written again.
+    for (const step of steps.slice(4, 8)) step(server);
+    server.apply({ author: "planner", update: { itinerary: "FCO Friday 09:40, seat 14C" } });
+    await caughtUp(follower, server, "live after the reset");
+    assertSame(follower.store, server);
+    assert.equal(follower.store.get("itinerary"), "FCO Friday 09:40, seat 14C");
+    assert.deepEqual(log.asks, [null, null]);
+    assertNoMarker(server, key, log.sent, "a message sent");
+    follower.close();
+  });
+
+  test("a fresh snapshot that still lacks the channel the events write: UNKNOWN_CHANNEL stops the follower (no loop)", async () => {
+    const server = serverStore("follow-schema-stale").store;
+    steps[0](server);
+    const stale = server.exportForTransport(); // before the channel exists
+    server.registerChannel({ name: "itinerary", reducer: "replace" });
+    server.apply({ author: "planner", update: { itinerary: "FCO" } });
+    const events = server.transportEvents({ since: stale.last_sequence });
+    const asks = [];
+    const follower = followRun((since) => (asks.push(since), [{ snapshot: stale }, { events }]));
+    await assert.rejects(follower.done, (e) => e.code === "UNKNOWN_CHANNEL" && e.details.channel === "itinerary" && /^UNKNOWN_CHANNEL: event 0 writes channel 'itinerary'.*\(even in the fresh snapshot the source sent for it/.test(e.message));
+    assert.deepEqual(asks, [null, null], "one fresh snapshot asked for, then refused");
+    assert.equal(follower.state, "failed");
+    assert.equal(follower.version, 1, "the store stays as the snapshot left it");
+    // With retries: 0 the source is never asked again: the follower fails at once.
+    const once = [];
+    const strict = followRun((since) => (once.push(since), [{ snapshot: stale }, { events }]), { retries: 0 });
+    await assert.rejects(strict.done, (e) => e.code === "UNKNOWN_CHANNEL");
+    assert.deepEqual(once, [null]);
+  });
+
+  test("followRun and followEventSource refuse an unknown option, naming it", () => {
+    assert.throws(() => followRun(() => [], { retry: 3 }), (e) => e.code === "INVALID_OPTION" && e.details.field === "retry" && /followRun: unknown option "retry" \(known: .*retries/.test(e.message));
+    assert.throws(() => followRun(() => [], { maxQueued: 5 }), (e) => e.code === "INVALID_OPTION" && e.details.field === "maxQueued", "followEventSource's own options are not followRun's");
+    const NoConnect = class {
+      constructor() {
+        throw new Error("never constructed: the options are refused first");
+      }
+    };
+    assert.throws(() => followEventSource("http://127.0.0.1:1/events", { EventSource: NoConnect, retry: 3 }), (e) => e.code === "INVALID_OPTION" && e.details.field === "retry" && /followEventSource: unknown option "retry" \(known: .*maxQueued/.test(e.message));
+    // The known ones are still taken (an undefined value too).
+    followRun(() => [], { retries: 1, retryDelayMs: 1, allowRewind: false, onChange: undefined, onRetry: undefined, storeOptions: {} }).close();
+  });
+
   test("a source that keeps failing: retried `retries` times, then NETWORK_ERROR", async () => {
     const asks = [];
     const follower = followRun((since) => {
@@ -552,6 +621,77 @@ describe("the SSE hub (stategate/sse)", () => {
       assert.deepEqual([later.status, later.messages.map((m) => [m.event, m.data])], [200, [["end", '{"reason":"closed"}']]]);
       assert.equal(JSON.stringify(server.private(key)).includes(MARKER), true);
     } finally {
+      hub.close();
+      await web.close();
+    }
+  });
+
+  test("followEventSource over the hub: a channel the server registers mid-run reconnects without since (a snapshot) and goes on", async () => {
+    let hub;
+    const { store: server } = serverStore("es-schema", () => hub.notify());
+    const connects = [];
+    hub = new SseHub(server, { heartbeatMs: 0, retryMs: 50, onConnect: (i) => connects.push([i.since, i.resumed]) });
+    for (const step of steps.slice(0, 3)) step(server);
+    const web = await listen((req, res) => hub.handle(req, res));
+    const urls = [];
+    const received = [];
+    // Node 20 has no EventSource: a minimal one over node:http (no reconnect of its own).
+    class NodeEventSource {
+      constructor(url) {
+        urls.push(url.slice(web.url.length));
+        this.readyState = 0;
+        this.listeners = {};
+        let text = "";
+        this.req = http.get(url, { headers: { accept: "text/event-stream" } }, (res) => {
+          this.readyState = 1;
+          res.setEncoding("utf8");
+          res.on("data", (d) => {
+            text += d;
+            const cut = text.lastIndexOf("\n\n") + 2;
+            for (const m of parseSse(text.slice(0, cut))) {
+              received.push(m.event);
+              for (const f of this.listeners[m.event] ?? []) f({ data: m.data, lastEventId: m.id });
+            }
+            text = text.slice(cut);
+          });
+          res.on("end", () => this.fail());
+        });
+        this.req.on("error", () => this.fail());
+      }
+      fail() {
+        if (this.readyState === 2) return;
+        this.readyState = 2;
+        for (const f of this.listeners.error ?? []) f({});
+      }
+      addEventListener(type, f) {
+        (this.listeners[type] ??= []).push(f);
+      }
+      close() {
+        this.readyState = 2;
+        this.req.destroy();
+      }
+    }
+    const retries = [];
+    const follower = followEventSource(`${web.url}/events`, { EventSource: NodeEventSource, retryDelayMs: 5, onRetry: (e) => retries.push(e.code) });
+    try {
+      await follower.ready;
+      steps[3](server);
+      await caughtUp(follower, server, "live before the new channel");
+      server.registerChannel({ name: "itinerary", reducer: "replace" });
+      server.apply({ author: "planner", update: { itinerary: "FCO Friday 09:40" } });
+      await caughtUp(follower, server, "after the event writing the new channel");
+      assert.equal(follower.store.get("itinerary"), "FCO Friday 09:40");
+      assert.deepEqual(urls, ["/events", "/events"], "reconnected without since");
+      assert.deepEqual(connects, [[null, false], [null, false]], "the hub sent a snapshot on the reconnect");
+      assert.deepEqual(received, ["snapshot", "events", "events", "snapshot"]);
+      assert.deepEqual(retries, ["UNKNOWN_CHANNEL"]);
+      for (const step of steps.slice(4, 7)) step(server);
+      await caughtUp(follower, server, "live after the reset");
+      assertSame(follower.store, server);
+      assert.equal(follower.state, "live");
+      assert.equal(urls.length, 2);
+    } finally {
+      follower.close();
       hub.close();
       await web.close();
     }

@@ -18,6 +18,10 @@
 //   - a keyed chain (chainKey) is written with HMACs and resumed only with its key;
 //   - a row edited in the table is refused on open (TAMPERED_LOG): a replay reads the bytes written;
 //     a row whose hash / prev_hash columns disagree with its line is refused by load, open and sync;
+//     the message shows the difference even when the shortened hashes would look alike;
+//   - a checkpoint row of another run, sequence or hash, or past the table's last event, is
+//     refused by load and open (TAMPERED_LOG naming the field); load's version is the table's;
+//   - run.store.registerChannel is refused: channels are declared in init.channels;
 //   - the INSERT links only to the table's own row before it: a store changed outside run.apply
 //     (store.ingest) and a writer continuing a lost row are TAMPERED_LOG, the table's chain whole;
 //   - run ids with U+0000 and PostgreSQL's reserved schemas are INVALID_OPTION;
@@ -615,8 +619,81 @@ function defineTests() {
     await assert.rejects(log.open("r1"), (e) => e.code === "TAMPERED_LOG" && e.details.index === 0 && /row at sequence 4 has hash efefefefefef… in its column/.test(e.message));
     await assert.rejects(behind.sync(), (e) => e.code === "TAMPERED_LOG" && e.details.index === 0);
     assert.equal(behind.store.version, 3);
+    // A column that starts as its event's hash, one byte longer (33 bytes): the message shows the difference.
+    const h4 = JSON.parse((await rowsOf(schema, "r1"))[3].event).hash;
+    await sql((c) => c.query(`UPDATE "${schema}".stategate_events SET hash = decode($1, 'hex') WHERE run_id = 'r1' AND sequence = 4`, [h4 + "00"]));
+    await assert.rejects(log.load("r1"), (e) => e.code === "TAMPERED_LOG" && e.details.field === "hash" && e.message.includes(`has hash ${h4}00 (33 bytes) in its column but ${h4} (32 bytes) in its event`));
+    // The same length, the same first 12 digits, another last byte: both shown in full.
+    const flipped = h4.slice(0, 62) + (h4.slice(62) === "00" ? "01" : "00");
+    await sql((c) => c.query(`UPDATE "${schema}".stategate_events SET hash = decode($1, 'hex') WHERE run_id = 'r1' AND sequence = 4`, [flipped]));
+    await assert.rejects(log.load("r1"), (e) => e.code === "TAMPERED_LOG" && e.message.includes(`has hash ${flipped} (32 bytes) in its column but ${h4} (32 bytes) in its event`));
     await log.close();
     for (const s of [run.store, behind.store]) s.free();
+  });
+
+  test("PostgresLog: a checkpoint row that is not its run's (another run's, another sequence, another hash, past the table's last event) is TAMPERED_LOG naming the field (load, open)", async () => {
+    const schema = freshSchema("cprow");
+    const log = await PostgresLog.connect(URL_, { schema, checkpointEvery: 0 });
+    const say = (k) => ({ author: "user", update: { messages: [{ role: "user", content: `message ${k}` }] } });
+    const other = await log.open("other", { clock });
+    for (let k = 1; k <= 8; k++) await other.apply(say(k));
+    assert.equal(await other.checkpoint(), 8);
+    const small = await log.open("small", { clock });
+    for (let k = 1; k <= 2; k++) await small.apply(say(k));
+    assert.deepEqual(await log.load("small").then((l) => [l.checkpoint, l.checkpointSequence, l.version]), [null, 0, 2], "no checkpoint: version is the table's last event");
+    const cp = `"${schema}".stategate_checkpoints`;
+    const copyOther = () => sql((c) => c.query(`INSERT INTO ${cp} (run_id, sequence, hash, checkpoint) SELECT 'small', sequence, hash, checkpoint FROM ${cp} WHERE run_id = 'other' ON CONFLICT (run_id) DO UPDATE SET sequence = EXCLUDED.sequence, hash = EXCLUDED.hash, checkpoint = EXCLUDED.checkpoint`));
+    // Run other's checkpoint row (its sequence 8) copied into run small (2 events).
+    await copyOther();
+    const swapped = (e) => e.code === "TAMPERED_LOG" && e.details.field === "run_id" && e.message.includes(`run "small": its checkpoint row holds a checkpoint of run "other"`);
+    await assert.rejects(log.load("small"), swapped);
+    await assert.rejects(log.open("small"), swapped);
+    // Its own checkpoint (the swapped row, newer, would block it: a checkpoint never replaces a newer one), then its row's sequence column changed.
+    await sql((c) => c.query(`DELETE FROM ${cp} WHERE run_id = 'small'`));
+    assert.equal(await small.checkpoint(), 2);
+    assert.deepEqual(await log.load("small").then((l) => [l.checkpointSequence, l.version, l.events]), [2, 2, ""]);
+    await sql((c) => c.query(`UPDATE ${cp} SET sequence = 1 WHERE run_id = 'small'`));
+    await assert.rejects(log.load("small"), (e) => e.code === "TAMPERED_LOG" && e.details.field === "last_sequence" && /checkpoint row at sequence 1 holds a checkpoint of sequence 2/.test(e.message));
+    await sql((c) => c.query(`UPDATE ${cp} SET sequence = 2, hash = decode(repeat('ab', 32), 'hex') WHERE run_id = 'small'`));
+    await assert.rejects(log.open("small"), (e) => e.code === "TAMPERED_LOG" && e.details.field === "last_hash" && e.message.includes(`has hash abababababab… in its column but ${small.store.lastHash.slice(0, 12)}… in its checkpoint`));
+    await sql((c) => c.query(`UPDATE ${cp} SET hash = decode($1, 'hex') WHERE run_id = 'small'`, [small.store.lastHash]));
+    assert.equal((await log.open("small")).store.lastHash, small.store.lastHash, "whole again");
+    // The events table restored from an older backup: the checkpoint is past its last event.
+    await sql((c) => c.query(`DELETE FROM "${schema}".stategate_events WHERE run_id = 'small' AND sequence = 2`));
+    const past = (e) => e.code === "TAMPERED_LOG" && e.details.field === "sequence" && /checkpoint of sequence 2 is past the table's last event, 1/.test(e.message);
+    await assert.rejects(log.load("small"), past);
+    await assert.rejects(log.open("small"), past);
+    // Bytes that are not a checkpoint: CORRUPT_CHECKPOINT.
+    await sql((c) => c.query(`UPDATE ${cp} SET checkpoint = '\\xfffe00'::bytea WHERE run_id = 'small'`));
+    await assert.rejects(log.load("small"), (e) => e.code === "CORRUPT_CHECKPOINT" && e.details.field === "checkpoint");
+    // Run other is untouched by all of it.
+    const loaded = await log.load("other");
+    assert.deepEqual([loaded.checkpointSequence, loaded.version, loaded.events], [8, 8, ""]);
+    await log.close();
+    for (const s of [other.store, small.store]) s.free();
+  });
+
+  test("PostgresLog: run.store.registerChannel is refused (STORAGE_ERROR naming init.channels); channels declared in every log.open work", async () => {
+    const schema = freshSchema("register");
+    const log = await PostgresLog.connect(URL_, { schema, checkpointEvery: 2 });
+    const run = await log.open("r1", { clock });
+    const channels = run.store.channels().length;
+    assert.throws(() => run.store.registerChannel({ name: "itinerary", reducer: "replace" }), (e) => e.code === "STORAGE_ERROR" && /init\.channels/.test(e.message) && /log\.open/.test(e.message));
+    assert.equal(run.store.channels().length, channels, "nothing registered");
+    await assert.rejects(run.apply({ author: "planner", update: { itinerary: "FCO" } }), { code: "UNKNOWN_CHANNEL" });
+    assert.equal(run.store.version, 0);
+    // The documented way: the spec in init.channels of every open, new or restored.
+    const itinerary = { name: "itinerary", reducer: "replace" };
+    const declared = await log.open("r2", { channels: [itinerary], clock });
+    assert.throws(() => declared.store.registerChannel({ name: "other", reducer: "replace" }), { code: "STORAGE_ERROR" });
+    for (const v of ["FCO", "FCO 09:40", "FCO 09:40 14C"]) await declared.apply({ author: "planner", update: { itinerary: v } });
+    const elsewhere = await PostgresLog.connect(URL_, { schema });
+    const reopened = await elsewhere.open("r2", { channels: [itinerary] });
+    assert.equal(reopened.store.get("itinerary"), "FCO 09:40 14C");
+    assert.equal(reopened.store.lastHash, declared.store.lastHash);
+    await log.close();
+    await elsewhere.close();
+    for (const s of [run.store, declared.store, reopened.store]) s.free();
   });
 
   test("PostgresLog: a run id with U+0000 and PostgreSQL's reserved schemas are INVALID_OPTION, before the database is touched", async () => {

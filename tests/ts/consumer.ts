@@ -89,4 +89,6 @@ const hub: SseHub = new SseHub(store, { heartbeatMs: 0 });
 const connected: number = hub.clients;
 // @ts-expect-error: a source is a function of since
 followRun([{ snapshot: {} }]);
+// @ts-expect-error: an unknown option is a type error (and INVALID_OPTION naming it at run time)
+followRun(source, { retry: 3 });
 export { followerVersion, followerStore, firstChange, browserFollower, connected };
