@@ -30,12 +30,9 @@ PYTHON=${PYTHON:-python3}
 READY_TIMEOUT_SECS=${AGENT_SERVER_READY_TIMEOUT_SECS:-60}
 START_ATTEMPTS=3
 
-log() { printf 'agent-server: %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
-usage() {
-  echo "usage: $0 install | $0 run -- CMD [ARGS...]" >&2
-  exit 2
-}
+SERVICE=agent-server
+# shellcheck source=scripts/service.sh
+. "$ROOT/scripts/service.sh"
 
 # What the stamp must hold for the venv to be current: the requirements' hash and the interpreter.
 wanted_stamp() {
@@ -60,11 +57,6 @@ install() {
   log "installed $("$VENV/bin/pip" freeze --disable-pip-version-check | grep -E '^langgraph(-cli|-api|-runtime-inmem)?==' | tr '\n' ' ')"
 }
 
-now_ms() { date +%s%3N; }
-
-free_port() {
-  "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
 
 # Exits 0 once GET /ok is 200 and POST /assistants/search lists every graph of langgraph.json.
 probe() { # url
@@ -89,7 +81,6 @@ EOF
 
 SERVER_PID=
 SERVER_PGID=
-CMD_PID=
 
 stop_server() {
   [ -n "$SERVER_PID" ] || return 0
@@ -114,21 +105,6 @@ stop_server() {
 cleanup() {
   stop_server
   rm -rf "$STATE_DIR"
-}
-
-# On INT or TERM: stop CMD (with TERM: as a background job of this script it ignores INT), give it
-# ~3 s, then leave; the EXIT trap stops the server.
-on_signal() { # exit status
-  if [ -n "$CMD_PID" ] && kill -0 "$CMD_PID" 2>/dev/null; then
-    kill -TERM "$CMD_PID" 2>/dev/null || true
-    local i
-    for i in $(seq 30); do
-      kill -0 "$CMD_PID" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$CMD_PID" 2>/dev/null || true
-  fi
-  exit "$1"
 }
 
 # Starts the server on a free port; returns 0 when ready, 3 when the port was taken meanwhile.
@@ -178,42 +154,11 @@ start_server() {
   done
 }
 
-run() {
-  [ $# -gt 0 ] || usage
-  install
+# service.sh: before the first start, and what CMD reads.
+prepare() {
   mkdir -p "$(dirname "$LOG")"
-  trap cleanup EXIT
-  trap 'on_signal 130' INT
-  trap 'on_signal 143' TERM
   rm -rf "$STATE_DIR"
-
-  local attempt status
-  for attempt in $(seq "$START_ATTEMPTS"); do
-    status=0
-    start_server || status=$?
-    [ "$status" -eq 3 ] || break
-    [ "$attempt" -lt "$START_ATTEMPTS" ] || die "no free port after $START_ATTEMPTS attempts"
-  done
-
-  export STATEGATE_AGENT_SERVER_URL=$URL
-  # In the background so that a TERM or INT to this script is handled at once; stdin stays CMD's.
-  status=0
-  "$@" <&0 &
-  CMD_PID=$!
-  wait "$CMD_PID" || status=$?
-  CMD_PID=
-  exit "$status"
 }
+export_url() { export STATEGATE_AGENT_SERVER_URL=$URL; }
 
-case ${1:-} in
-  install)
-    [ $# -eq 1 ] || usage
-    install
-    ;;
-  run)
-    shift
-    [ "${1:-}" = "--" ] && shift
-    run "$@"
-    ;;
-  *) usage ;;
-esac
+service_main "$@"

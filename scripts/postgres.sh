@@ -31,12 +31,9 @@ READY_TIMEOUT_SECS=${POSTGRES_READY_TIMEOUT_SECS:-30}
 START_ATTEMPTS=3
 DATABASE=stategate
 
-log() { printf 'postgres: %s\n' "$*" >&2; }
-die() { log "$*"; exit 1; }
-usage() {
-  echo "usage: $0 install | $0 run -- CMD [ARGS...]" >&2
-  exit 2
-}
+SERVICE=postgres
+# shellcheck source=scripts/service.sh
+. "$ROOT/scripts/service.sh"
 
 # The newest server's bin directory (Debian installs each major under /usr/lib/postgresql/N/bin).
 bin_dir() {
@@ -64,16 +61,10 @@ install() {
   # The package starts its own cluster (port 5432) as a service; the tests never use it.
 }
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-now_ms() { date +%s%3N; }
 
 BIN=
 TMP=
 AS=()
-CMD_PID=
 STARTED=
 
 # As root, the server's tools run as `postgres`; otherwise as the caller.
@@ -96,21 +87,6 @@ cleanup() {
     rm -rf "$TMP"
   fi
   TMP=
-}
-
-# On INT or TERM: stop CMD (with TERM; as a background job of this script it ignores INT), give
-# it ~3 s, then leave; the EXIT trap stops the server.
-on_signal() { # exit status
-  if [ -n "$CMD_PID" ] && kill -0 "$CMD_PID" 2>/dev/null; then
-    kill -TERM "$CMD_PID" 2>/dev/null || true
-    local i
-    for i in $(seq 30); do
-      kill -0 "$CMD_PID" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$CMD_PID" 2>/dev/null || true
-  fi
-  exit "$1"
 }
 
 # A fresh cluster in $TMP/data: trust for the socket in $TMP and 127.0.0.1 only.
@@ -153,42 +129,11 @@ start_server() {
   log "PostgreSQL $("$BIN/postgres" --version | awk '{print $3}') ready on 127.0.0.1:$PORT in $(( $(now_ms) - started_ms )) ms (data in $TMP, log test-results/postgres.log)"
 }
 
-run() {
-  [ $# -gt 0 ] || usage
-  install
+# service.sh: before the first start (the server's binaries, a fresh cluster), and what CMD reads.
+prepare() {
   BIN=$(bin_dir)
-  trap cleanup EXIT
-  trap 'on_signal 130' INT
-  trap 'on_signal 143' TERM
   init_cluster
-
-  local attempt status
-  for attempt in $(seq "$START_ATTEMPTS"); do
-    status=0
-    start_server || status=$?
-    [ "$status" -eq 3 ] || break
-    [ "$attempt" -lt "$START_ATTEMPTS" ] || die "no free port after $START_ATTEMPTS attempts"
-  done
-
-  export STATEGATE_PG_URL=postgres://postgres@127.0.0.1:$PORT/$DATABASE
-  # In the background so that a TERM or INT to this script is handled at once; stdin stays CMD's.
-  status=0
-  "$@" <&0 &
-  CMD_PID=$!
-  wait "$CMD_PID" || status=$?
-  CMD_PID=
-  exit "$status"
 }
+export_url() { export STATEGATE_PG_URL=postgres://postgres@127.0.0.1:$PORT/$DATABASE; }
 
-case ${1:-} in
-  install)
-    [ $# -eq 1 ] || usage
-    install
-    ;;
-  run)
-    shift
-    [ "${1:-}" = "--" ] && shift
-    run "$@"
-    ;;
-  *) usage ;;
-esac
+service_main "$@"
