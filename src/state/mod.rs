@@ -5,6 +5,8 @@
 //! [`crate::log::Event`]. A failure anywhere leaves the state, the version and the log exactly as
 //! they were. [`Store::apply_batch`] applies the commands of one superstep together.
 
+#[cfg(test)]
+mod budget_tests;
 mod command;
 mod compaction;
 mod domain;
@@ -26,12 +28,13 @@ mod sink;
 mod store;
 #[cfg(test)]
 mod tests;
+mod transport;
 
 #[cfg(test)]
 pub(crate) use command::cmd;
 pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions, StoreRepairOptions};
 pub use compaction::Compaction;
-pub use history::{DanglingCall, EventFilter, Ingested};
+pub use history::{DanglingCall, EventFilter};
 pub use message_ops::{decode_ops, MessageOp, REMOVE_ALL};
 pub use messages::{Effects, MessagesChannel};
 pub use repair::RepairPreview;
@@ -39,3 +42,4 @@ pub use schema::{channel, default_schema, ChannelSpec, Kind, OnConflict, Reducer
 #[cfg(test)]
 pub(crate) use sink::test_salts;
 pub use store::{Entropy, EventSink, Store, Write};
+pub use transport::Ingested;
