@@ -125,14 +125,15 @@ impl Store {
                 kept.push(k);
             }
         }
+        // Positions in the caller's list of what is applied (`kept` maps each to its input index).
         let deduped: Vec<Event>;
-        let (list, at): (&[Event], Box<dyn Fn(usize) -> usize>) = if kept.len() == new.len() {
-            (new, Box::new(move |k| start + k))
+        let list: &[Event] = if kept.len() == new.len() {
+            new
         } else {
             deduped = kept.iter().filter_map(|&k| new.get(k).cloned()).collect();
-            let kept = kept.clone();
-            (&deduped, Box::new(move |k| start + kept.get(k).copied().unwrap_or(k)))
+            &deduped
         };
+        let at = |k: usize| start + kept.get(k).copied().unwrap_or(k);
         if let Some(first) = list.first() {
             if first.sequence != self.version + 1 {
                 return Err(Error::new(
@@ -146,7 +147,7 @@ impl Store {
             }
         }
         let hashed = self.apply_events(list, 0).map_err(|mut e| {
-            e.index = e.index.map(&at);
+            e.index = e.index.map(at);
             e
         })?;
         Ok(Ingested { version: self.version, applied: list.len() as u64, hash_checked: hashed as u64 })
