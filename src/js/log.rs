@@ -14,6 +14,9 @@ type JsResult<T> = Result<T, JsValue>;
 /// Events given as an array of event objects, or as JSON Lines text (cheaper). Errors name the
 /// first entry that is not an event (`TAMPERED_LOG`, `details.index`).
 fn read_events(events: &JsValue) -> crate::error::Result<Vec<Event>> {
+    if let Some(text) = events.dyn_ref::<js_sys::JsString>() {
+        super::heap::reserve_for_log(text.length() as usize);
+    }
     if let Some(text) = events.as_string() {
         return parse_jsonl(&text);
     }

@@ -5,6 +5,7 @@
 //! serializer (plain objects, never `Map`s; BOUNDARY.md trap 1).
 
 mod gate;
+mod heap;
 mod indexeddb;
 mod interop;
 mod log;

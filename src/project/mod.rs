@@ -233,9 +233,13 @@ struct Tokens<'a> {
     counter: &'a mut dyn TokenCounter,
     counter_id: &'a str,
     cache: &'a mut TokenCache,
-    /// By id, then shape: looked up by `&str`, so a hit allocates nothing.
-    memo: std::collections::HashMap<String, Vec<([usize; 5], usize)>>,
+    /// By id, then shape: looked up by `&str`, so a hit allocates nothing; the first shape of an
+    /// id is held inline (a message is rarely rewritten twice in one projection).
+    memo: rustc_hash::FxHashMap<String, Shapes>,
 }
+
+/// The token counts of one id's shapes within a projection: the first inline, any others after.
+type Shapes = (([usize; 5], usize), Vec<([usize; 5], usize)>);
 
 impl Tokens<'_> {
     /// The tokens of one message as sent.
@@ -254,11 +258,19 @@ impl Tokens<'_> {
             ],
             Content::Null | Content::Absent => [3, 0, 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
         };
-        if let Some(&(_, n)) = self.memo.get(id.as_str()).and_then(|shapes| shapes.iter().find(|(s, _)| *s == shape)) {
+        let known = self.memo.get(id.as_str());
+        if let Some(&(_, n)) =
+            known.and_then(|(first, more)| std::iter::once(first).chain(more).find(|(s, _)| *s == shape))
+        {
             return Ok(n);
         }
         let n = self.cache.tokens(m, self.counter, self.counter_id)?;
-        self.memo.entry(id.clone()).or_default().push((shape, n));
+        match self.memo.get_mut(id.as_str()) {
+            Some((_, more)) => more.push((shape, n)),
+            None => {
+                self.memo.insert(id.clone(), ((shape, n), Vec::new()));
+            }
+        }
         Ok(n)
     }
 
@@ -403,7 +415,9 @@ pub fn project(
         None => std::borrow::Cow::Borrowed(history),
     };
     let history = &history[..];
-    let tok = &mut Tokens { counter, counter_id, cache, memo: Default::default() };
+    // Room for the ids of a typical window, so the memo rarely grows while it fills.
+    let memo = rustc_hash::FxHashMap::with_capacity_and_hasher(256, Default::default());
+    let tok = &mut Tokens { counter, counter_id, cache, memo };
 
     // The fixed prefix: rules, the leading system message.
     let mut prefix: Vec<Message> = Vec::new();

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::message::{Content, ContentPart, Message};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 /// Counts the tokens of a text. Errors (a JS counter that throws) abort the projection.
@@ -31,47 +31,95 @@ pub const PER_IMAGE: usize = 85;
 /// and the call id a result answers. Images count [`PER_IMAGE`] each; other blocks by their JSON.
 pub fn text_of(m: &Message) -> (String, usize) {
     let mut text = String::new();
+    let images = pieces(m, &mut text);
+    (text, images)
+}
+
+/// Where [`pieces`] puts the counted text of a message: a `String` to count, or a hasher taking
+/// its fingerprint without building the text.
+trait Sink {
+    /// Appends text.
+    fn text(&mut self, s: &str);
+    /// Appends a JSON value as its compact JSON text.
+    fn json(&mut self, v: &serde_json::Value);
+}
+
+impl Sink for String {
+    fn text(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    fn json(&mut self, v: &serde_json::Value) {
+        self.push_str(&v.to_string());
+    }
+}
+
+/// A hasher fed the same text as a [`Sink`], JSON values written straight into it.
+struct Fingerprint(DefaultHasher);
+
+impl std::io::Write for Fingerprint {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink for Fingerprint {
+    fn text(&mut self, s: &str) {
+        self.0.write(s.as_bytes());
+    }
+    fn json(&mut self, v: &serde_json::Value) {
+        // Writing a `Value` into a hasher cannot fail.
+        let _ = serde_json::to_writer(&mut *self, v);
+    }
+}
+
+/// Feeds the counted text of `m` to `sink` (the one definition [`text_of`] and the cache's
+/// fingerprint share) and returns its number of images.
+fn pieces(m: &Message, sink: &mut impl Sink) -> usize {
     let mut images = 0;
-    text.push_str(role_name(m));
+    sink.text(role_name(m));
     if let Some(n) = &m.name {
-        text.push(' ');
-        text.push_str(n);
+        sink.text(" ");
+        sink.text(n);
     }
     match &m.content {
         Content::Text(t) => {
-            text.push('\n');
-            text.push_str(t);
+            sink.text("\n");
+            sink.text(t);
         }
         Content::Parts(parts) => {
             for p in parts {
-                text.push('\n');
+                sink.text("\n");
                 match p {
-                    ContentPart::Text { text: t, .. } | ContentPart::Reasoning { text: t, .. } => text.push_str(t),
+                    ContentPart::Text { text: t, .. } | ContentPart::Reasoning { text: t, .. } => sink.text(t),
                     // A file costs what an image does (a fixed estimate: its size in tokens
                     // depends on the provider's own reading of it — pages, audio length).
                     ContentPart::Image { .. } | ContentPart::File { .. } => images += 1,
-                    ContentPart::Other { raw } => text.push_str(&raw.to_string()),
+                    ContentPart::Other { raw } => sink.json(raw),
                 }
             }
         }
         Content::Null | Content::Absent => {}
     }
     for c in &m.tool_calls {
-        text.push('\n');
-        text.push_str(&c.name);
-        text.push_str(&c.args.to_string());
+        sink.text("\n");
+        sink.text(&c.name);
+        sink.json(&c.args);
     }
     // Counted with the note that stands beside it where a format cannot carry its raw arguments.
     for c in &m.invalid_tool_calls {
-        text.push('\n');
-        text.push_str(&c.name);
-        text.push_str(&crate::message::formats::util::invalid_call_note(c));
+        sink.text("\n");
+        sink.text(&c.name);
+        sink.text(&crate::message::formats::util::invalid_call_note(c));
     }
     if let Some(id) = &m.tool_call_id {
-        text.push('\n');
-        text.push_str(id);
+        sink.text("\n");
+        sink.text(id);
     }
-    (text, images)
+    images
 }
 
 fn role_name(m: &Message) -> &'static str {
@@ -88,7 +136,7 @@ fn role_name(m: &Message) -> &'static str {
 #[derive(Debug, Clone, Default)]
 pub struct TokenCache {
     counter_id: String,
-    counts: HashMap<String, (u64, usize)>,
+    counts: FxHashMap<String, (u64, usize)>,
 }
 
 impl TokenCache {
@@ -98,11 +146,11 @@ impl TokenCache {
             self.counts.clear();
             self.counter_id = counter_id.to_string();
         }
-        let (text, images) = text_of(m);
-        let mut h = DefaultHasher::new();
-        text.hash(&mut h);
-        images.hash(&mut h);
-        let fp = h.finish();
+        // The fingerprint of the counted text, taken without building it: a hit allocates nothing.
+        let mut fingerprint = Fingerprint(DefaultHasher::new());
+        let images = pieces(m, &mut fingerprint);
+        images.hash(&mut fingerprint.0);
+        let fp = fingerprint.0.finish();
         if let Some(id) = &m.id {
             if let Some(&(f, n)) = self.counts.get(id) {
                 if f == fp {
@@ -110,6 +158,7 @@ impl TokenCache {
                 }
             }
         }
+        let (text, images) = text_of(m);
         let n = counter.count(&text)?.saturating_add(images * PER_IMAGE + PER_MESSAGE);
         if let Some(id) = &m.id {
             self.counts.insert(id.clone(), (fp, n));
