@@ -12,7 +12,9 @@ bench: build
 	node benches/history.bench.mjs --write
 	node benches/project.bench.mjs --write
 	node benches/memory.bench.mjs --write
+	node benches/size.bench.mjs --write
 	bash scripts/postgres.sh run -- node benches/postgres.bench.mjs --write
+	node benches/standing.mjs --write
 serve: build
 	node scripts/serve.mjs --port 8080 $(ARGS)
 # The long runs of what `make test` smokes (issue 14): every cargo-fuzz target of the core

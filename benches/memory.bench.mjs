@@ -13,17 +13,22 @@
 // full collection; wasm memory only grows, so its growth is what the store took), interleaved
 // A B A B over ROUNDS rounds; median and min–max. The wasm memory is read through the glue's
 // `initSync` (the public package does not expose it). Benchmarks never assert anything.
+//
+// Results (benches/results/memory.json, with --write; read by benches/standing.mjs): issue 17's
+// rows 6 (bytes per held message / its JSON, goal ≤ 2×) and 7 (bytes per idle store, goal
+// ≤ 2 KB = 2,048 B); median and min–max over the rounds. BENCH_SMOKE=1: one round, 2,000 idle
+// stores, 500 held messages.
 
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { machineRows, median, ROOT, writeSection } from "./lib.mjs";
+import { machineRows, median, pick, resultRow, ROOT, stat, writeResults, writeSection } from "./lib.mjs";
 
 const WRITE = process.argv.includes("--write");
-const ROUNDS = 5;
-const N_IDLE = 10_000;
-const N_HELD = 10_000;
+const ROUNDS = pick(5, 1);
+const N_IDLE = pick(10_000, 2_000);
+const N_HELD = pick(10_000, 500);
 const GOAL_IDLE = 2048; // bytes per idle store (issue 17)
 const GOAL_HELD = 2; // × the message's JSON (issue 17)
 
@@ -142,6 +147,25 @@ stategate and (b) LangGraph, ${ROUNDS} rounds. The wasm figure is the growth of 
 memory (which only grows: what the store took, allocator slack included); the JS figures are
 \`heapUsed\` growth after two full collections.`;
   console.log(body);
+  writeResults("memory", [
+    resultRow({
+      id: "memory-held",
+      label: `memory per held message (~200-character content, ${N_HELD.toLocaleString("en")} held, events sealed)`,
+      unit: "B",
+      figure: stat(ours.map((x) => x.perMessage)),
+      ratio: { ...stat(ratio), of: "wasm memory per message / the message's JSON (median and min–max over the rounds)" },
+      goal: { value: GOAL_HELD, direction: "≤", issue: 17 },
+      note: `the message's JSON ${json.toFixed(0)} B; LangGraph ${median(theirs.map((x) => x.perMessage)).toFixed(0)} B (JS heap)`,
+    }),
+    resultRow({
+      id: "memory-idle",
+      label: `${N_IDLE.toLocaleString("en")} idle empty stores, per store (wasm + JS heap)`,
+      unit: "B",
+      figure: stat(idleTotal),
+      goal: { value: GOAL_IDLE, direction: "≤", issue: 17 },
+      note: `wasm ${median(idle.map((x) => x.wasm)).toFixed(0)} B + JS heap ${median(idle.map((x) => x.heap)).toFixed(0)} B`,
+    }),
+  ]);
   if (WRITE) writeSection("memory", body);
 }
 

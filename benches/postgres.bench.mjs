@@ -25,6 +25,13 @@
 //
 // The workload: real tau-bench turns (benches/postgres-workload.mjs). Benchmarks never assert
 // timings. With --write, the "postgres" section of BENCHMARKS.md is replaced.
+//
+// Results (benches/results/postgres.json, with --write; read by benches/standing.mjs): not rows
+// of issue 17's table, the goals this bench has tracked — bytes stored per message at the largest
+// size (≤ 1.5× its JSON), resume with tail 0 and with the longest tail (≤ 100 ms) — and the append
+// rates' ratios to PostgresSaver (no goal; min–max over the interleaved rounds). BENCH_SMOKE=1
+// (tests/js/bench-smoke.test.mjs, only where STATEGATE_PG_URL is set): 20 and 100 messages,
+// checkpoints every 50, 1 and 2 writers × 20 appends, one round, one resume each.
 
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -32,7 +39,7 @@ import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgresLog } from "../pkg/postgres-log.js";
-import { ROOT, machineRows, median, pkgVersion, writeSection } from "./lib.mjs";
+import { ROOT, machineRows, median, pick, pkgVersion, ratioStat, resultRow, stat, writeResults, writeSection } from "./lib.mjs";
 import { workload, lcMessage, Checkpoints } from "./postgres-workload.mjs";
 
 const URL_ = process.env.STATEGATE_PG_URL;
@@ -41,12 +48,20 @@ if (!URL_) {
   process.exit(1);
 }
 const WRITE = process.argv.includes("--write");
-const ROUNDS = Number(process.env.PG_BENCH_ROUNDS || 5);
-const APPENDS = Number(process.env.PG_BENCH_APPENDS || 300);
-const RESUME_RUNS = Number(process.env.PG_BENCH_RESUME_RUNS || 7);
-const SIZES = [100, 1_000, 10_000];
-const LANGGRAPH_MAX = 1_000; // PostgresSaver's storage grows with the square of the history
-const CHECKPOINT_EVERY = 1_000;
+const ROUNDS = Number(process.env.PG_BENCH_ROUNDS || pick(5, 1));
+const APPENDS = Number(process.env.PG_BENCH_APPENDS || pick(300, 20));
+const RESUME_RUNS = Number(process.env.PG_BENCH_RESUME_RUNS || pick(7, 1));
+const WRITERS = pick([1, 8], [1, 2]);
+const SIZES = pick([100, 1_000, 10_000], [20, 100]);
+const LANGGRAPH_MAX = pick(1_000, 20); // PostgresSaver's storage grows with the square of the history
+const CHECKPOINT_EVERY = pick(1_000, 50);
+const TOP = SIZES.at(-1); // the run (c) resumes with tail 0
+const TAIL_RUN = TOP - 1; // the run (c) resumes with the longest tail
+const TAIL_CHECKPOINT = Math.floor(TAIL_RUN / CHECKPOINT_EVERY) * CHECKPOINT_EVERY;
+const TAIL = TAIL_RUN - TAIL_CHECKPOINT;
+const BATCH = pick(100, 10);
+const GOAL_BYTES = 1.5; // × the message's JSON
+const GOAL_RESUME = 100; // ms
 const WRITER = path.join(ROOT, "benches/postgres-writer.mjs");
 
 const db = new pg.Pool({ connectionString: URL_, max: 4 });
@@ -104,9 +119,9 @@ async function commitFloor() {
 }
 
 const floors = [await commitFloor()];
-const rates = { stategate: { 1: [], 8: [] }, langgraph: { 1: [], 8: [] } };
+const rates = { stategate: Object.fromEntries(WRITERS.map((n) => [n, []])), langgraph: Object.fromEntries(WRITERS.map((n) => [n, []])) };
 for (let r = 0; r < ROUNDS; r++) {
-  for (const n of [1, 8]) {
+  for (const n of WRITERS) {
     for (const system of r % 2 === 0 ? ["stategate", "langgraph"] : ["langgraph", "stategate"]) {
       const rate = await writers(system, n);
       rates[system][n].push(rate);
@@ -151,8 +166,8 @@ const [anatomy] = await q(
 sgRun.store.free();
 // The same history, 9,999 messages: its latest checkpoint at 9,000, so a resume replays 999 events.
 const sgTail = await sgLog.open("run-9999");
-for (let i = 0; i < 9_999; i += 100) await sgTail.applyBatch(messages.slice(i, Math.min(i + 100, 9_999)).map((m) => ({ author: m.role, update: { messages: [m] } })));
-if ((await sgLog.load("run-9999")).checkpointSequence !== 9_000) throw new Error("run-9999: its checkpoint is not at 9,000");
+for (let i = 0; i < TAIL_RUN; i += BATCH) await sgTail.applyBatch(messages.slice(i, Math.min(i + BATCH, TAIL_RUN)).map((m) => ({ author: m.role, update: { messages: [m] } })));
+if ((await sgLog.load("run-9999")).checkpointSequence !== TAIL_CHECKPOINT) throw new Error(`run-9999: its checkpoint is not at ${TAIL_CHECKPOINT}`);
 sgTail.store.free();
 
 const lgSchema = fresh("langgraph_bytes");
@@ -185,17 +200,17 @@ const resumes = { tail0: [], tail999: [], langgraph: [] };
 const once = {
   tail0: async () => {
     const run = await readers.log.open("run-10k");
-    if (run.store.version !== 10_000) throw new Error("run-10k resumed at the wrong version");
+    if (run.store.version !== TOP) throw new Error("run-10k resumed at the wrong version");
     run.store.free();
   },
   tail999: async () => {
     const run = await readers.log.open("run-9999");
-    if (run.store.version !== 9_999) throw new Error("run-9999 resumed at the wrong version");
+    if (run.store.version !== TAIL_RUN) throw new Error("run-9999 resumed at the wrong version");
     run.store.free();
   },
   langgraph: async () => {
     const tuple = await readers.saver.getTuple({ configurable: { thread_id: "thread-10k" } });
-    if (tuple.checkpoint.channel_values.messages.length !== 10_000) throw new Error("thread-10k resumed with the wrong history");
+    if (tuple.checkpoint.channel_values.messages.length !== TOP) throw new Error("thread-10k resumed with the wrong history");
   },
 };
 for (const f of Object.values(once)) await f(); // warm-up
@@ -221,8 +236,7 @@ const rateRow = (n) => {
 const tableA = [
   "| (a) appends per second (aggregate) | stategate `run.apply` median (min–max) | PostgresSaver `put` median (min–max) | stategate / PostgresSaver |",
   "|---|---|---|---|",
-  rateRow(1),
-  rateRow(8),
+  ...WRITERS.map(rateRow),
   `| the floor: one one-row \`INSERT\` committed (median, before and after) | ${floors.map(ms).join(", ")} | | |`,
 ].join("\n");
 
@@ -243,22 +257,46 @@ const tableB = [
 ].join("\n");
 const resumeRow = (label, xs) => `| ${label} | ${ms(median(xs))} | ${range(xs, ms)} | ${(median(resumes.langgraph) / median(xs)).toFixed(2)}× |`;
 const tableC = [
-  "| (c) resume a 10k-message run | median | min–max | PostgresSaver / this |",
+  `| (c) resume a ${fmt(TOP)}-message run | median | min–max | PostgresSaver / this |`,
   "|---|---|---|---|",
-  resumeRow("stategate `log.open`: checkpoint at 10,000, tail 0", resumes.tail0),
-  resumeRow("stategate `log.open`: checkpoint at 9,000, tail 999 (9,999 messages)", resumes.tail999),
-  `| PostgresSaver \`getTuple\`: latest checkpoint of 10,000 messages | ${ms(median(resumes.langgraph))} | ${range(resumes.langgraph, ms)} | 1× |`,
+  resumeRow(`stategate \`log.open\`: checkpoint at ${fmt(TOP)}, tail 0`, resumes.tail0),
+  resumeRow(`stategate \`log.open\`: checkpoint at ${fmt(TAIL_CHECKPOINT)}, tail ${fmt(TAIL)} (${fmt(TAIL_RUN)} messages)`, resumes.tail999),
+  `| PostgresSaver \`getTuple\`: latest checkpoint of ${fmt(TOP)} messages | ${ms(median(resumes.langgraph))} | ${range(resumes.langgraph, ms)} | 1× |`,
 ].join("\n");
 
 const sgPer = SIZES.map((n) => per(bytes.stategate[n].live, n) / per(jsonBytes(n), n));
 const eventsPer = SIZES.map((n) => per(bytes.stategate[n].events, n) / per(jsonBytes(n), n));
 const flat = Math.max(...sgPer.slice(1)) / Math.min(...sgPer.slice(1)) < 1.25;
-const goalBytes = `Goal: per message stored ≤ 1.5× the message's JSON and flat with history length — ${sgPer.every((x) => x <= 1.5) && flat ? "**met**" : "**not met**"}: ${sgPer.map((x, i) => `${x.toFixed(2)}× at ${fmt(SIZES[i])}`).join(", ")} with the checkpoint (the events alone: ${eventsPer.map((x) => `${x.toFixed(2)}×`).join(", ")}); ${flat ? "flat from 1k on" : "not flat"}.`;
-const anatomyLine = `Per event row (10k run, averages): ${fmt(anatomy.row)} B stored = the event's JSON line ${fmt(anatomy.line)} B (the message as kept, with its id and origin, ${fmt(anatomy.message)} B; the rest is the envelope: event id, run id, sequence, type, author, time, correlation and causation, and two 64-hex-digit hashes) + ${fmt(anatomy.row - anatomy.line)} B of row (tuple header, run id, sequence, the two 32-byte hash columns). The envelope and row are a fixed ~${fmt(anatomy.row - anatomy.message)} B per event, so the 1.5× goal holds only for messages of ~${fmt(2 * (anatomy.row - anatomy.message))} B of JSON and more; rows under 2 KB are never compressed by PostgreSQL (TOAST starts at ~2 KB).`;
+const goalBytes = `Goal: per message stored ≤ ${GOAL_BYTES}× the message's JSON and flat with history length — ${sgPer.every((x) => x <= GOAL_BYTES) && flat ? "**met**" : "**not met**"}: ${sgPer.map((x, i) => `${x.toFixed(2)}× at ${fmt(SIZES[i])}`).join(", ")} with the checkpoint (the events alone: ${eventsPer.map((x) => `${x.toFixed(2)}×`).join(", ")}); ${flat ? `flat from ${fmt(SIZES[1])} on` : "not flat"}.`;
+const anatomyLine = `Per event row (${fmt(TOP)}-message run, averages): ${fmt(anatomy.row)} B stored = the event's JSON line ${fmt(anatomy.line)} B (the message as kept, with its id and origin, ${fmt(anatomy.message)} B; the rest is the envelope: event id, run id, sequence, type, author, time, correlation and causation, and two 64-hex-digit hashes) + ${fmt(anatomy.row - anatomy.line)} B of row (tuple header, run id, sequence, the two 32-byte hash columns). The envelope and row are a fixed ~${fmt(anatomy.row - anatomy.message)} B per event, so the 1.5× goal holds only for messages of ~${fmt(2 * (anatomy.row - anatomy.message))} B of JSON and more; rows under 2 KB are never compressed by PostgreSQL (TOAST starts at ~2 KB).`;
 const worst = Math.max(median(resumes.tail0), median(resumes.tail999));
-const goalResume = `Goal: resume of a 10k-message run under 100 ms — ${worst < 100 ? "**met**" : "**not met**"} (median ${ms(median(resumes.tail0))} with tail 0, ${ms(median(resumes.tail999))} with tail 999).`;
+const goalResume = `Goal: resume of a ${fmt(TOP)}-message run under ${GOAL_RESUME} ms — ${worst < GOAL_RESUME ? "**met**" : "**not met**"} (median ${ms(median(resumes.tail0))} with tail 0, ${ms(median(resumes.tail999))} with tail ${fmt(TAIL)}).`;
 
 console.log(`\n${tableA}\n\n${tableB}\n\n${goalBytes}\n\n${anatomyLine}\n\n${tableC}\n\n${goalResume}`);
+
+const one = (x) => ({ median: x, min: x, max: x, runs: 1 });
+writeResults("postgres", [
+  resultRow({
+    id: "pg-bytes",
+    label: `PostgresLog: bytes stored per message (events + checkpoint, live) at ${fmt(TOP)} messages`,
+    unit: "B",
+    figure: one(per(bytes.stategate[TOP].live, TOP)),
+    ratio: { ...one(sgPer.at(-1)), of: "bytes stored per message / the message's JSON (one measurement)" },
+    goal: { value: GOAL_BYTES, direction: "≤" },
+    note: sgPer.map((x, i) => `${x.toFixed(2)}× at ${fmt(SIZES[i])}`).join(", "),
+  }),
+  resultRow({ id: "pg-resume-tail0", label: `PostgresLog: resume a ${fmt(TOP)}-message run, tail 0`, unit: "ms", figure: stat(resumes.tail0), goal: { value: GOAL_RESUME, direction: "≤" }, note: `PostgresSaver getTuple ${ms(median(resumes.langgraph))}` }),
+  resultRow({ id: "pg-resume-tail", label: `PostgresLog: resume a ${fmt(TAIL_RUN)}-message run, tail ${fmt(TAIL)}`, unit: "ms", figure: stat(resumes.tail999), goal: { value: GOAL_RESUME, direction: "≤" } }),
+  ...WRITERS.map((n) =>
+    resultRow({
+      id: `pg-appends-${n}`,
+      label: `PostgresLog appends per second, ${n} writer process${n > 1 ? "es" : ""} × ${APPENDS}`,
+      unit: "appends/s",
+      figure: stat(rates.stategate[n]),
+      ratio: ratioStat(rates.stategate[n], rates.langgraph[n], "stategate / PostgresSaver (ratio of the medians; min–max over the rounds)"),
+    }),
+  ),
+]);
 
 if (WRITE) {
   const [{ server_version: version }] = await (async () => {
@@ -313,9 +351,9 @@ Method:
 - (b): one run / thread grown message by message; at each size, the live rows of that run
   (\`sum(pg_column_size(row))\`: as stored, TOAST-compressed) and the tables on disk
   (\`pg_total_relation_size\`: heap, TOAST, indexes; after a \`VACUUM\` of the checkpoint table,
-  whose upserts leave dead rows). PostgresSaver at 10k is a fit of its 1k figure to n²
+  whose upserts leave dead rows). PostgresSaver at ${fmt(TOP)} is a fit of its ${fmt(LANGGRAPH_MAX)} figure to n²
   (not run: it would store tens of gigabytes).
-- (c): the runs of (b) and one of 9,999 messages written in batches of 100 (same events); a
+- (c): the runs of (b) and one of ${fmt(TAIL_RUN)} messages written in batches of ${BATCH} (same events); a
   warm-up, then ${RESUME_RUNS} interleaved runs of each. stategate's \`log.open\` includes both
   queries, parsing, and restoring the store (checkpoint digest, every event's hash and
   reproduction); PostgresSaver's \`getTuple\` includes its query and deserialising the messages.

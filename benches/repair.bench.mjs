@@ -14,6 +14,13 @@
 // runs is reported. With --write, the "repair" section of BENCHMARKS.md (between
 // <!-- bench:repair:begin --> and <!-- bench:repair:end -->) is replaced; the rest of the file
 // (e.g. the section of benches/store.bench.mjs) is kept. Benchmarks never assert timings.
+//
+// Results (benches/results/repair.json, with --write; read by benches/standing.mjs): issue 17's
+// row 1 as two rows — warm: stategate's (a) time, and deepagents / stategate per interleaved
+// round (median, min–max of the rounds), goal ≥ 8×; cold: import + first call in fresh processes,
+// deepagents / stategate per pair of processes, goal ≥ 3× — and issue 14's 200k validation
+// (≤ 500 ms; validate / repair ≤ 2×). BENCH_SMOKE=1 (tests/js/bench-smoke.test.mjs): 1,000
+// messages, 3 runs, one cold process each, 2,000 messages for (e); its figures mean nothing.
 
 import fs from "node:fs";
 import os from "node:os";
@@ -22,18 +29,18 @@ import zlib from "node:zlib";
 import { performance } from "node:perf_hooks";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { writeSection } from "./lib.mjs";
+import { pick, resultRow, stat as statOf, ratioStat, writeResults, writeSection } from "./lib.mjs";
 import { HumanMessage, AIMessage, ToolMessage } from "@langchain/core/messages";
 import { createPatchToolCallsMiddleware } from "deepagents";
 import { repairMessages, validateMessages, convertMessages, readTranscript, StateStore } from "../pkg/index.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WRITE = process.argv.includes("--write");
-const WARMUP = 5;
-const RUNS = 21;
+const WARMUP = pick(5, 1);
+const RUNS = pick(21, 3);
 const GOAL_RATIO = 8; // issue 17: ≥ 8× deepagents warm
 const COLD_GOAL_RATIO = 3; // issue 17: ≥ 3× on the first call in a fresh process
-const COLD_PROCESSES = 9;
+const COLD_PROCESSES = pick(9, 1);
 
 // ---------------------------------------------------------------------------------------------
 // Timing helpers
@@ -52,7 +59,7 @@ async function bench(fn, warmup = WARMUP, runs = RUNS) {
   }
   return stat(times);
 }
-const stat = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs), runs: xs.length });
+const stat = (xs) => ({ ...statOf(xs), times: xs }); // the times kept for per-round ratios
 /** Runs the cases in turn, round after round (A B A B …), so all see the same machine state. */
 async function interleaved(cases, warmup = WARMUP, runs = RUNS) {
   const times = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
@@ -72,7 +79,9 @@ let sink = 0; // keeps results alive so nothing is optimised away
 // (a)/(b) input: 2,000 blocks of 5 messages = 10,000 messages, 4,000 parallel calls.
 // Block: human, ai(2 calls), tool, tool, ai(text). Every 20th block loses its second result
 // (replaced by a user message), giving exactly 100 dangling calls.
-const BLOCKS = 2000;
+const BLOCKS = pick(2000, 200);
+const N_MESSAGES = BLOCKS * 5;
+const N_DANGLING = BLOCKS / 20;
 const DANGLING_EVERY = 20;
 function buildSpecs() {
   const specs = [];
@@ -127,7 +136,7 @@ const beforeAgent = typeof mw.beforeAgent === "function" ? mw.beforeAgent : mw.b
   const theirs = await beforeAgent({ messages: instances });
   const missing = (r) => r.report.filter((f) => f.kind === "missing_result").length;
   const theirSynthetic = theirs.messages.length - 1 - instances.length;
-  if (dicts.length !== 10000 || missing(ours) !== 100 || missing(oursOpenai) !== 100 || theirSynthetic !== 100) {
+  if (dicts.length !== N_MESSAGES || missing(ours) !== N_DANGLING || missing(oursOpenai) !== N_DANGLING || theirSynthetic !== N_DANGLING) {
     throw new Error(`bench input sanity check failed: ${dicts.length} msgs, ours ${missing(ours)}/${missing(oursOpenai)}, deepagents ${theirSynthetic}`);
   }
 }
@@ -196,7 +205,7 @@ if (which === "stategate") {
 }
 const t2 = performance.now();
 // deepagents answers with a RemoveMessage (replace all) first.
-if (n !== (which === "stategate" ? 10100 : 10101)) throw new Error("cold child: unexpected message count " + n);
+if (n !== (which === "stategate" ? ${N_MESSAGES + N_DANGLING} : ${N_MESSAGES + N_DANGLING + 1})) throw new Error("cold child: unexpected message count " + n);
 console.log(JSON.stringify({ total: t2 - t0, first: t2 - t1 }));
 `;
 {
@@ -215,8 +224,8 @@ console.log(JSON.stringify({ total: t2 - t0, first: t2 - t1 }));
 }
 
 // (e) input, built only now so the big heap does not slow the cases above: 200,000 plain user/assistant messages (issue 14: validation was quadratic).
-const BIG = 200_000;
-const BIG_RUNS = 5;
+const BIG = pick(200_000, 2_000);
+const BIG_RUNS = pick(5, 2);
 const big = Array.from({ length: BIG }, (_, i) => (i % 2 ? { role: "assistant", content: `answer ${i}: ${"x".repeat(40)}` } : { role: "user", content: `question ${i}: ${"y".repeat(40)}` }));
 const bigJson = JSON.stringify(big);
 const bigStore = new StateStore();
@@ -233,7 +242,6 @@ bigStore.apply({ author: "u", update: { messages: big } });
     const t2 = performance.now();
     if (i > 0) v.push(t1 - t0), r.push(t2 - t1); // the first round is the warm-up
   }
-  const stat = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs), runs: xs.length });
   results.bigValidate = stat(v);
   results.bigRepair = stat(r);
 }
@@ -261,6 +269,9 @@ const goalMet = ratio >= GOAL_RATIO;
 const coldRatio = results.coldDeep.median / results.coldOurs.median;
 const coldFirstRatio = results.coldDeepFirst.median / results.coldOursFirst.median;
 const coldMet = coldRatio >= COLD_GOAL_RATIO;
+// Per-round (warm, interleaved) and per-pair-of-processes (cold) ratios: their min–max.
+const warmRatios = ratioStat(results.deepagents.times, results.oursLc.times, "deepagents / stategate (ratio of the medians; min–max over the interleaved rounds)");
+const coldRatios = ratioStat(results.coldDeep.times, results.coldOurs.times, "deepagents / stategate, import + first call (ratio of the medians; min–max over the pairs of processes)");
 
 // ---------------------------------------------------------------------------------------------
 // Report
@@ -269,20 +280,20 @@ const us = (total) => ((total * 1000) / tauMessages).toFixed(2);
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const rows = [
   ["Case", "Input", "Median", "Min–max", "Notes"],
-  ["(a) `repairMessages`", "10,000 LangChain dicts, 100 dangling calls", `${ms(results.oursLc.median)} ms`, `${ms(results.oursLc.min)}–${ms(results.oursLc.max)} ms`, "stategate"],
-  ["(a) deepagents `beforeAgent` (PatchToolCalls)", "same history, LangChain message instances", `${ms(results.deepagents.median)} ms`, `${ms(results.deepagents.min)}–${ms(results.deepagents.max)} ms`, `interleaved with the row above; deepagents/ours = **${ratio.toFixed(2)}×** (range ${(results.deepagents.min / results.oursLc.min).toFixed(2)}× at the minima)`],
-  ["(a) `validateMessages`", "same 10,000 LangChain dicts, openai", `${ms(results.validateLc.median)} ms`, `${ms(results.validateLc.min)}–${ms(results.validateLc.max)} ms`, "interleaved with the rows above"],
+  ["(a) `repairMessages`", `${N_MESSAGES.toLocaleString("en")} LangChain dicts, ${N_DANGLING} dangling calls`, `${ms(results.oursLc.median)} ms`, `${ms(results.oursLc.min)}–${ms(results.oursLc.max)} ms`, "stategate"],
+  ["(a) deepagents `beforeAgent` (PatchToolCalls)", "same history, LangChain message instances", `${ms(results.deepagents.median)} ms`, `${ms(results.deepagents.min)}–${ms(results.deepagents.max)} ms`, `interleaved with the row above; deepagents/ours = **${ratio.toFixed(2)}×** (per round ${warmRatios.min.toFixed(2)}–${warmRatios.max.toFixed(2)}×)`],
+  ["(a) `validateMessages`", `same ${N_MESSAGES.toLocaleString("en")} LangChain dicts, openai`, `${ms(results.validateLc.median)} ms`, `${ms(results.validateLc.min)}–${ms(results.validateLc.max)} ms`, "interleaved with the rows above"],
   ["(a') cold `repairMessages`", `fresh process: import + first call (${COLD_PROCESSES} processes)`, `${ms(results.coldOurs.median)} ms`, `${ms(results.coldOurs.min)}–${ms(results.coldOurs.max)} ms`, `first call alone ${ms(results.coldOursFirst.median)} ms (${ms(results.coldOursFirst.min)}–${ms(results.coldOursFirst.max)})`],
-  ["(a') cold deepagents `beforeAgent`", `fresh process: import + first call (${COLD_PROCESSES} processes, interleaved with the row above)`, `${ms(results.coldDeep.median)} ms`, `${ms(results.coldDeep.min)}–${ms(results.coldDeep.max)} ms`, `first call alone ${ms(results.coldDeepFirst.median)} ms (${ms(results.coldDeepFirst.min)}–${ms(results.coldDeepFirst.max)}); deepagents/ours = **${coldRatio.toFixed(2)}×** (first call alone ${coldFirstRatio.toFixed(2)}×)`],
+  ["(a') cold deepagents `beforeAgent`", `fresh process: import + first call (${COLD_PROCESSES} processes, interleaved with the row above)`, `${ms(results.coldDeep.median)} ms`, `${ms(results.coldDeep.min)}–${ms(results.coldDeep.max)} ms`, `first call alone ${ms(results.coldDeepFirst.median)} ms (${ms(results.coldDeepFirst.min)}–${ms(results.coldDeepFirst.max)}); deepagents/ours = **${coldRatio.toFixed(2)}×** (per pair of processes ${coldRatios.min.toFixed(2)}–${coldRatios.max.toFixed(2)}×; first call alone ${coldFirstRatio.toFixed(2)}×)`],
   ["(b) `repairMessages`", "same history, OpenAI-format objects", `${ms(results.oursOpenai.median)} ms`, `${ms(results.oursOpenai.min)}–${ms(results.oursOpenai.max)} ms`, ""],
   ["(c) `validateMessages`", `${tauRuns.length} tau-bench runs (${tauMessages} msgs), objects`, `${ms(results.tauObjects.median)} ms`, `${ms(results.tauObjects.min)}–${ms(results.tauObjects.max)} ms`, `${us(results.tauObjects.median)} µs/message`],
   ["(c) `validateMessages`", `${tauRuns.length} tau-bench runs (${tauMessages} msgs), JSON text`, `${ms(results.tauJson.median)} ms`, `${ms(results.tauJson.min)}–${ms(results.tauJson.max)} ms`, `${us(results.tauJson.median)} µs/message`],
-  ["(e) `validateMessages`", "200,000 plain user/assistant messages, objects, openai", `${ms(results.bigValidate.median)} ms`, `${ms(results.bigValidate.min)}–${ms(results.bigValidate.max)} ms`, `interleaved with the row below; validate/repair = **${(results.bigValidate.median / results.bigRepair.median).toFixed(2)}×**`],
-  ["(e) `repairMessages`", "same 200,000 messages, objects", `${ms(results.bigRepair.median)} ms`, `${ms(results.bigRepair.min)}–${ms(results.bigRepair.max)} ms`, ""],
+  ["(e) `validateMessages`", `${BIG.toLocaleString("en")} plain user/assistant messages, objects, openai`, `${ms(results.bigValidate.median)} ms`, `${ms(results.bigValidate.min)}–${ms(results.bigValidate.max)} ms`, `interleaved with the row below; validate/repair = **${(results.bigValidate.median / results.bigRepair.median).toFixed(2)}×**`],
+  ["(e) `repairMessages`", `same ${BIG.toLocaleString("en")} messages, objects`, `${ms(results.bigRepair.median)} ms`, `${ms(results.bigRepair.min)}–${ms(results.bigRepair.max)} ms`, ""],
   ["(e) `validateMessages`", "same, JSON text", `${ms(results.bigValidateJson.median)} ms`, `${ms(results.bigValidateJson.min)}–${ms(results.bigValidateJson.max)} ms`, ""],
   ["(e) `validateMessages`", "same, objects, gemini", `${ms(results.bigValidateGemini.median)} ms`, `${ms(results.bigValidateGemini.min)}–${ms(results.bigValidateGemini.max)} ms`, ""],
   ["(e) `convertMessages`", "same, objects, to gemini", `${ms(results.bigConvertGemini.median)} ms`, `${ms(results.bigConvertGemini.min)}–${ms(results.bigConvertGemini.max)} ms`, ""],
-  ["(e) `store.check`", "one message, on a store holding the same 200,000", `${ms(results.bigCheck.median)} ms`, `${ms(results.bigCheck.min)}–${ms(results.bigCheck.max)} ms`, ""],
+  ["(e) `store.check`", `one message, on a store holding the same ${BIG.toLocaleString("en")}`, `${ms(results.bigCheck.median)} ms`, `${ms(results.bigCheck.min)}–${ms(results.bigCheck.max)} ms`, ""],
   ["(d) wasm size", "`pkg/stategate_wasm_bg.wasm`", `${wasmRaw} B (${kib(wasmRaw)})`, "", `gzip -9: ${wasmGzip} B (${kib(wasmGzip)})`],
 ];
 const table = [
@@ -298,6 +309,44 @@ console.log(table);
 console.log();
 console.log(goalLine);
 console.log(`(warm-up ${WARMUP}, median of ${RUNS} runs each; sink ${sink > 0 ? "ok" : "0"})`);
+
+// Results for benches/standing.mjs: met is computed from the medians above.
+const bigRatios = ratioStat(results.bigValidate.times, results.bigRepair.times, "validate / repair (ratio of the medians; min–max over the interleaved rounds)");
+writeResults("repair", [
+  resultRow({
+    id: "repair-warm",
+    label: `\`repairMessages\`, ${N_MESSAGES.toLocaleString("en")} LangChain dicts, ${N_DANGLING} dangling, vs deepagents PatchToolCalls (warm)`,
+    unit: "ms",
+    figure: results.oursLc,
+    ratio: warmRatios,
+    goal: { value: GOAL_RATIO, direction: "≥", issue: 17 },
+    note: `deepagents ${ms(results.deepagents.median)} ms (${ms(results.deepagents.min)}–${ms(results.deepagents.max)})`,
+  }),
+  resultRow({
+    id: "repair-cold",
+    label: `same, first call in a fresh process (import + first call), vs deepagents`,
+    unit: "ms",
+    figure: results.coldOurs,
+    ratio: coldRatios,
+    goal: { value: COLD_GOAL_RATIO, direction: "≥", issue: 17 },
+    note: `${COLD_PROCESSES} processes each; deepagents ${ms(results.coldDeep.median)} ms; the first call alone (import excluded): ${ms(results.coldOursFirst.median)} ms vs ${ms(results.coldDeepFirst.median)} ms = ${coldFirstRatio.toFixed(2)}×`,
+  }),
+  resultRow({
+    id: "validate-200k",
+    label: `\`validateMessages\`, ${BIG.toLocaleString("en")} plain messages, objects`,
+    unit: "ms",
+    figure: results.bigValidate,
+    goal: { value: 500, direction: "≤", issue: 14 },
+  }),
+  resultRow({
+    id: "validate-vs-repair-200k",
+    label: `\`validateMessages\` / \`repairMessages\`, same ${BIG.toLocaleString("en")} messages`,
+    unit: "ms",
+    figure: results.bigValidate,
+    ratio: bigRatios,
+    goal: { value: 2, direction: "≤", issue: 14 },
+  }),
+]);
 
 if (WRITE) {
   const pkgVersion = (name) => JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules", name, "package.json"), "utf8")).version;

@@ -10,32 +10,50 @@
 //       outside the timed region (the store: one command with all N messages; LangGraph: one
 //       reducer call). LangGraph at 100k uses a window of 50 appends (each one copies the list).
 //
+//   (a') the conversion floor of one append, interleaved with (a) run by run: what any append from
+//       JS into the wasm store must pay before the store does anything — building the command,
+//       `JSON.stringify` of it (the one way JS input enters the core: src/js/interop.rs) and
+//       copying that string into wasm memory, as the glue does for every string it passes
+//       (wasm-bindgen's passStringToWasm0: `__wbindgen_malloc`, a byte loop for ASCII, `encodeInto`
+//       past it), then `__wbindgen_free` (Rust drops the string once parsed). No exported
+//       function does only that, so the floor calls the module's own allocator exports (the
+//       glue's `initSync()` hands back the exports of the instance the package loaded). Also
+//       timed as a proxy: `JSON.stringify` + `TextEncoder.encodeInto` into a preallocated
+//       64 KiB Uint8Array (no wasm at all). Goal (issue 17): an append ≤ 2× its floor.
+//
 // Message contents are built before the timed regions; the message objects themselves (a plain
 // object for the store, a HumanMessage / AIMessage for LangGraph) are created inside, as each
 // API requires. Benchmarks never assert timings. With --write, the "store" section of
 // BENCHMARKS.md (between <!-- bench:store:begin --> and <!-- bench:store:end -->) is replaced;
 // the rest of the file is kept.
+//
+// Results (benches/results/store.json, with --write; read by benches/standing.mjs): issue 17's
+// row 2 as two rows — LangGraph / stategate for 10,000 appends (goal ≥ 200×; min–max over the
+// rounds where both ran) and stategate's append / its floor (goal ≤ 2×; min–max over the rounds).
+// BENCH_SMOKE=1: 500 appends, 2 / 1 runs, fills of 100 and 1,000 with windows of 100.
 
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { writeSection } from "./lib.mjs";
+import { pick, ratioStat, resultRow, stat, writeResults, writeSection } from "./lib.mjs";
 import { HumanMessage, AIMessage } from "@langchain/core/messages";
 import { messagesStateReducer } from "@langchain/langgraph";
 import { StateStore } from "../pkg/index.js";
+import { initSync } from "../pkg/stategate_wasm.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WRITE = process.argv.includes("--write");
-const N_APPENDS = 10_000;
-const RUNS_A = 5; // stategate
-const RUNS_A_LANGGRAPH = 3; // ~15 s per run of 10,000 appends (each append copies the list)
-const GOAL_RATIO = 100;
-const FILLS = [1_000, 10_000, 100_000];
-const WINDOW = 1_000;
-const WARMUP_APPENDS = 100;
-const LANGGRAPH_WINDOW = { 1_000: 1_000, 10_000: 1_000, 100_000: 50 };
+const N_APPENDS = pick(10_000, 500);
+const RUNS_A = pick(5, 2); // stategate and its floor
+const RUNS_A_LANGGRAPH = pick(3, 1); // ~7 s per run of 10,000 appends (each append copies the list)
+const GOAL_RATIO = 200; // issue 17: ≥ 200× messagesStateReducer
+const GOAL_FLOOR = 2; // issue 17: an append ≤ 2× its conversion floor
+const FILLS = pick([1_000, 10_000, 100_000], [100, 1_000]);
+const WINDOW = pick(1_000, 100);
+const WARMUP_APPENDS = pick(100, 10);
+const LANGGRAPH_WINDOW = Object.fromEntries(FILLS.map((f) => [f, f >= 100_000 ? 50 : WINDOW]));
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -81,18 +99,72 @@ function theirAppends(n) {
   return ms;
 }
 
+// (a') The floor: the same commands built, stringified and copied into the module's memory.
+const wasm = initSync(); // already loaded by pkg/index.js: returns that instance's exports
+if (!(wasm?.memory instanceof WebAssembly.Memory) || typeof wasm.__wbindgen_malloc !== "function") throw new Error("the glue's initSync() did not return the loaded exports");
+let wasmBytes = new Uint8Array(wasm.memory.buffer);
+const wasmMemory = () => (wasmBytes.byteLength === 0 ? (wasmBytes = new Uint8Array(wasm.memory.buffer)) : wasmBytes); // as the glue: renewed once memory grows
+const encoder = new TextEncoder();
+/** wasm-bindgen's passStringToWasm0 (the realloc form the glue uses for strings), then the free. */
+function passString(arg) {
+  let len = arg.length;
+  let ptr = wasm.__wbindgen_malloc(len, 1) >>> 0;
+  const mem = wasmMemory();
+  let offset = 0;
+  for (; offset < len; offset++) {
+    const code = arg.charCodeAt(offset);
+    if (code > 0x7f) break;
+    mem[ptr + offset] = code;
+  }
+  if (offset !== len) {
+    if (offset !== 0) arg = arg.slice(offset);
+    ptr = wasm.__wbindgen_realloc(ptr, len, (len = offset + arg.length * 3), 1) >>> 0;
+    offset += encoder.encodeInto(arg, wasmMemory().subarray(ptr + offset, ptr + len)).written;
+    ptr = wasm.__wbindgen_realloc(ptr, len, offset, 1) >>> 0;
+  }
+  wasm.__wbindgen_free(ptr, offset, 1);
+  return offset;
+}
+function floorAppends(n) {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) sink += passString(JSON.stringify({ author: "bench", update: { messages: [{ role: role(i), content: CONTENTS[i] }] } }));
+  return performance.now() - t0;
+}
+const proxyBuffer = new Uint8Array(64 * 1024);
+function proxyAppends(n) {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) sink += encoder.encodeInto(JSON.stringify({ author: "bench", update: { messages: [{ role: role(i), content: CONTENTS[i] }] } }), proxyBuffer).written;
+  return performance.now() - t0;
+}
+
 // Warm-up (JIT, wasm tiering) on a shorter run of each.
 ourAppends(1_000);
+floorAppends(1_000);
+proxyAppends(1_000);
 theirAppends(1_000);
 
-const a = { ours: [], theirs: [] };
+// Rounds: stategate, its floor, the proxy, then (in the first RUNS_A_LANGGRAPH rounds) LangGraph.
+const a = { ours: [], floor: [], proxy: [], theirs: [] };
 for (let r = 0; r < Math.max(RUNS_A, RUNS_A_LANGGRAPH); r++) {
-  if (r < RUNS_A) a.ours.push(ourAppends(N_APPENDS));
+  if (r < RUNS_A) {
+    a.ours.push(ourAppends(N_APPENDS));
+    a.floor.push(floorAppends(N_APPENDS));
+    a.proxy.push(proxyAppends(N_APPENDS));
+  }
   if (r < RUNS_A_LANGGRAPH) a.theirs.push(theirAppends(N_APPENDS));
 }
 const aOurs = median(a.ours);
 const aTheirs = median(a.theirs);
 const ratio = aTheirs / aOurs;
+const aFloor = median(a.floor);
+const aProxy = median(a.proxy);
+const floorRatio = ratioStat(a.ours, a.floor, "stategate append / its floor (ratio of the medians; min–max over the interleaved rounds)");
+const proxyRatio = ratioStat(a.ours, a.proxy, "stategate append / the encodeInto proxy");
+// LangGraph / stategate over the rounds where both ran (its median: the ratio of the medians above).
+const lgRatio = (() => {
+  const r = ratioStat(a.theirs, a.ours.slice(0, a.theirs.length), "");
+  return { median: ratio, min: Math.min(r.min, ratio), max: Math.max(r.max, ratio), runs: r.runs, of: "LangGraph / stategate (ratio of the medians; min–max over the rounds where both ran)" };
+})();
 
 // ---------------------------------------------------------------------------------------------
 // (b) per-append cost at a given size
@@ -153,11 +225,20 @@ const ms = (x) => `${x.toFixed(1)} ms`;
 const us = (x) => `${x < 10 ? x.toFixed(2) : x.toFixed(1)} µs`;
 const fmt = (n) => n.toLocaleString("en-US");
 const tableA = [
-  "| (a) 10,000 sequential appends | Total (median) | Min–max | Runs | Per append |",
+  `| (a) ${fmt(N_APPENDS)} sequential appends | Total (median) | Min–max | Runs | Per append |`,
   "|---|---|---|---|---|",
   `| stategate \`store.apply\` (one command per message, JS → wasm each time) | ${ms(aOurs)} | ${ms(Math.min(...a.ours))}–${ms(Math.max(...a.ours))} | ${RUNS_A} | ${us((aOurs * 1000) / N_APPENDS)} |`,
   `| LangGraph \`messagesStateReducer(state, [msg])\` (state growing) | ${ms(aTheirs)} | ${ms(Math.min(...a.theirs))}–${ms(Math.max(...a.theirs))} | ${RUNS_A_LANGGRAPH} | ${us((aTheirs * 1000) / N_APPENDS)} |`,
-  `| ratio LangGraph / stategate | **${ratio.toFixed(1)}×** | | | |`,
+  `| ratio LangGraph / stategate | **${ratio.toFixed(1)}×** | ${lgRatio.min.toFixed(1)}×–${lgRatio.max.toFixed(1)}× (rounds where both ran) | | |`,
+].join("\n");
+const perUs = (xs) => xs.map((x) => (x * 1000) / N_APPENDS);
+const usRange = (xs) => `${us(Math.min(...perUs(xs)))}–${us(Math.max(...perUs(xs)))}`;
+const tableFloor = [
+  `| (a') the conversion floor of one append (${fmt(N_APPENDS)} in a run, interleaved with (a)) | Per append (median) | Min–max | Runs | stategate append / this |`,
+  "|---|---|---|---|---|",
+  `| stategate \`store.apply\` (the row of (a)) | ${us((aOurs * 1000) / N_APPENDS)} | ${usRange(a.ours)} | ${RUNS_A} | 1× |`,
+  `| floor: build the command + \`JSON.stringify\` + copy the string into wasm memory (the glue's \`passStringToWasm0\` over \`__wbindgen_malloc\`) + \`__wbindgen_free\` | ${us((aFloor * 1000) / N_APPENDS)} | ${usRange(a.floor)} | ${RUNS_A} | **${floorRatio.median.toFixed(2)}×** (${floorRatio.min.toFixed(2)}–${floorRatio.max.toFixed(2)}×) |`,
+  `| proxy: build the command + \`JSON.stringify\` + \`TextEncoder.encodeInto\` a preallocated 64 KiB \`Uint8Array\` (no wasm) | ${us((aProxy * 1000) / N_APPENDS)} | ${usRange(a.proxy)} | ${RUNS_A} | ${proxyRatio.median.toFixed(2)}× (${proxyRatio.min.toFixed(2)}–${proxyRatio.max.toFixed(2)}×) |`,
 ].join("\n");
 const tableB = [
   "| (b) messages already held | stategate median (mean) per append | window | LangGraph median (mean) per append | window | ratio of medians |",
@@ -167,14 +248,39 @@ const tableB = [
       `| ${fmt(fill)} | ${us(ours.medianUs)} (${us(ours.meanUs)}) | ${fmt(ours.window)} | ${us(theirs.medianUs)} (${us(theirs.meanUs)}) | ${fmt(theirs.window)}${theirs.window < WINDOW ? " †" : ""} | ${(theirs.medianUs / ours.medianUs).toFixed(1)}× |`,
   ),
 ].join("\n");
-const goalLine = `Goal: 10,000 appends through the store ≥ ${GOAL_RATIO}× faster than with \`messagesStateReducer\` — ${ratio >= GOAL_RATIO ? "**met**" : "**not met**"} (${ratio.toFixed(1)}×).`;
+const goalLine = `Goal (issue 17): ${fmt(N_APPENDS)} appends through the store ≥ ${GOAL_RATIO}× faster than with \`messagesStateReducer\` — ${ratio >= GOAL_RATIO ? "**met**" : "**not met**"} (${ratio.toFixed(1)}×).`;
+const floorLine = `Goal (issue 17): an append ≤ ${GOAL_FLOOR}× its conversion floor — ${floorRatio.median <= GOAL_FLOOR ? "**met**" : "**not met**"} (${floorRatio.median.toFixed(2)}×: ${us((aOurs * 1000) / N_APPENDS)} against ${us((aFloor * 1000) / N_APPENDS)}).`;
 
 console.log(tableA);
+console.log();
+console.log(tableFloor);
 console.log();
 console.log(tableB);
 console.log();
 console.log(goalLine);
+console.log(floorLine);
 console.log(`(a: warm-up 1,000 appends each, median of ${RUNS_A} / ${RUNS_A_LANGGRAPH} runs; b: ${WARMUP_APPENDS} warm-up appends, then each append timed; † = smaller window; sink ${sink > 0 ? "ok" : "0"})`);
+
+writeResults("store", [
+  resultRow({
+    id: "store-vs-langgraph",
+    label: `${fmt(N_APPENDS)} sequential \`store.apply\` vs LangGraph \`messagesStateReducer\``,
+    unit: "ms",
+    figure: stat(a.ours),
+    ratio: lgRatio,
+    goal: { value: GOAL_RATIO, direction: "≥", issue: 17 },
+    note: `LangGraph ${ms(aTheirs)} (${ms(Math.min(...a.theirs))}–${ms(Math.max(...a.theirs))}), ${RUNS_A_LANGGRAPH} runs`,
+  }),
+  resultRow({
+    id: "store-append-floor",
+    label: "one append vs its conversion floor (`JSON.stringify` + the string copied into wasm)",
+    unit: "µs",
+    figure: stat(perUs(a.ours)),
+    ratio: floorRatio,
+    goal: { value: GOAL_FLOOR, direction: "≤", issue: 17 },
+    note: `floor ${us((aFloor * 1000) / N_APPENDS)} per append (${usRange(a.floor)}); the encodeInto proxy ${us((aProxy * 1000) / N_APPENDS)} (${proxyRatio.median.toFixed(2)}×)`,
+  }),
+]);
 
 // ---------------------------------------------------------------------------------------------
 // BENCHMARKS.md: replace only this script's section.
@@ -200,9 +306,13 @@ ${tableA}
 
 ${goalLine}
 
+${tableFloor}
+
+${floorLine}
+
 ${tableB}
 
-† LangGraph at 100,000 messages: a window of ${LANGGRAPH_WINDOW[100_000]} appends only (each append copies and re-indexes the whole list).
+† LangGraph at 100,000 messages: a window of ${LANGGRAPH_WINDOW[FILLS.at(-1)]} appends only (each append copies and re-indexes the whole list).
 
 Method:
 
@@ -212,7 +322,18 @@ Method:
   message; LangGraph gets a \`HumanMessage\` / \`AIMessage\` per
   \`state = messagesStateReducer(state, [msg])\`.
 - (a): a warm-up of 1,000 appends on each side, then the median of ${RUNS_A} (stategate) and
-  ${RUNS_A_LANGGRAPH} (LangGraph, ~15 s a run) runs of 10,000 appends into an empty store / state.
+  ${RUNS_A_LANGGRAPH} (LangGraph, several seconds a run) runs of ${fmt(N_APPENDS)} appends into an empty store / state,
+  in rounds (stategate, its floor, the proxy, LangGraph); the ratio's min–max is over the rounds
+  where both ran.
+- (a'): the floor is what one append must pay before the store does anything: the same command
+  object built, \`JSON.stringify\` of it (the core takes every JS input as its JSON text,
+  \`src/js/interop.rs\`), and that string copied into the module's memory the way the glue copies
+  every string (wasm-bindgen's \`passStringToWasm0\`: \`__wbindgen_malloc\`, a byte loop while the
+  text is ASCII, \`encodeInto\` past it), then \`__wbindgen_free\`, as Rust drops it after parsing.
+  No exported function does only that (the cheapest that take a string parse it), so the floor
+  calls the allocator exports of the very instance the package loaded (the glue's \`initSync()\`
+  returns them). The proxy row does the same without wasm: \`encodeInto\` a preallocated
+  \`Uint8Array\`. Interleaved with (a) run by run; the ratio's min–max is over those rounds.
 - (b): the list is pre-filled outside the timed region (stategate: one command with all the
   messages; LangGraph: one reducer call), ${WARMUP_APPENDS} untimed warm-up appends, then each append
   of the window is timed with \`performance.now()\`; median and mean per append. The list grows

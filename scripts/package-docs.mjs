@@ -1,7 +1,8 @@
 // Copies the documentation the package ships into pkg/ (run by scripts/build.sh): README.md,
 // BENCHMARKS.md and docs/*.md (not docs/api/, the generated API pages), plus images under docs/
-// of at most MAX_IMAGE_BYTES, each at the same relative path as in the repository, so that their
-// relative links keep working inside the installed package (node_modules/stategate/docs/…).
+// and BENCHMARKS.md's chart (benches/standing.svg) of at most MAX_IMAGE_BYTES, each at the same
+// relative path as in the repository, so that their relative links keep working inside the
+// installed package (node_modules/stategate/docs/…, node_modules/stategate/benches/standing.svg).
 //
 //   node scripts/package-docs.mjs            (prints what it copied and rewrote)
 //
@@ -17,6 +18,8 @@ import { pathToFileURL } from "node:url";
 /** Images larger than this stay in the repository (the README's screenshot is ~290 KB). */
 export const MAX_IMAGE_BYTES = 50 * 1024;
 const IMAGE = /\.(png|jpe?g|gif|svg|webp)$/i;
+/** The chart of BENCHMARKS.md's standing section, shipped at its repository path like docs/'s images. */
+export const CHART = "benches/standing.svg";
 
 /** The files the package ships as documentation, as repository-relative paths. */
 export function shippedDocs(root = ".") {
@@ -26,6 +29,9 @@ export function shippedDocs(root = ".") {
     if (!fs.statSync(full).isFile()) continue; // docs/api/ and any other folder
     if (name.endsWith(".md") || (IMAGE.test(name) && fs.statSync(full).size <= MAX_IMAGE_BYTES)) files.push(`docs/${name}`);
   }
+  // BENCHMARKS.md's chart (written by benches/standing.mjs), when small enough.
+  const chart = path.join(root, CHART);
+  if (fs.existsSync(chart) && fs.statSync(chart).size <= MAX_IMAGE_BYTES) files.push(CHART);
   return files;
 }
 

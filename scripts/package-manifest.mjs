@@ -81,6 +81,6 @@ const manifest = {
   // The entries load the wasm at import and the binding patches the glue's classes: keep them.
   sideEffects: ["./index.js", "./index.cjs", "./browser.js", "./workerd.js", "./api.js", "./stategate_wasm.js", "./snippets/*"],
   // The docs the README and the declarations link to (scripts/package-docs.mjs copies them).
-  files: ["*.js", "*.cjs", "*.d.ts", "*.d.cts", "stategate_wasm_bg.wasm", "snippets/", "README.md", "LICENSE", "BENCHMARKS.md", "docs/"],
+  files: ["*.js", "*.cjs", "*.d.ts", "*.d.cts", "stategate_wasm_bg.wasm", "snippets/", "README.md", "LICENSE", "BENCHMARKS.md", "docs/", "benches/standing.svg"],
 };
 fs.writeFileSync("pkg/package.json", JSON.stringify(manifest, null, 2) + "\n");
