@@ -21,8 +21,8 @@ use std::rc::Rc;
 
 impl Store {
     /// A fresh salt for each write to a private channel, when the store has an entropy source.
-    fn salts_for(&self, writes: &[(usize, Write)]) -> Result<Map<String, Value>> {
-        let mut salted = Map::new();
+    fn salts_for(&self, writes: &[(usize, Write)]) -> Result<crate::log::SideMap> {
+        let mut salted = crate::log::SideMap::default();
         let EntropySlot(Some(entropy)) = &self.entropy else { return Ok(salted) };
         for (i, _) in writes {
             if let Some(spec) = self.specs.get(*i).filter(|s| s.visibility == Visibility::Private) {
@@ -427,7 +427,7 @@ impl Store {
             hash: String::new(),
             system: cmd.system,
             salted,
-            redacted: Map::new(),
+            redacted: Default::default(),
             pending,
         };
         // A redacted event's type was made from writes a follower does not see (a private

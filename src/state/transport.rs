@@ -31,7 +31,7 @@ pub struct Ingested {
 
 /// The private channel `e` wrote without a salt, if any.
 fn unsalted_private(e: &Event, private: &[String]) -> Option<String> {
-    private.iter().find(|c| e.payload.contains_key(*c) && !e.salted.contains_key(*c)).cloned()
+    private.iter().find(|c| e.payload.contains_key(*c) && !e.salted.contains_key(c)).cloned()
 }
 
 /// `PRIVATE_LEAK` for an unsalted private write whose hash would leave the machine.
