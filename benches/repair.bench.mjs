@@ -185,13 +185,13 @@ const B = ${BLOCKS}, E = ${DANGLING_EVERY};
 const buildSpecs = ${buildSpecs.toString().replace(/BLOCKS/g, "B").replace(/DANGLING_EVERY/g, "E")};
 const specs = buildSpecs();
 let input, t0, t1, n;
-if (which === "stategate") {
+if (which === "stategate" || which === "validate") {
   const toDict = ${toDict.toString()};
   input = specs.map(toDict);
   t0 = performance.now();
-  const { repairMessages } = await import(new URL("pkg/index.js", root).href);
+  const { repairMessages, validateMessages } = await import(new URL("pkg/index.js", root).href);
   t1 = performance.now();
-  n = repairMessages(input, { provider: "openai" }).messages.length;
+  n = which === "stategate" ? repairMessages(input, { provider: "openai" }).messages.length : validateMessages(input, { provider: "openai" }).length;
 } else {
   const { HumanMessage, AIMessage, ToolMessage } = await import("@langchain/core/messages");
   const toInstance = ${toInstance.toString()};
@@ -205,13 +205,13 @@ if (which === "stategate") {
 }
 const t2 = performance.now();
 // deepagents answers with a RemoveMessage (replace all) first.
-if (n !== (which === "stategate" ? ${N_MESSAGES + N_DANGLING} : ${N_MESSAGES + N_DANGLING + 1})) throw new Error("cold child: unexpected message count " + n);
+if (n !== (which === "stategate" ? ${N_MESSAGES + N_DANGLING} : which === "validate" ? ${N_DANGLING} : ${N_MESSAGES + N_DANGLING + 1})) throw new Error("cold child: unexpected message count " + n);
 console.log(JSON.stringify({ total: t2 - t0, first: t2 - t1 }));
 `;
 {
-  const cold = { stategate: [], deepagents: [] };
+  const cold = { stategate: [], deepagents: [], validate: [] };
   for (let i = 0; i < COLD_PROCESSES; i++) {
-    for (const which of ["stategate", "deepagents"]) {
+    for (const which of ["stategate", "deepagents", "validate"]) {
       // --eval resolves packages from the working directory (the repository's node_modules).
       const out = execFileSync(process.execPath, ["--input-type=module", "--eval", COLD_CHILD, which, pathToFileURL(ROOT + "/").href], { cwd: ROOT, encoding: "utf8" });
       cold[which].push(JSON.parse(out.trim().split("\n").at(-1)));
@@ -221,6 +221,8 @@ console.log(JSON.stringify({ total: t2 - t0, first: t2 - t1 }));
   results.coldOursFirst = stat(cold.stategate.map((c) => c.first));
   results.coldDeep = stat(cold.deepagents.map((c) => c.total));
   results.coldDeepFirst = stat(cold.deepagents.map((c) => c.first));
+  results.coldValidate = stat(cold.validate.map((c) => c.total));
+  results.coldValidateFirst = stat(cold.validate.map((c) => c.first));
 }
 
 // (e) input, built only now so the big heap does not slow the cases above: 200,000 plain user/assistant messages (issue 14: validation was quadratic).
@@ -285,6 +287,7 @@ const rows = [
   ["(a) `validateMessages`", `same ${N_MESSAGES.toLocaleString("en")} LangChain dicts, openai`, `${ms(results.validateLc.median)} ms`, `${ms(results.validateLc.min)}–${ms(results.validateLc.max)} ms`, "interleaved with the rows above"],
   ["(a') cold `repairMessages`", `fresh process: import + first call (${COLD_PROCESSES} processes)`, `${ms(results.coldOurs.median)} ms`, `${ms(results.coldOurs.min)}–${ms(results.coldOurs.max)} ms`, `first call alone ${ms(results.coldOursFirst.median)} ms (${ms(results.coldOursFirst.min)}–${ms(results.coldOursFirst.max)})`],
   ["(a') cold deepagents `beforeAgent`", `fresh process: import + first call (${COLD_PROCESSES} processes, interleaved with the row above)`, `${ms(results.coldDeep.median)} ms`, `${ms(results.coldDeep.min)}–${ms(results.coldDeep.max)} ms`, `first call alone ${ms(results.coldDeepFirst.median)} ms (${ms(results.coldDeepFirst.min)}–${ms(results.coldDeepFirst.max)}); deepagents/ours = **${coldRatio.toFixed(2)}×** (per pair of processes ${coldRatios.min.toFixed(2)}–${coldRatios.max.toFixed(2)}×; first call alone ${coldFirstRatio.toFixed(2)}×)`],
+  ["(a') cold `validateMessages`", `fresh process: import + first call (${COLD_PROCESSES} processes, interleaved with the rows above)`, `${ms(results.coldValidate.median)} ms`, `${ms(results.coldValidate.min)}–${ms(results.coldValidate.max)} ms`, `first call alone ${ms(results.coldValidateFirst.median)} ms (${ms(results.coldValidateFirst.min)}–${ms(results.coldValidateFirst.max)}), ${(results.coldValidateFirst.median / results.validateLc.median).toFixed(1)}× the warm call`],
   ["(b) `repairMessages`", "same history, OpenAI-format objects", `${ms(results.oursOpenai.median)} ms`, `${ms(results.oursOpenai.min)}–${ms(results.oursOpenai.max)} ms`, ""],
   ["(c) `validateMessages`", `${tauRuns.length} tau-bench runs (${tauMessages} msgs), objects`, `${ms(results.tauObjects.median)} ms`, `${ms(results.tauObjects.min)}–${ms(results.tauObjects.max)} ms`, `${us(results.tauObjects.median)} µs/message`],
   ["(c) `validateMessages`", `${tauRuns.length} tau-bench runs (${tauMessages} msgs), JSON text`, `${ms(results.tauJson.median)} ms`, `${ms(results.tauJson.min)}–${ms(results.tauJson.max)} ms`, `${us(results.tauJson.median)} µs/message`],
@@ -381,8 +384,8 @@ Inputs:
   sends a skeleton (ids, names, roles, emptiness) and hands back the caller's own objects
   (\`ts/skeleton.ts\`, DESIGN §5). (b) is the same history converted with
   \`convertMessages(..., {to: "openai"})\`.
-- (a'): each measurement is a fresh \`node\` process (spawned, stategate and deepagents in turn,
-  ${COLD_PROCESSES} each). The child builds its input first (for deepagents, its LangChain instances, so
+- (a'): each measurement is a fresh \`node\` process (spawned, stategate's repair, deepagents and
+  stategate's \`validateMessages\` of the same dicts in turn, ${COLD_PROCESSES} each). The child builds its input first (for deepagents, its LangChain instances, so
   \`@langchain/core\` is loaded before the clock starts), then times the import of the library
   (\`pkg/index.js\`, which compiles the wasm; \`deepagents\`) plus the first call.
 - (c): \`readTranscript(tests/fixtures/transcripts/taubench-gpt4o-airline-historical.json)\`, every
