@@ -8,6 +8,7 @@
 //! `error-json` decode to their JSON text, `content` to parts; results are written back as `text`
 //! or `error-text`.
 
+use super::util::field;
 use super::util::{as_obj, extra_of, kind, opt_id, opt_str, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
@@ -18,7 +19,7 @@ use serde_json::{json, Map, Value};
 pub(super) const JSON_OUTPUT: &str = "$json";
 
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
-    let role = match obj.get("role").and_then(Value::as_str).unwrap_or_default() {
+    let role = match field(obj, "role").and_then(Value::as_str).unwrap_or_default() {
         "system" => Role::System,
         "user" => Role::User,
         "assistant" => Role::Assistant,
@@ -33,7 +34,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     };
     let extra = extra_of(obj, &["role", "content"]);
     let id = opt_id(obj, "id")?;
-    let parts = match obj.get("content") {
+    let parts = match field(obj, "content") {
         Some(Value::String(s)) if role != Role::Tool => {
             let mut m = Message::new(role, s.clone());
             m.id = id;

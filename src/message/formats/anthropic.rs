@@ -10,6 +10,7 @@
 //! turn in the very next message, before any text). A `system` role is accepted and written back
 //! as `{role: "system"}`; the caller lifts it into the request's top-level `system`.
 
+use super::util::field;
 use super::util::{as_obj, extra_of, invalid_call_note, kind, opt_id, opt_str};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
@@ -17,7 +18,7 @@ use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
 use serde_json::{json, Map, Value};
 
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
-    let role = match obj.get("role").and_then(Value::as_str).unwrap_or_default() {
+    let role = match field(obj, "role").and_then(Value::as_str).unwrap_or_default() {
         "user" => Role::User,
         "assistant" => Role::Assistant,
         "system" => Role::System,
@@ -31,7 +32,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     };
     let extra = extra_of(obj, &["role", "content"]);
     let id = opt_id(obj, "id")?;
-    let blocks = match obj.get("content") {
+    let blocks = match field(obj, "content") {
         Some(Value::String(s)) => {
             let mut m = Message::new(role, s.clone());
             m.id = id;

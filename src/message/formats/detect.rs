@@ -1,6 +1,7 @@
 //! Detection: which format a message is in, read from its keys alone — a message that matches no
 //! format exactly, or two at once, is refused with what was seen, never guessed.
 
+use super::util::{field, has};
 use super::*;
 
 /// How sure detection is of a message's format.
@@ -27,7 +28,7 @@ pub enum Detected {
 /// formats in one message are refused, never guessed (the message would read differently in
 /// each): `INVALID_MESSAGE` naming both.
 fn parts_format(obj: &Map<String, Value>) -> Result<Option<Format>> {
-    let Some(Value::Array(parts)) = obj.get("content") else { return Ok(None) };
+    let Some(Value::Array(parts)) = field(obj, "content") else { return Ok(None) };
     // A part type no format has (a typo such as `txt`) is refused: read as any format it would
     // be dropped silently on the way to another.
     if let Some(t) = parts.iter().filter_map(|p| p.get("type").and_then(Value::as_str)).find(|t| !is_part_type(t)) {
@@ -91,8 +92,8 @@ const CANONICAL_KEYS: [&str; 11] = [
 /// Whether `obj` is a canonical message: canonical keys only, and the `origin` or `extra` that no
 /// provider format has at the top level.
 fn is_canonical(obj: &Map<String, Value>) -> bool {
-    let marked = obj.get("origin").and_then(Value::as_str).is_some_and(|o| Format::parse(o).is_ok())
-        || obj.get("extra").is_some_and(Value::is_object);
+    let marked = field(obj, "origin").and_then(Value::as_str).is_some_and(|o| Format::parse(o).is_ok())
+        || field(obj, "extra").is_some_and(Value::is_object);
     marked && obj.keys().all(|k| CANONICAL_KEYS.contains(&k.as_str()))
 }
 
@@ -132,19 +133,18 @@ pub fn detect(value: &Value) -> Result<Detected> {
     if is_canonical(obj) {
         return Ok(Detected::Canonical);
     }
-    if obj.contains_key("lc") && obj.contains_key("kwargs") {
+    if has(obj, "lc") && has(obj, "kwargs") {
         return Ok(Detected::Sure(Format::Langchain));
     }
-    if let Some(Value::String(t)) = obj.get("type") {
+    if let Some(Value::String(t)) = field(obj, "type") {
         if let Some(d) = responses::detect_item(obj, t) {
             return Ok(d);
         }
         if t == "message" {
             return message_item(obj);
         }
-        if !obj.contains_key("role") {
-            let langchain =
-                obj.contains_key("content") || obj.contains_key("data") || LANGCHAIN_TYPES.contains(&t.as_str());
+        if !has(obj, "role") {
+            let langchain = has(obj, "content") || has(obj, "data") || LANGCHAIN_TYPES.contains(&t.as_str());
             return if langchain { Ok(Detected::Sure(Format::Langchain)) } else { Err(responses::unknown_type(t)) };
         }
         // A LangChain type beside a `role` (a ChatMessage dict `{type: "chat", role, content}`):
@@ -154,10 +154,10 @@ pub fn detect(value: &Value) -> Result<Detected> {
             return Ok(Detected::Sure(Format::Langchain));
         }
     }
-    if let Some(Value::Array(parts)) = obj.get("parts") {
+    if let Some(Value::Array(parts)) = field(obj, "parts") {
         return parts_list_format(obj, parts).map(Detected::Sure);
     }
-    let Some(role) = obj.get("role").and_then(Value::as_str) else {
+    let Some(role) = field(obj, "role").and_then(Value::as_str) else {
         return Err(Error::new(
             ErrorCode::InvalidMessage,
             "a message needs a `role` (OpenAI, Anthropic, AI SDK), a `type` (LangChain), `lc` + `kwargs` (LangChain serialized) or `parts` (Gemini, AI SDK UIMessage)",
@@ -166,26 +166,26 @@ pub fn detect(value: &Value) -> Result<Detected> {
     if role == "model" {
         return Ok(Detected::Sure(Format::Gemini));
     }
-    if obj.contains_key("tool_calls") || obj.contains_key("tool_call_id") {
+    if has(obj, "tool_calls") || has(obj, "tool_call_id") {
         return Ok(Detected::Sure(Format::Openai));
     }
     // Parts only the Responses items use, the SDK's `providerData` or an item's `status` / `phase`.
     let responses_parts = matches!(parts_format(obj)?, Some(Format::Responses));
-    if responses_parts || obj.contains_key("providerData") || obj.contains_key("status") || obj.contains_key("phase") {
+    if responses_parts || has(obj, "providerData") || has(obj, "status") || has(obj, "phase") {
         return Ok(responses::detect_message(obj));
     }
     if role == "developer" {
         return Ok(Detected::Developer);
     }
-    if obj.contains_key("providerOptions") {
+    if has(obj, "providerOptions") {
         return Ok(Detected::Sure(Format::AiSdk));
     }
     // Content that is one part object (not a string, a list or null) is read only by the OpenAI
     // reader: say so, so the message reads the same whatever its neighbours are.
-    if obj.get("content").is_some_and(Value::is_object) {
+    if field(obj, "content").is_some_and(Value::is_object) {
         return Ok(Detected::Sure(Format::Openai));
     }
-    if let Some(Value::Array(parts)) = obj.get("content") {
+    if let Some(Value::Array(parts)) = field(obj, "content") {
         if let Some(f) = parts_format(obj)? {
             return Ok(Detected::Sure(f));
         }
@@ -207,7 +207,7 @@ pub fn detect(value: &Value) -> Result<Detected> {
 /// message has the `id` or `metadata` a UIMessage has.
 fn parts_list_format(obj: &Map<String, Value>, parts: &[Value]) -> Result<Format> {
     let typed = parts.iter().filter(|p| p.get("type").is_some_and(Value::is_string)).count();
-    if obj.get("role").and_then(Value::as_str) == Some("model") {
+    if field(obj, "role").and_then(Value::as_str) == Some("model") {
         // Gemini's own role, and Gemini parts have no `type`.
         return match typed {
             0 => Ok(Format::Gemini),
@@ -219,7 +219,7 @@ fn parts_list_format(obj: &Map<String, Value>, parts: &[Value]) -> Result<Format
         };
     }
     match (typed, parts.len()) {
-        (0, 0) if obj.contains_key("id") || obj.contains_key("metadata") => Ok(Format::Ui),
+        (0, 0) if has(obj, "id") || has(obj, "metadata") => Ok(Format::Ui),
         (0, _) => Ok(Format::Gemini),
         (t, n) if t == n => Ok(Format::Ui),
         _ => Err(Error::new(
@@ -248,7 +248,7 @@ fn message_item(obj: &Map<String, Value>) -> Result<Detected> {
 
 /// Whether some content part of `obj` has this `type`.
 fn has_part(obj: &Map<String, Value>, kind: &str) -> bool {
-    obj.get("content")
+    field(obj, "content")
         .and_then(Value::as_array)
         .is_some_and(|parts| parts.iter().any(|p| p.get("type").and_then(Value::as_str) == Some(kind)))
 }

@@ -14,13 +14,14 @@
 //! `systemInstruction`).
 
 use super::util::{as_obj, extra_of, invalid_call_note, opt_id, opt_str, tool_text};
+use super::util::{field, has};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
 use serde_json::{json, Map, Value};
 
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
-    let role = match obj.get("role").and_then(Value::as_str).unwrap_or("user") {
+    let role = match field(obj, "role").and_then(Value::as_str).unwrap_or("user") {
         "user" | "function" | "tool" => Role::User,
         "model" | "assistant" => Role::Assistant,
         "system" => Role::System,
@@ -34,8 +35,8 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     };
     // Gemini `Content` holds its text in `parts`: without them (a role-based `content` read as
     // Gemini by a forced format) the message would silently lose what it says.
-    if !obj.contains_key("parts") {
-        let seen = if obj.contains_key("content") { ": it has `content`, as role-based formats do" } else { "" };
+    if !has(obj, "parts") {
+        let seen = if has(obj, "content") { ": it has `content`, as role-based formats do" } else { "" };
         return Err(Error::new(
             ErrorCode::InvalidMessage,
             format!("a Gemini content is {{role, parts: [...]}}; this message has no `parts`{seen}"),

@@ -8,6 +8,7 @@
 //! `reasoning` and Anthropic-style `thinking`; other blocks pass through untouched.
 //! (Shapes: research/peer-semantics.md §8.)
 
+use super::util::field;
 use super::util::{as_obj, extra_of, kind, opt_array, opt_id, opt_str, put_opt};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
@@ -18,18 +19,18 @@ const KNOWN: &[&str] = &["type", "content", "id", "name", "tool_calls", "invalid
 
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
     // Unwrap the two envelopes.
-    if let (Some(kwargs), Some(Value::Array(path))) = (obj.get("kwargs"), obj.get("id")) {
+    if let (Some(kwargs), Some(Value::Array(path))) = (field(obj, "kwargs"), field(obj, "id")) {
         let class = path.last().and_then(Value::as_str).unwrap_or_default();
         let mut data = as_obj(kwargs, "`kwargs`")?.clone();
         data.entry("type").or_insert_with(|| json!(class_type(class)));
         return decode(&data);
     }
-    if let (Some(ty @ Value::String(_)), Some(Value::Object(data))) = (obj.get("type"), obj.get("data")) {
+    if let (Some(ty @ Value::String(_)), Some(Value::Object(data))) = (field(obj, "type"), field(obj, "data")) {
         let mut data = data.clone();
         data.insert("type".into(), ty.clone());
         return decode(&data);
     }
-    let ty = obj.get("type").and_then(Value::as_str).unwrap_or_default();
+    let ty = field(obj, "type").and_then(Value::as_str).unwrap_or_default();
     let role = match ty {
         "human" | "user" | "HumanMessageChunk" => Role::User,
         "ai" | "assistant" | "AIMessageChunk" => Role::Assistant,
@@ -44,7 +45,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         }
         // A ChatMessage names its role itself: refused naming it (its role is free text).
         "generic" | "chat" => {
-            let r = obj.get("role").and_then(Value::as_str).unwrap_or_default();
+            let r = field(obj, "role").and_then(Value::as_str).unwrap_or_default();
             return Err(Error::new(
                 ErrorCode::UnknownRole,
                 format!("a LangChain ChatMessage (type {ty:?}) with role {r:?}: write it as a HumanMessage, AIMessage, SystemMessage or ToolMessage"),
@@ -60,7 +61,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         }
     };
     let mut m = Message::new(role, "");
-    m.content = match obj.get("content") {
+    m.content = match field(obj, "content") {
         None => Content::Absent,
         Some(Value::Null) => Content::Null,
         Some(Value::String(s)) => Content::Text(s.clone()),

@@ -8,6 +8,7 @@
 //! A call `{id, name, args}` (no `function`) is a LangChain tool call in a role-keyed
 //! message-like dict and is read as LangChain reads it.
 
+use super::util::field;
 use super::util::{args_text, as_obj, call_from_json_text, extra_of, opt_array, opt_id, opt_str, put_opt, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
@@ -17,7 +18,7 @@ use serde_json::{json, Map, Value};
 const KNOWN: &[&str] = &["role", "content", "name", "tool_calls", "tool_call_id"];
 
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
-    let role = match obj.get("role").and_then(Value::as_str).unwrap_or_default() {
+    let role = match field(obj, "role").and_then(Value::as_str).unwrap_or_default() {
         "system" | "developer" => Role::System,
         "user" => Role::User,
         "assistant" => Role::Assistant,
@@ -31,7 +32,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         }
     };
     let mut m = Message::new(role, "");
-    m.content = decode_content(obj.get("content"))?;
+    m.content = decode_content(field(obj, "content"))?;
     m.name = opt_str(obj, "name")?;
     m.id = opt_id(obj, "id")?;
     m.tool_call_id = opt_id(obj, "tool_call_id")?;

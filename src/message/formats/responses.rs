@@ -61,6 +61,7 @@
 use super::util::{
     args_text, as_obj, call_from_json_text, content_as_string, extra_of, kind, opt_array, opt_id, opt_str, put_opt,
 };
+use super::util::{field, has};
 use super::{put_extra, Detected, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall};
@@ -189,9 +190,9 @@ pub(super) fn unknown_type(t: &str) -> Error {
 
 /// How an object's own keys mark its schema: `providerData` / `callId` → Agents, `call_id` → API.
 fn key_dialect(obj: &Map<String, Value>) -> Option<Dialect> {
-    if obj.contains_key("providerData") || obj.contains_key("callId") {
+    if has(obj, "providerData") || has(obj, "callId") {
         Some(Dialect::Agents)
-    } else if obj.contains_key("call_id") {
+    } else if has(obj, "call_id") {
         Some(Dialect::Api)
     } else {
         None
@@ -209,8 +210,8 @@ pub(super) fn detect_item(obj: &Map<String, Value>, t: &str) -> Option<Detected>
         "function_call_output" => sure(Dialect::Api),
         "function_call_result" => sure(Dialect::Agents),
         "reasoning" => {
-            let agents = !obj.contains_key("summary")
-                && (obj.contains_key("content") || obj.contains_key("rawContent") || obj.contains_key("providerData"));
+            let agents =
+                !has(obj, "summary") && (has(obj, "content") || has(obj, "rawContent") || has(obj, "providerData"));
             sure(if agents { Dialect::Agents } else { Dialect::Api })
         }
         t if API_KEPT.contains(&t) => sure(Dialect::Api),
@@ -225,9 +226,9 @@ pub(super) fn detect_item(obj: &Map<String, Value>, t: &str) -> Option<Detected>
 /// parts; the API's `annotations`, `logprobs`, `image_url`, `file_id`, `file_data`, `file_url`,
 /// `input_audio` and `role: "developer"`. Neither (or both): [`Detected::Item`].
 pub(super) fn detect_message(obj: &Map<String, Value>) -> Detected {
-    let mut agents = obj.contains_key("providerData");
-    let mut api = obj.get("role").and_then(Value::as_str) == Some("developer");
-    if let Some(Value::Array(parts)) = obj.get("content") {
+    let mut agents = has(obj, "providerData");
+    let mut api = field(obj, "role").and_then(Value::as_str) == Some("developer");
+    if let Some(Value::Array(parts)) = field(obj, "content") {
         for p in parts.iter().filter_map(Value::as_object) {
             let t = p.get("type").and_then(Value::as_str).unwrap_or_default();
             agents |= p.contains_key("providerData")
@@ -250,7 +251,7 @@ pub(super) fn detect_message(obj: &Map<String, Value>) -> Detected {
 /// Decodes one item of `format` (Responses or OpenAI Agents) into one canonical message.
 pub(super) fn decode(obj: &Map<String, Value>, format: Format) -> Result<Message> {
     let d = Dialect::of(format);
-    let t = match obj.get("type") {
+    let t = match field(obj, "type") {
         None | Some(Value::Null) => "message",
         Some(Value::String(t)) => t.as_str(),
         Some(v) => {
@@ -298,7 +299,7 @@ fn text_type(role: Role) -> &'static str {
 }
 
 fn decode_message(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
-    let role_name = obj.get("role").and_then(Value::as_str).unwrap_or_default();
+    let role_name = field(obj, "role").and_then(Value::as_str).unwrap_or_default();
     let role = match role_name {
         "user" => Role::User,
         "assistant" => Role::Assistant,
@@ -313,7 +314,7 @@ fn decode_message(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
     };
     let mut m = Message::new(role, "");
     m.id = opt_id(obj, "id")?;
-    m.content = match obj.get("content") {
+    m.content = match field(obj, "content") {
         None => Content::Absent,
         Some(Value::Null) => Content::Null,
         Some(Value::String(s)) => Content::Text(s.clone()),
@@ -419,7 +420,7 @@ fn decode_call(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
             .field(key)
     })?;
     let name = opt_str(obj, "name")?.unwrap_or_default();
-    let args = match obj.get("arguments") {
+    let args = match field(obj, "arguments") {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),
         Some(v) => {
@@ -447,7 +448,7 @@ fn decode_result(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
     m.tool_call_id = opt_id(obj, key)?;
     m.id = opt_id(obj, "id")?;
     m.name = opt_str(obj, "name")?;
-    m.content = match obj.get("output") {
+    m.content = match field(obj, "output") {
         None => Content::Absent,
         Some(Value::Null) => Content::Null,
         Some(Value::String(s)) => Content::Text(s.clone()),

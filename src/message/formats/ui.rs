@@ -19,6 +19,7 @@
 //! and every field of its part, and a result remembers a non-string output. An unknown part type
 //! is refused (`INVALID_MESSAGE` naming it), never guessed.
 
+use super::util::field;
 use super::util::{as_obj, content_as_string, extra_of, kind, opt_id};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
@@ -179,7 +180,7 @@ fn json_text(v: &Value) -> String {
 }
 
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
-    let role = match obj.get("role").and_then(Value::as_str).unwrap_or_default() {
+    let role = match field(obj, "role").and_then(Value::as_str).unwrap_or_default() {
         "system" => Role::System,
         "user" => Role::User,
         "assistant" => Role::Assistant,
@@ -192,7 +193,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
         }
     };
     let id = opt_id(obj, "id")?;
-    let Some(Value::Array(parts)) = obj.get("parts") else {
+    let Some(Value::Array(parts)) = field(obj, "parts") else {
         return Err(invalid("a UIMessage needs `parts`, a list".into()));
     };
     let extra = extra_of(obj, &["id", "role", "parts"]);
