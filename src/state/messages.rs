@@ -17,6 +17,7 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::{Message, Role, ToolStatus};
 
+use rustc_hash::FxHashMap;
 use std::collections::{HashMap, HashSet};
 
 use super::message_ops::MessageOp;
@@ -65,8 +66,8 @@ struct Journal {
 #[derive(Debug, Clone, Default)]
 pub struct MessagesChannel {
     list: Vec<Message>,
-    pos: HashMap<String, usize>,
-    calls: HashMap<String, Call>,
+    pos: FxHashMap<String, usize>,
+    calls: FxHashMap<String, Call>,
     journal: Option<Journal>,
 }
 
