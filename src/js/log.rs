@@ -16,9 +16,7 @@ type JsResult<T> = Result<T, JsValue>;
 fn read_events(events: &JsValue) -> crate::error::Result<Vec<Event>> {
     if let Some(text) = events.dyn_ref::<js_sys::JsString>() {
         super::heap::reserve_for_log(text.length() as usize);
-    }
-    if let Some(text) = events.as_string() {
-        return parse_jsonl(&text);
+        return parse_jsonl(&super::interop::utf8_of(text));
     }
     if !js_sys::Array::is_array(events) {
         return Err(Error::new(
