@@ -1,8 +1,10 @@
 //! wasm-bindgen bindings: convert JS values, call the core, convert the result. No domain logic.
 //!
 //! Every export returns `Result<_, JsValue>`; errors are real JS `Error`s with a stable `code`
-//! and `details` ([`interop::to_js_error`]). Outputs use serde-wasm-bindgen's JSON-compatible
-//! serializer (plain objects, never `Map`s; BOUNDARY.md trap 1).
+//! and `details` ([`interop::to_js_error`]). Inputs cross as JSON text (`JSON.stringify`, written
+//! into wasm memory by `TextEncoder.encodeInto`: [`interop::utf8_of`]) read by serde_json;
+//! outputs as serde_json text read by `JSON.parse` ([`interop::to_js`]): plain objects, never
+//! `Map`s (BOUNDARY.md trap 1).
 
 mod gate;
 mod heap;
