@@ -8,7 +8,8 @@ const PEAK_PER_UNIT: usize = 8;
 const RESERVE_FROM: usize = 1 << 20;
 
 /// Makes room at once for replaying, restoring or ingesting a log of `units` UTF-16 units of
-/// JSON Lines. The allocator (dlmalloc) grows the linear memory by what each allocation lacks,
+/// JSON Lines (and for verifying one, which needs less: pages reserved and never written cost
+/// nothing resident). The allocator (dlmalloc) grows the linear memory by what each allocation lacks,
 /// 64 KiB pages at a time, and V8 collects garbage at each growth of a wasm memory: a cold
 /// replay of a 57 MiB log grew it thousands of times and ran ~1,200 collections (issue 17).
 /// Allocating the room and freeing it at once leaves it free at the top of the heap (wasm memory
