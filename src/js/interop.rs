@@ -94,25 +94,35 @@ extern "C" {
 ///
 /// The buffer is 3 bytes per UTF-16 unit, which always suffices; a string over a million units
 /// (a log) first tries 9/8 bytes per unit, enough for JSON that is mostly ASCII, so its copy is
-/// not three times its size.
-pub(crate) fn utf8_of(text: &js_sys::JsString) -> String {
+/// not three times its size. Errors: `TOO_LARGE` when the wasm memory cannot hold the text (where
+/// wasm-bindgen's conversion would abort the module).
+pub(crate) fn utf8_of(text: &js_sys::JsString) -> Result<String, Error> {
     let units = text.length() as usize;
     let mut sizes = [units.saturating_mul(3), units.saturating_mul(3)];
     if units > 1 << 20 {
         sizes[0] = units + units / 8 + 16;
     }
+    let too_large = || {
+        Error::new(
+            ErrorCode::TooLarge,
+            format!("a text of {units} UTF-16 code units does not fit in the module's memory"),
+        )
+    };
     let memory = wasm_bindgen::memory();
     for cap in sizes {
-        let (Ok(cap32), mut buf) = (u32::try_from(cap), vec![0u8; cap]) else { break };
+        let cap32 = u32::try_from(cap).map_err(|_| too_large())?;
+        let mut buf: Vec<u8> = Vec::new();
+        buf.try_reserve_exact(cap).map_err(|_| too_large())?;
+        buf.resize(cap, 0);
         // The pointer and length of a live, initialised buffer, written by JS before it is read.
         let written = stategate_encode_into(text, &memory, buf.as_mut_ptr() as u32, cap32);
         if let Ok(n) = usize::try_from(written) {
             buf.truncate(n);
-            return String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            return Ok(String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));
         }
     }
-    // Over 4 GiB of UTF-8 cannot be in wasm32 memory anyway: the engine's own conversion decides.
-    String::from(text)
+    // Unreachable (3 bytes per unit always suffice); the engine's own conversion decides.
+    Ok(String::from(text))
 }
 
 thread_local! {
@@ -147,7 +157,7 @@ fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32, careful: bool) 
             format!("{what}: {} characters of JSON; the limit is {max}", text.length()),
         ));
     }
-    Ok(utf8_of(&text))
+    utf8_of(&text)
 }
 
 /// [`json_text`] parsed by serde_json. Fast path: plain `JSON.stringify` (a replacer turns V8's
@@ -198,7 +208,8 @@ pub(crate) fn opt_string_arg(v: Option<JsValue>, what: &str) -> Result<Option<St
 /// (JSON's `\ud800` escapes of lone surrogates read as U+FFFD, as the array form reads them).
 pub(crate) fn input_values(messages: &JsValue) -> Result<Vec<Value>, JsValue> {
     if let Some(text) = messages.dyn_ref::<js_sys::JsString>() {
-        return crate::message::formats::values_from_json_text(&utf8_of(text)).map_err(to_js_error);
+        let text = utf8_of(text).map_err(to_js_error)?;
+        return crate::message::formats::values_from_json_text(&text).map_err(to_js_error);
     }
     let Some(array) = messages.dyn_ref::<js_sys::Array>() else {
         return Err(to_js_error(Error::new(ErrorCode::InvalidMessage, "messages must be an array or its JSON text")));

@@ -16,7 +16,7 @@ type JsResult<T> = Result<T, JsValue>;
 fn read_events(events: &JsValue) -> crate::error::Result<Vec<Event>> {
     if let Some(text) = events.dyn_ref::<js_sys::JsString>() {
         super::heap::reserve_for_log(text.length() as usize);
-        return parse_jsonl(&super::interop::utf8_of(text));
+        return parse_jsonl(&super::interop::utf8_of(text)?);
     }
     if !js_sys::Array::is_array(events) {
         return Err(Error::new(
