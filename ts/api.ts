@@ -301,7 +301,7 @@ export interface Api {
    * Checks a log's hash chain (events or their JSON Lines) from the genesis, or from
    * `opts.after` (the sequence and hash of the event before the first given): `{ok: true}`, or
    * the first broken link `{ok: false, index, sequence, reason: "hash" | "prev_hash" |
-   * "sequence" | "run_id" | "unreadable"}`. Options, both optional: `after` (`{sequence, hash}`:
+   * "sequence" | "run_id" | "event_id" | "salted" | "unreadable" | "redacted"}`. Options, both optional: `after` (`{sequence, hash}`:
    * a log that does not start at sequence 1), `chainKey` (the run's key, bytes: checks a keyed
    * chain's HMAC-SHA-256 hashes; without it a keyed log breaks at its first event, and with it an
    * unkeyed one does). An unkeyed chain finds accidental damage and edits that did not recompute

@@ -163,17 +163,78 @@ fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32, careful: bool) 
 /// [`json_text`] parsed by serde_json. Fast path: plain `JSON.stringify` (a replacer turns V8's
 /// fast serializer off); what it could have lost silently only ever shows as `null` (NaN,
 /// Infinity, undefined in an array) or `{}` (Map, Set), and lone surrogates make serde_json fail:
-/// in those cases, stringify again through the replacer.
+/// in those cases, stringify again through the replacer. Everything but the one serde_json call
+/// per type is in [`input_text`] and [`read_error`], written once for every type read.
 pub(crate) fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<T, Error> {
-    let s = json_text(v, code, what, max, false)?;
-    let suspicious = s.contains("null") || s.contains("{}");
-    let s = if suspicious { json_text(v, code, what, max, true)? } else { s };
+    let (s, careful) = input_text(v, code, what, max, None)?;
     match serde_json::from_str(&s) {
         Ok(out) => Ok(out),
-        Err(_) if !suspicious => serde_json::from_str(&json_text(v, code, what, max, true)?)
-            .map_err(|e| Error::new(code, format!("{what}: {e}"))),
-        Err(e) => Err(Error::new(code, format!("{what}: {e}"))),
+        Err(_) if !careful => {
+            serde_json::from_str(&input_text(v, code, what, max, Some(true))?.0).map_err(|e| read_error(code, what, &e))
+        }
+        Err(e) => Err(read_error(code, what, &e)),
     }
+}
+
+/// The JSON text [`parse_js`] reads, and whether it came through the replacer (`careful`: `None`
+/// decides from the plain text, as [`parse_js`] says). A lone surrogate in a key stays escaped
+/// through the replacer (it mends values only): it reads as U+FFFD, as the JSON text form of the
+/// same input reads it.
+#[inline(never)]
+fn input_text(
+    v: &JsValue,
+    code: ErrorCode,
+    what: &str,
+    max: u32,
+    careful: Option<bool>,
+) -> Result<(String, bool), Error> {
+    let careful = match careful {
+        Some(c) => c,
+        None => {
+            let s = json_text(v, code, what, max, false)?;
+            if !(s.contains("null") || s.contains("{}")) {
+                return Ok((mended(s), false));
+            }
+            true
+        }
+    };
+    Ok((mended(json_text(v, code, what, max, careful)?), careful))
+}
+
+/// `text` with its escaped lone surrogates as U+FFFD
+/// ([`crate::message::formats::util::mend_lone_surrogates`]); scanned only when it has a `\u`
+/// escape at all.
+fn mended(text: String) -> String {
+    if !text.contains("\\u") {
+        return text;
+    }
+    crate::message::formats::util::mend_lone_surrogates(&text).unwrap_or(text)
+}
+
+/// `code` for a text serde_json could not read as the type asked, without the value serde quotes:
+/// `invalid type: string "…", expected …` names a string, never its text (errors carry no content
+/// or state values, docs/errors.md; a command passed as JSON text was echoed whole).
+#[inline(never)]
+fn read_error(code: ErrorCode, what: &str, e: &serde_json::Error) -> Error {
+    let text = e.to_string();
+    let message = match text.find(" string \"") {
+        Some(at) => {
+            // Skip the quoted value: up to the first quote no backslash escapes.
+            let rest = &text[at + " string \"".len()..];
+            let mut escaped = false;
+            let end = rest.char_indices().find(|&(_, c)| {
+                let close = c == '"' && !escaped;
+                escaped = c == '\\' && !escaped;
+                close
+            });
+            match end {
+                Some((i, _)) => format!("{} a string{}", &text[..at], &rest[i + 1..]),
+                None => format!("{} a string", &text[..at]),
+            }
+        }
+        None => text,
+    };
+    Error::new(code, format!("{what}: {message}"))
 }
 
 /// JS → Rust through [`json_text`]: a shape mismatch or anything JSON cannot carry is `code`.

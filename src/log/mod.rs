@@ -352,8 +352,13 @@ pub enum BreakReason {
     PrevHash,
     /// An event is missing, repeated or out of order before it.
     Sequence,
-    /// Another run, or an `event_id` that is not `{run_id}:{sequence}`.
+    /// Another run than the log's first event.
     RunId,
+    /// An `event_id` that is not `{run_id}:{sequence}`.
+    EventId,
+    /// A salt for a channel the event does not write: a salt is covered by the hash only through
+    /// the write it seals, so one beside no write would go unchecked.
+    Salted,
     /// The entry is not an event at all.
     Unreadable,
     /// The event was prepared for transport (private writes removed): only a follower reads it.
@@ -368,6 +373,8 @@ impl BreakReason {
             BreakReason::PrevHash => "prev_hash",
             BreakReason::Sequence => "sequence",
             BreakReason::RunId => "run_id",
+            BreakReason::EventId => "event_id",
+            BreakReason::Salted => "salted",
             BreakReason::Unreadable => "unreadable",
             BreakReason::Redacted => "redacted",
         }
@@ -447,8 +454,14 @@ pub fn verify_log(
     let run_id = events.first().map(|e| e.run_id.clone()).unwrap_or_default();
     for (index, e) in events.iter().enumerate() {
         let broken = |reason| BrokenLink { index, sequence: Some(e.sequence), reason };
-        if e.run_id != run_id || e.event_id != format!("{}:{}", e.run_id, e.sequence) {
+        if e.run_id != run_id {
             return Err(broken(BreakReason::RunId));
+        }
+        if e.event_id != format!("{}:{}", e.run_id, e.sequence) {
+            return Err(broken(BreakReason::EventId));
+        }
+        if e.salted.keys().any(|c| !e.payload.contains_key(c)) {
+            return Err(broken(BreakReason::Salted));
         }
         if e.sequence != seq + 1 {
             return Err(broken(BreakReason::Sequence));
@@ -482,6 +495,10 @@ impl BrokenLink {
             BreakReason::PrevHash => "it does not link to the event before it",
             BreakReason::Sequence => "an event is missing, repeated or out of order before it",
             BreakReason::RunId => "it belongs to another run",
+            BreakReason::EventId => "its event_id is not {run_id}:{sequence}",
+            BreakReason::Salted => {
+                "it carries a salt for a channel it does not write (a salt is covered by the hash only through the write it seals)"
+            }
             BreakReason::Unreadable => "it is not an event",
             BreakReason::Redacted => {
                 "it was prepared for transport (private writes removed): only a follower (StateStore.follow) reads it; rebuild a store from its full log"

@@ -78,6 +78,24 @@ fn verify_names_the_first_broken_link() {
 }
 
 #[test]
+fn a_salt_beside_no_write_and_a_changed_event_id_are_named() {
+    let mut s = session();
+    // A salt is hashed only through the write it seals: one for a channel the event does not
+    // write would ride along unchecked (found by the fresh-eyes review), so it breaks the log.
+    let mut ev: Vec<Event> = s.events().to_vec();
+    ev[1].salted.insert("zzz".into(), json!("anything at all"));
+    let b = verify_log(&ev, (0, GENESIS_HASH), &Chain::Plain, false).unwrap_err();
+    assert_eq!((b.index, b.reason), (1, BreakReason::Salted));
+    let e = Store::replay(StoreOptions::default(), &ev).unwrap_err();
+    assert_eq!((e.code, e.index, e.field.as_deref()), (ErrorCode::TamperedLog, Some(1), Some("salted")));
+    // An event_id that is not {run_id}:{sequence} is named as such, not as another run.
+    let mut ev: Vec<Event> = s.events().to_vec();
+    ev[2].event_id = "run-a:33".into();
+    let b = verify_log(&ev, (0, GENESIS_HASH), &Chain::Plain, false).unwrap_err();
+    assert_eq!((b.index, b.reason), (2, BreakReason::EventId));
+}
+
+#[test]
 fn a_message_without_id_replayed_twice_gets_the_same_ids() {
     let mut s = session();
     let mut a = Store::replay(StoreOptions::default(), s.events()).unwrap();

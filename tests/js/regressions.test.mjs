@@ -6,7 +6,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { StateStore } from "../../pkg/index.js";
+import { StateStore, decodeMessages } from "../../pkg/index.js";
 
 const snapshot = (s) => JSON.stringify([s.version, s.toJSON(), s.events()]);
 
@@ -235,6 +235,8 @@ test("verifyLog checks from the genesis, names unreadable entries, and takes an 
   assert.deepEqual(verifyLog(extra), { ok: false, index: 3, sequence: null, reason: "unreadable" });
   const forged = structuredClone(events);
   forged[4].event_id = "other:5";
+  assert.equal(verifyLog(forged).reason, "event_id");
+  forged[4].run_id = "other";
   assert.equal(verifyLog(forged).reason, "run_id");
 });
 
@@ -331,4 +333,59 @@ test("a repair placeholder in OpenAI shape stays an error result in every other 
   assert.equal(convertMessages(messages, { to: "ai-sdk" }).at(-1).content[0].output.type, "error-text");
   assert.equal(convertMessages(messages, { to: "langchain" }).at(-1).status, "error");
   assert.deepEqual(convertMessages(messages, { to: "openai" }), messages, "OpenAI itself: as it was");
+});
+
+// Fresh-eyes round 4 (issue 17's stop): text crossing into the module.
+
+test("a lone surrogate in a key reads as U+FFFD in object form as in text form", () => {
+  const m = [{ role: "user", content: "x", meta: { "k\ud800": 1 } }];
+  const asText = convertMessages(JSON.stringify(m), { to: "openai" });
+  assert.deepEqual(convertMessages(m, { to: "openai" }), asText);
+  assert.deepEqual(Object.keys(asText[0].meta), ["k\ufffd"]);
+  const s = new StateStore();
+  s.apply({ author: "u", update: { facts: { "a\ud800": 1 } } });
+  assert.deepEqual(s.get("facts"), { "a\ufffd": 1 });
+  const calls = [{ role: "user", content: "x" }, { role: "assistant", content: null, tool_calls: [{ id: "c\ud800", type: "function", function: { name: "n", arguments: "{}" } }] }];
+  const r = repairMessages(calls, { reasons: { "c\ud800": "interrupted" } });
+  assert.match(r.messages.at(-1).content, /interrupted/);
+});
+
+test("tool arguments whose JSON text escapes a lone surrogate are a valid call, as JSON.parse reads them", () => {
+  const args = JSON.stringify({ city: "Par\ud800is" });
+  const m = [{ role: "user", content: "x" }, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "w", arguments: args } }] }];
+  const [, call] = decodeMessages(m);
+  assert.deepEqual(call.invalid_tool_calls ?? [], []);
+  assert.deepEqual(call.tool_calls[0].args, { city: "Par\ufffdis" });
+  const anthropic = convertMessages(m, { to: "anthropic" })[1];
+  assert.deepEqual(anthropic.content.find((b) => b.type === "tool_use").input, { city: "Par\ufffdis" });
+  assert.equal(repairMessages(m).report[0].kind, "missing_result"); // not invalid_args
+});
+
+test("errors name what was seen by its shape, never by its values", () => {
+  const s = new StateStore();
+  const secret = "TOPSECRET-VALUE-123";
+  const check = (fn) =>
+    assert.throws(fn, (e) => {
+      assert.ok(!e.message.includes(secret), e.message);
+      assert.ok(e.message.length < 1000, `${e.message.length} characters`);
+      return true;
+    });
+  check(() => s.apply(JSON.stringify({ author: "mem", update: { secret } })));
+  check(() => s.apply("x".repeat(100_000) + secret));
+  check(() => s.apply({ author: "u", update: { messages: [{ role: "user", content: { secretish: secret } }] } }));
+  assert.throws(() => s.apply({ author: "u", update: { messages: [{ role: "user", content: { secretish: secret } }] } }), /keys \{secretish\}/);
+  assert.equal(s.version, 0);
+});
+
+test("a salt beside no write breaks the log, and a changed event_id is named as such", () => {
+  const s = new StateStore({ runId: "p", clock: () => 1000 });
+  s.apply({ author: "user", update: { messages: [{ role: "user", content: "hi" }] } });
+  s.apply({ author: "user", update: { messages: [{ role: "user", content: "again" }] } });
+  const salted = JSON.parse(JSON.stringify(s.events()));
+  salted[0].salted = { zzz: "anything at all" };
+  assert.deepEqual(verifyLog(salted), { ok: false, index: 0, sequence: 1, reason: "salted" });
+  assert.throws(() => StateStore.replay(salted), (e) => e.code === "TAMPERED_LOG" && e.details.field === "salted");
+  const renamed = JSON.parse(JSON.stringify(s.events()));
+  renamed[1].event_id = "p:33";
+  assert.deepEqual(verifyLog(renamed), { ok: false, index: 1, sequence: 2, reason: "event_id" });
 });

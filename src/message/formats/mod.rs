@@ -176,11 +176,7 @@ pub struct Decoded {
 /// Errors: `INVALID_JSON` for text that is not JSON (or nests too deep); `INVALID_MESSAGE` for
 /// JSON that is not an array.
 pub fn values_from_json_text(text: &str) -> Result<Vec<Value>> {
-    let parsed = serde_json::from_str::<Value>(text).or_else(|e| match util::mend_lone_surrogates(text) {
-        Some(mended) => serde_json::from_str::<Value>(&mended),
-        None => Err(e),
-    });
-    match parsed {
+    match util::value_from_json_text(text) {
         Ok(Value::Array(a)) => Ok(a),
         Ok(_) => Err(Error::new(ErrorCode::InvalidMessage, "messages must be an array")),
         Err(e) => Err(Error::new(ErrorCode::InvalidJson, format!("messages are not valid JSON: {e}"))),
@@ -314,10 +310,15 @@ fn check_typed_parts(m: &Message, format: Format) -> Result<()> {
         if raw.get("type").is_some_and(Value::is_string) {
             continue;
         }
-        let mut seen = raw.to_string();
-        if seen.chars().count() > 80 {
-            seen = seen.chars().take(77).collect::<String>() + "…";
-        }
+        // What was seen is named by its keys, never its values (errors carry no content).
+        let seen = match raw.as_object() {
+            Some(o) => {
+                let keys: Vec<&str> = o.keys().map(String::as_str).take(8).collect();
+                let more = if o.len() > keys.len() { ", …" } else { "" };
+                format!("keys {{{}{more}}}", keys.join(", "))
+            }
+            None => format!("a {}", util::kind(raw)),
+        };
         let gemini =
             if raw.get("text").is_some() || raw.get("inlineData").is_some() || raw.get("functionCall").is_some() {
                 "; a part keyed by its field is a Gemini part: Gemini contents are {role, parts: [...]}"

@@ -97,7 +97,7 @@ pub(crate) fn call_from_json_text(
     let parsed = if text.trim().is_empty() {
         Ok(Value::Object(Map::new()))
     } else {
-        serde_json::from_str::<Value>(&text).map(js_numbers)
+        value_from_json_text(&text).map(js_numbers)
     };
     match parsed {
         Ok(args) if args.is_object() => Ok(ToolCall { id, name, args, raw_args: Some(text), extra }),
@@ -316,6 +316,16 @@ pub(crate) fn put_opt(obj: &mut Map<String, Value>, key: &str, value: Option<&st
     if let Some(v) = value {
         obj.insert(key.to_string(), Value::String(v.to_string()));
     }
+}
+
+/// JSON text read by serde_json as `JSON.parse` reads it: an escaped lone surrogate (`"\ud800"`,
+/// which `JSON.stringify` writes for a lone surrogate in a string or a key, and which serde_json
+/// refuses) reads as U+FFFD, the replacement every other path makes (docs/errors.md, limits).
+pub(crate) fn value_from_json_text(text: &str) -> serde_json::Result<Value> {
+    serde_json::from_str(text).or_else(|e| match mend_lone_surrogates(text) {
+        Some(mended) => serde_json::from_str(&mended),
+        None => Err(e),
+    })
 }
 
 /// `text` with every `\uXXXX` escape of a lone surrogate (a high one not followed by a low one,
