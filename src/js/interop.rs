@@ -1,6 +1,7 @@
 //! Conversions between JS values and the core's types, and errors as JS `Error`s.
 
 use crate::error::{Error, ErrorCode};
+use crate::message::formats::util::mend_lone_surrogates;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
@@ -193,22 +194,13 @@ fn input_text(
         None => {
             let s = json_text(v, code, what, max, false)?;
             if !(s.contains("null") || s.contains("{}")) {
-                return Ok((mended(s), false));
+                return Ok((mend_lone_surrogates(&s).unwrap_or(s), false));
             }
             true
         }
     };
-    Ok((mended(json_text(v, code, what, max, careful)?), careful))
-}
-
-/// `text` with its escaped lone surrogates as U+FFFD
-/// ([`crate::message::formats::util::mend_lone_surrogates`]); scanned only when it has a `\u`
-/// escape at all.
-fn mended(text: String) -> String {
-    if !text.contains("\\u") {
-        return text;
-    }
-    crate::message::formats::util::mend_lone_surrogates(&text).unwrap_or(text)
+    let s = json_text(v, code, what, max, careful)?;
+    Ok((mend_lone_surrogates(&s).unwrap_or(s), careful))
 }
 
 /// `code` for a text serde_json could not read as the type asked, without the value serde quotes:

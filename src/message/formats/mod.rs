@@ -317,7 +317,7 @@ fn check_typed_parts(m: &Message, format: Format) -> Result<()> {
                 let more = if o.len() > keys.len() { ", …" } else { "" };
                 format!("keys {{{}{more}}}", keys.join(", "))
             }
-            None => format!("a {}", util::kind(raw)),
+            None => util::kind(raw).to_string(),
         };
         let gemini =
             if raw.get("text").is_some() || raw.get("inlineData").is_some() || raw.get("functionCall").is_some() {

@@ -330,8 +330,12 @@ pub(crate) fn value_from_json_text(text: &str) -> serde_json::Result<Value> {
 
 /// `text` with every `\uXXXX` escape of a lone surrogate (a high one not followed by a low one,
 /// or a low one alone) replaced by `\ufffd`; `None` when there is none. Backslash escapes only
-/// occur inside JSON strings, so a scan over escapes needs no JSON state.
+/// occur inside JSON strings, so a scan over escapes needs no JSON state. Text without a `\u`
+/// escape (nearly all) is answered by one fast search, allocating nothing.
 pub(crate) fn mend_lone_surrogates(text: &str) -> Option<String> {
+    if !text.contains("\\u") {
+        return None;
+    }
     let bytes = text.as_bytes();
     let hex = |at: usize| -> Option<u16> {
         let h = bytes.get(at..at + 4)?;
@@ -419,4 +423,20 @@ fn js_number(n: &serde_json::Number) -> serde_json::Number {
         }
     }
     serde_json::Number::from_f64(f).unwrap_or_else(|| serde_json::Number::from(0u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogate_escapes_are_mended_and_nothing_else() {
+        // No escape, an escape of another character, a valid pair, an escaped backslash before
+        // a `u`: nothing to mend.
+        for text in [r#"["plain"]"#, r#"["\n\u00e9"]"#, r#"["\ud83d\ude00"]"#, r#"["\\ud800"]"#] {
+            assert_eq!(mend_lone_surrogates(text), None, "{text}");
+        }
+        assert_eq!(mend_lone_surrogates(r#"{"k\ud800":"\udc00x"}"#).as_deref(), Some(r#"{"k\ufffd":"\ufffdx"}"#));
+        assert_eq!(value_from_json_text(r#"{"k\ud800":1}"#).unwrap(), serde_json::json!({"k\u{fffd}": 1}));
+    }
 }
