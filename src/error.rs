@@ -21,7 +21,8 @@ pub enum ErrorCode {
     MissingToolCallId,
     /// A tool call without an id or a name.
     InvalidToolCall,
-    /// The input text is not valid JSON (or JSONL).
+    /// The input text is not valid JSON (or JSONL), or is a JSON array where a log's JSON Lines
+    /// are expected.
     InvalidJson,
     /// A transcript file in a shape no reader recognises.
     UnknownTranscriptFormat,
