@@ -13,7 +13,8 @@ use serde::Serialize;
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
-    /// The input is not a message in any supported shape (not an object, no role or type, …).
+    /// The input is not a message in any supported shape (not an object, no role or type, …),
+    /// or looks like two formats at once (keys or parts of two formats).
     InvalidMessage,
     /// A role or LangChain type we do not know (`"function"`, `"critic"`, …).
     UnknownRole,

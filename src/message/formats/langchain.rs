@@ -118,6 +118,8 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         });
     }
     m.extra = extra_of(obj, KNOWN);
+    // What this reader ignores another format may read: refused then (conflicts.rs).
+    super::conflicts::check(obj, Format::Langchain)?;
     Ok(m)
 }
 

@@ -17,6 +17,9 @@
 
 mod ai_sdk;
 mod anthropic;
+mod conflicts;
+#[cfg(test)]
+mod conflicts_tests;
 mod detect;
 mod encode;
 mod gemini;
@@ -385,7 +388,8 @@ fn check_calls(m: &Message) -> Result<()> {
     Ok(())
 }
 
-/// Decodes one message known to be in `format`.
+/// Decodes one message known to be in `format`. A message its reader takes while ignoring keys
+/// or parts another format reads is refused (`INVALID_MESSAGE`, see `conflicts.rs`).
 pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
     let obj = value.as_object().ok_or_else(|| {
         Error::new(ErrorCode::InvalidMessage, format!("a message must be an object, got {}", util::kind(value)))
@@ -399,6 +403,11 @@ pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
         Format::Ui => ui::decode(obj)?,
         Format::Responses | Format::OpenaiAgents => vec![responses::decode(obj, format)?],
     };
+    // What the reader took, it may have taken by ignoring another format's keys: refused then.
+    // (A LangChain message is checked by its reader, once its envelope is unwrapped.)
+    if format != Format::Langchain {
+        conflicts::check(obj, format)?;
+    }
     for m in &mut messages {
         m.origin = Some(format);
         if m.role == Role::Assistant {
