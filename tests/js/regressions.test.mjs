@@ -6,7 +6,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
+import { AIMessage, AIMessageChunk, coerceMessageLikeToMessage } from "@langchain/core/messages";
 import { StateStore, decodeMessages } from "../../pkg/index.js";
 
 const snapshot = (s) => JSON.stringify([s.version, s.toJSON(), s.events()]);
@@ -431,4 +431,31 @@ test("a message that looks like two formats at once is refused, and what real fr
   // An AI SDK 4 UIMessage whose content repeats its text parts, and a role agreeing with its type.
   assert.equal(decodeMessages([{ id: "m1", role: "user", content: "hello", parts: [{ type: "text", text: "hello" }] }])[0].content[0].text, "hello");
   assert.equal(decodeMessages([{ type: "ai", role: "assistant", content: "x" }])[0].role, "assistant");
+});
+
+test("errors say what was seen: an OpenAI-shaped call, a long tool name, the event ingest refuses, a log as a JSON array", () => {
+  // A LangChain "ai" dict with OpenAI-shaped calls reads as LangChain itself coerces it.
+  const openaiShaped = { type: "ai", content: "", tool_calls: [{ id: "b", type: "function", function: { name: "f", arguments: '{"x":1}' } }] };
+  const theirs = coerceMessageLikeToMessage(structuredClone(openaiShaped)).tool_calls;
+  const [ours] = convertMessages([openaiShaped], { to: "langchain" });
+  assert.deepEqual(ours.tool_calls.map(({ id, name, args }) => ({ id, name, args })), theirs.map(({ id, name, args }) => ({ id, name, args })));
+  assert.throws(() => decodeMessages([{ type: "ai", content: "", tool_calls: [{ id: "b", type: "function", function: { arguments: "{}" } }] }]), (e) => e.code === "INVALID_TOOL_CALL" && /function: \{name, arguments\}/.test(e.message));
+  // A tool name too long is named as the name, not an id.
+  const long = "n".repeat(1025);
+  assert.throws(() => decodeMessages([{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: long, arguments: "{}" } }] }]), (e) => e.code === "INVALID_MESSAGE" && e.details.field === "name" && !e.message.includes(long));
+  // ingest of a whole log with a bad third event: "event 2" and details.index 2.
+  const w = new StateStore({ runId: "r" });
+  for (const t of ["a", "b", "c"]) w.apply({ author: "u", update: { messages: [{ role: "user", content: t }] } });
+  const log = w.events();
+  const r = StateStore.replay(log.slice(0, 1));
+  const bad = structuredClone(log);
+  bad[2].payload.facts = { forged: true };
+  assert.throws(() => r.ingest(bad), (e) => e.code === "TAMPERED_LOG" && e.details.index === 2 && e.message.includes("event 2 (sequence 3)"));
+  assert.equal(r.version, 1);
+  // A JSON array given as text is a format mistake, not tampering: the log's text is JSON Lines.
+  const array = JSON.stringify(log);
+  for (const f of [() => StateStore.replay(array), () => r.ingest(array), () => verifyLog(array)]) {
+    assert.throws(f, (e) => e.code === "INVALID_JSON" && e.message.includes("JSON Lines"));
+  }
+  assert.equal(StateStore.replay(w.eventsJsonl()).version, 3);
 });
