@@ -222,27 +222,13 @@ fn reserved_keys(k: &Keys, format: Format) -> Result<()> {
     ))
 }
 
-/// The `(id, name)` of each call a message makes in its own keys: `tool_calls` (OpenAI
-/// `{id, function: {name}}` or LangChain `{id, name}`) and LangChain's `invalid_tool_calls`.
-fn own_calls<'a>(k: &Keys<'a>) -> Vec<(String, Option<&'a str>)> {
-    let list = |v: Option<&'a Value>| v.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    list(k.tool_calls)
-        .iter()
-        .chain(list(k.invalid_tool_calls))
-        .filter_map(|c| {
-            let id = id_text(c.get("id")?)?;
-            let name = c.get("name").or_else(|| c.get("function").and_then(|f| f.get("name"))).and_then(Value::as_str);
-            Some((id, name))
-        })
-        .collect()
-}
-
-/// An id as text (ids may come as numbers, as the readers take them).
-fn id_text(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
+/// Whether two ids are the same id (ids may come as numbers, read as their text).
+fn same_id(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Number(x), Value::Number(y)) => x == y,
+        (Value::String(s), Value::Number(n)) | (Value::Number(n), Value::String(s)) => *s == n.to_string(),
+        _ => false,
     }
 }
 
@@ -256,12 +242,17 @@ fn call_block_format(t: &str) -> Option<&'static str> {
     }
 }
 
-/// Whether call block `b` repeats one of `calls`: the same id, and the same name when both
-/// name one.
-fn repeats_a_call(b: &Map<String, Value>, calls: &[(String, Option<&str>)]) -> bool {
-    let Some(id) = b.get("id").or_else(|| b.get("toolCallId")).and_then(id_text) else { return false };
+/// Whether call block `b` repeats one of the message's own calls — `tool_calls` (OpenAI
+/// `{id, function: {name}}` or LangChain `{id, name}`) or LangChain's `invalid_tool_calls` —:
+/// the same id, and the same name when both name one.
+fn repeats_a_call<'a>(b: &Map<String, Value>, k: &Keys<'a>) -> bool {
+    let Some(id) = b.get("id").or_else(|| b.get("toolCallId")) else { return false };
     let name = b.get("name").or_else(|| b.get("toolName")).and_then(Value::as_str);
-    calls.iter().any(|(cid, cname)| *cid == id && (name.is_none() || cname.is_none() || name == *cname))
+    let list = |v: Option<&'a Value>| v.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    list(k.tool_calls).iter().chain(list(k.invalid_tool_calls)).any(|c| {
+        let own = c.get("name").or_else(|| c.get("function").and_then(|f| f.get("name"))).and_then(Value::as_str);
+        c.get("id").is_some_and(|cid| same_id(cid, id)) && (name.is_none() || own.is_none() || name == own)
+    })
 }
 
 /// Content blocks that carry a call (`tool_use`, `tool-call`, `tool_call`) beside a message's
@@ -269,15 +260,13 @@ fn repeats_a_call(b: &Map<String, Value>, calls: &[(String, Option<&str>)]) -> b
 /// which pairs only the message's own calls, would lose it.
 fn call_blocks(k: &Keys, format: Format) -> Result<()> {
     let Some(Value::Array(parts)) = k.content else { return Ok(()) };
-    let mut calls = None;
     for (at, p) in parts.iter().enumerate() {
         let Some(b) = p.as_object() else { continue };
         let Some((t, whose)) = b.get("type").and_then(Value::as_str).and_then(|t| Some((t, call_block_format(t)?)))
         else {
             continue;
         };
-        let calls = calls.get_or_insert_with(|| own_calls(k));
-        if !repeats_a_call(b, calls) {
+        if !repeats_a_call(b, k) {
             return Err(unrepeated_call(at, t, whose, format));
         }
     }

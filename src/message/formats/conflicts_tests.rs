@@ -78,6 +78,16 @@ fn call_blocks_beside_openai_tool_calls_must_repeat_them() {
         json!({"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "input": {}}], "tool_calls": [openai_call("c1", "a")]}),
     );
     assert_eq!(m[0].tool_calls.len(), 1);
+    // Ids read as their text, as the readers read a numeric id.
+    let m = read(
+        json!({"type": "ai", "content": [tool_use("7", "a")], "tool_calls": [{"id": 7, "name": "a", "args": {}}]}),
+    );
+    assert_eq!(m[0].tool_calls[0].id, "7");
+    refused(
+        json!({"type": "ai", "content": [tool_use("8", "a")], "tool_calls": [{"id": 7, "name": "a", "args": {}}]}),
+        "content",
+        &["`tool_use`"],
+    );
 }
 
 #[test]
