@@ -99,14 +99,14 @@ fn langchain_role(t: &str) -> Option<&'static str> {
     })
 }
 
-/// A role-based `role` as the role it names (`developer` is a system message everywhere).
+/// A `role` as the role it names (`developer` is a system message everywhere, Gemini's `model`
+/// the assistant).
 fn role_of(role: &str) -> Option<&'static str> {
     Some(match role {
         "user" => "user",
-        "assistant" => "assistant",
+        "assistant" | "model" => "assistant",
         "system" | "developer" => "system",
         "tool" => "tool",
-        "model" => "model",
         _ => return None,
     })
 }

@@ -246,6 +246,7 @@ fn a_langchain_type_beside_a_conflicting_role_is_refused() {
         ("system", "developer", Role::System),
         ("developer", "system", Role::System),
         ("AIMessageChunk", "assistant", Role::Assistant),
+        ("ai", "model", Role::Assistant),
     ] {
         assert_eq!(read(json!({"type": t, "role": role, "content": "x"}))[0].role, want, "{t} {role}");
     }
