@@ -23,6 +23,7 @@
 //! first), whether its format was detected or given (`format` / `from`), so a forced format
 //! refuses such a message too.
 
+use super::util::field;
 use super::Format;
 use crate::error::{Error, ErrorCode, Result};
 use serde_json::{Map, Value};
@@ -188,12 +189,12 @@ fn repeats_last_texts(content: &str, parts: &[Value], format: Format) -> bool {
 /// is no thought), else `None`.
 fn text_of(p: &Value, format: Format) -> Option<&str> {
     let o = p.as_object()?;
-    let typed = o.get("type").and_then(Value::as_str);
+    let typed = field(o, "type").and_then(Value::as_str);
     let is_text = match format {
         Format::Ui => typed == Some("text"),
-        _ => typed.is_none() && o.get("thought").and_then(Value::as_bool) != Some(true),
+        _ => typed.is_none() && field(o, "thought").and_then(Value::as_bool) != Some(true),
     };
-    o.get("text").and_then(Value::as_str).filter(|_| is_text)
+    field(o, "text").and_then(Value::as_str).filter(|_| is_text)
 }
 
 /// OpenAI's and LangChain's call keys in a message read as a format whose calls and results are
@@ -246,12 +247,13 @@ fn call_block_format(t: &str) -> Option<&'static str> {
 /// `{id, function: {name}}` or LangChain `{id, name}`) or LangChain's `invalid_tool_calls` —:
 /// the same id, and the same name when both name one.
 fn repeats_a_call<'a>(b: &Map<String, Value>, k: &Keys<'a>) -> bool {
-    let Some(id) = b.get("id").or_else(|| b.get("toolCallId")) else { return false };
-    let name = b.get("name").or_else(|| b.get("toolName")).and_then(Value::as_str);
+    let Some(id) = field(b, "id").or_else(|| field(b, "toolCallId")) else { return false };
+    let name = field(b, "name").or_else(|| field(b, "toolName")).and_then(Value::as_str);
     let list = |v: Option<&'a Value>| v.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    list(k.tool_calls).iter().chain(list(k.invalid_tool_calls)).any(|c| {
-        let own = c.get("name").or_else(|| c.get("function").and_then(|f| f.get("name"))).and_then(Value::as_str);
-        c.get("id").is_some_and(|cid| same_id(cid, id)) && (name.is_none() || own.is_none() || name == own)
+    list(k.tool_calls).iter().chain(list(k.invalid_tool_calls)).filter_map(Value::as_object).any(|c| {
+        let function_name = || field(c, "function").and_then(Value::as_object).and_then(|f| field(f, "name"));
+        let own = field(c, "name").or_else(function_name).and_then(Value::as_str);
+        field(c, "id").is_some_and(|cid| same_id(cid, id)) && (name.is_none() || own.is_none() || name == own)
     })
 }
 
@@ -262,7 +264,7 @@ fn call_blocks(k: &Keys, format: Format) -> Result<()> {
     let Some(Value::Array(parts)) = k.content else { return Ok(()) };
     for (at, p) in parts.iter().enumerate() {
         let Some(b) = p.as_object() else { continue };
-        let Some((t, whose)) = b.get("type").and_then(Value::as_str).and_then(|t| Some((t, call_block_format(t)?)))
+        let Some((t, whose)) = field(b, "type").and_then(Value::as_str).and_then(|t| Some((t, call_block_format(t)?)))
         else {
             continue;
         };
@@ -301,7 +303,8 @@ fn openai_keys_beside_other_parts(k: &Keys) -> Result<()> {
     let key = if calls_key { "tool_calls" } else { "tool_call_id" };
     let tool = k.role.and_then(Value::as_str) == Some("tool");
     for (at, p) in parts.iter().enumerate() {
-        let Some(t) = p.get("type").and_then(Value::as_str) else { continue };
+        let Some(part) = p.as_object() else { continue };
+        let Some(t) = field(part, "type").and_then(Value::as_str) else { continue };
         if call_block_format(t).is_some() {
             continue; // checked above: it repeats a call
         }
@@ -317,7 +320,7 @@ fn openai_keys_beside_other_parts(k: &Keys) -> Result<()> {
             }
             _ => match super::detect::part_format(t) {
                 // OpenAI Chat's file part nests its data in `file`; the AI SDK's has `data`.
-                Some(Format::AiSdk) if t == "file" && p.get("file").is_some_and(Value::is_object) => continue,
+                Some(Format::AiSdk) if t == "file" && field(part, "file").is_some_and(Value::is_object) => continue,
                 Some(f) if f != Format::Openai && !matches!(t, "refusal" | "input_audio") => {
                     return Err(invalid(
                         format!(
