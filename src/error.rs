@@ -13,7 +13,8 @@ use serde::Serialize;
 #[cfg_attr(target_arch = "wasm32", derive(tsify::Tsify))]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
-    /// The input is not a message in any supported shape (not an object, no role or type, …).
+    /// The input is not a message in any supported shape (not an object, no role or type, …),
+    /// or looks like two formats at once (keys or parts of two formats).
     InvalidMessage,
     /// A role or LangChain type we do not know (`"function"`, `"critic"`, …).
     UnknownRole,
@@ -21,7 +22,8 @@ pub enum ErrorCode {
     MissingToolCallId,
     /// A tool call without an id or a name.
     InvalidToolCall,
-    /// The input text is not valid JSON (or JSONL).
+    /// The input text is not valid JSON (or JSONL), or is a JSON array where a log's JSON Lines
+    /// are expected.
     InvalidJson,
     /// A transcript file in a shape no reader recognises.
     UnknownTranscriptFormat,

@@ -512,8 +512,15 @@ impl BrokenLink {
 }
 
 /// Parses a log given as JSON Lines (one event per line; blank lines ignored).
-/// Errors: `TAMPERED_LOG` naming the first line that is not an event.
+/// Errors: `INVALID_JSON` for a JSON array (text starting with `[`: a format mistake, no line of
+/// a log is an array); `TAMPERED_LOG` naming the first line that is not an event.
 pub fn parse_jsonl(text: &str) -> Result<Vec<Event>> {
+    if text.trim_start().starts_with('[') {
+        return Err(Error::new(
+            ErrorCode::InvalidJson,
+            "the log's text starts with `[`, as a JSON array does; a log given as text is JSON Lines, one event object per line (as `eventsJsonl()` writes it): pass the array itself, or its events one per line",
+        ));
+    }
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()

@@ -484,3 +484,46 @@ fn a_private_messages_channel_stays_private_and_followable() {
     assert_eq!((e.code, e.channel.as_deref()), (ErrorCode::InvalidOption, Some("scratch")), "{}", e.message);
     assert!(e.message.contains("as a private channel"), "{}", e.message);
 }
+
+#[test]
+fn ingest_names_a_bad_event_by_its_place_in_the_list_given_in_words_and_details() {
+    let mut w = store(None);
+    for i in 0..4 {
+        w.apply(&cmd("user", user(&format!("m{i}"))), i).unwrap();
+    }
+    let log = w.events().to_vec();
+    let mut r = store(None);
+    r.ingest(&log[..1]).unwrap();
+    // The whole log given again: the first event is known and skipped, the third is bad.
+    let mut bad = log.clone();
+    bad[2].payload.insert("todos".into(), json!([]));
+    let e = r.ingest(&bad).unwrap_err();
+    assert_eq!((e.code, e.index), (ErrorCode::TamperedLog, Some(2)));
+    assert!(e.message.starts_with("event 2 (sequence 3) "), "{}", e.message);
+    // Events sent twice are taken once, and the words still name the caller's position.
+    let doubled = [log[0].clone(), log[1].clone(), log[1].clone(), bad[2].clone()];
+    let e = r.ingest(&doubled).unwrap_err();
+    assert_eq!(e.index, Some(3));
+    assert!(e.message.starts_with("event 3 (sequence 3) "), "{}", e.message);
+    assert_eq!(r.version(), 1);
+}
+
+#[test]
+fn a_log_given_as_a_json_array_text_is_a_format_mistake_not_tampering() {
+    let mut w = store(None);
+    w.apply(&cmd("user", user("m")), 0).unwrap();
+    let array = serde_json::to_string(w.events()).unwrap();
+    for text in [array.clone(), format!("\n  {}", serde_json::to_string_pretty(w.events()).unwrap())] {
+        let e = crate::log::parse_jsonl(&text).unwrap_err();
+        assert_eq!((e.code, e.index), (ErrorCode::InvalidJson, None));
+        assert!(e.message.contains("JSON array") && e.message.contains("JSON Lines"), "{}", e.message);
+        // verifyLog's check reports it as the mistake it is, not a broken link.
+        let e = check_log(crate::log::parse_jsonl(&text), (0, GENESIS_HASH), &Chain::Plain).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson);
+    }
+    // The same events as JSON Lines read back; a line that is no event is still a broken log.
+    let jsonl: String = w.events().iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    assert_eq!(crate::log::parse_jsonl(&jsonl).unwrap(), w.events());
+    let e = crate::log::parse_jsonl(&format!("{jsonl}{{\"torn\":")).unwrap_err();
+    assert_eq!((e.code, e.index), (ErrorCode::TamperedLog, Some(1)));
+}

@@ -147,7 +147,13 @@ impl Store {
             }
         }
         let hashed = self.apply_events(list, 0).map_err(|mut e| {
-            e.index = e.index.map(at);
+            if let Some(k) = e.index {
+                // The words name the event as the details do: by its place in the caller's list.
+                if let Some(rest) = e.message.strip_prefix(&format!("event {k} ")) {
+                    e.message = format!("event {} {rest}", at(k));
+                }
+                e.index = Some(at(k));
+            }
             e
         })?;
         Ok(Ingested { version: self.version, applied: list.len() as u64, hash_checked: hashed as u64 })

@@ -6,6 +6,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { AIMessage, AIMessageChunk, coerceMessageLikeToMessage } from "@langchain/core/messages";
 import { StateStore, decodeMessages } from "../../pkg/index.js";
 
 const snapshot = (s) => JSON.stringify([s.version, s.toJSON(), s.events()]);
@@ -388,4 +389,73 @@ test("a salt beside no write breaks the log, and a changed event_id is named as 
   const renamed = JSON.parse(JSON.stringify(s.events()));
   renamed[1].event_id = "p:33";
   assert.deepEqual(verifyLog(renamed), { ok: false, index: 1, sequence: 2, reason: "event_id" });
+});
+
+// A fresh-eyes tester found messages read as one of two formats, silently losing the other's
+// content (docs/formats.md, "Detection"): each is refused naming what was seen, at its index.
+test("a message that looks like two formats at once is refused, and what real frameworks write is not", () => {
+  const MARKER = "MARKER-5c1a";
+  const call = (id, name) => ({ id, type: "function", function: { name, arguments: "{}" } });
+  const refusedAt1 = (bad, field, words) => {
+    assert.throws(() => decodeMessages([{ role: "user", content: "hi" }, bad]), (e) => {
+      assert.equal(e.code, "INVALID_MESSAGE", e.message);
+      assert.deepEqual([e.details.index, e.details.field], [1, field], e.message);
+      for (const w of words) assert.ok(e.message.includes(w), `${e.message} lacks ${w}`);
+      assert.ok(!e.message.includes(MARKER), e.message);
+      return true;
+    });
+    // Through the store too: nothing changes.
+    const s = new StateStore();
+    refused(s, () => s.apply({ author: "m", update: { messages: [bad] } }), "INVALID_MESSAGE");
+  };
+  refusedAt1({ role: "assistant", content: [{ type: "tool_use", id: "t1", name: "a", input: { q: MARKER } }], tool_calls: [call("c1", "b")] }, "content", ["`tool_use`", "`tool_calls`"]);
+  refusedAt1({ id: "m1", role: "user", content: MARKER, parts: [{ type: "text", text: "hello" }] }, "content", ["UIMessage", "`content`", "`parts`"]);
+  refusedAt1({ role: "user", content: MARKER, parts: [{ text: "hello" }] }, "content", ["Gemini"]);
+  refusedAt1({ type: "human", role: "assistant", content: MARKER }, "role", ['`type: "human"`', '`role: "assistant"`']);
+  refusedAt1({ role: "tool", tool_call_id: "c1", content: [{ type: "tool_result", tool_use_id: "c1", content: MARKER }] }, "content", ["`tool_result`", "`tool_call_id`"]);
+  refusedAt1({ id: "m1", role: "assistant", parts: [{ type: "text", text: MARKER }], tool_calls: [call("c1", "b")] }, "tool_calls", ["`tool_calls`"]);
+  refusedAt1({ type: "ai", content: [{ type: "tool_use", id: "t9", name: "a", input: {} }], tool_calls: [{ id: "t1", name: "a", args: {} }] }, "content", ["`tool_use`"]);
+
+  // A Claude-backed LangChain AIMessage: its tool_use blocks repeat its tool_calls.
+  const claude = new AIMessage({
+    content: [{ type: "text", text: "Let me look." }, { type: "tool_use", id: "toolu_1", name: "weather", input: { city: "Paris" } }],
+    tool_calls: [{ id: "toolu_1", name: "weather", args: { city: "Paris" }, type: "tool_call" }],
+  });
+  // Streamed, as ChatAnthropic's chunks concatenate: a tool_use block and its input deltas.
+  const streamed = new AIMessageChunk({ content: [{ index: 0, type: "tool_use", id: "toolu_1", name: "weather", input: "" }], tool_call_chunks: [{ index: 0, id: "toolu_1", name: "weather", args: "" }] })
+    .concat(new AIMessageChunk({ content: [{ index: 0, type: "input_json_delta", input: '{"city":"Paris"}' }], tool_call_chunks: [{ index: 0, args: '{"city":"Paris"}' }] }));
+  for (const m of [claude, claude.toDict(), { type: "ai", ...claude.toDict().data }, streamed.toDict()]) {
+    const [d] = decodeMessages([m]);
+    assert.deepEqual(d.tool_calls.map((c) => [c.id, c.name, c.args]), [["toolu_1", "weather", { city: "Paris" }]]);
+  }
+  // An AI SDK 4 UIMessage whose content repeats its text parts, and a role agreeing with its type.
+  assert.equal(decodeMessages([{ id: "m1", role: "user", content: "hello", parts: [{ type: "text", text: "hello" }] }])[0].content[0].text, "hello");
+  assert.equal(decodeMessages([{ type: "ai", role: "assistant", content: "x" }])[0].role, "assistant");
+});
+
+test("errors say what was seen: an OpenAI-shaped call, a long tool name, the event ingest refuses, a log as a JSON array", () => {
+  // A LangChain "ai" dict with OpenAI-shaped calls reads as LangChain itself coerces it.
+  const openaiShaped = { type: "ai", content: "", tool_calls: [{ id: "b", type: "function", function: { name: "f", arguments: '{"x":1}' } }] };
+  const theirs = coerceMessageLikeToMessage(structuredClone(openaiShaped)).tool_calls;
+  const [ours] = convertMessages([openaiShaped], { to: "langchain" });
+  assert.deepEqual(ours.tool_calls.map(({ id, name, args }) => ({ id, name, args })), theirs.map(({ id, name, args }) => ({ id, name, args })));
+  assert.throws(() => decodeMessages([{ type: "ai", content: "", tool_calls: [{ id: "b", type: "function", function: { arguments: "{}" } }] }]), (e) => e.code === "INVALID_TOOL_CALL" && /function: \{name, arguments\}/.test(e.message));
+  // A tool name too long is named as the name, not an id.
+  const long = "n".repeat(1025);
+  assert.throws(() => decodeMessages([{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: long, arguments: "{}" } }] }]), (e) => e.code === "INVALID_MESSAGE" && e.details.field === "name" && !e.message.includes(long));
+  // ingest of a whole log with a bad third event: "event 2" and details.index 2.
+  const w = new StateStore({ runId: "r" });
+  for (const t of ["a", "b", "c"]) w.apply({ author: "u", update: { messages: [{ role: "user", content: t }] } });
+  const log = w.events();
+  const r = StateStore.replay(log.slice(0, 1));
+  const bad = structuredClone(log);
+  bad[2].payload.facts = { forged: true };
+  assert.throws(() => r.ingest(bad), (e) => e.code === "TAMPERED_LOG" && e.details.index === 2 && e.message.includes("event 2 (sequence 3)"));
+  assert.equal(r.version, 1);
+  // A JSON array given as text is a format mistake, not tampering: the log's text is JSON Lines.
+  const array = JSON.stringify(log);
+  for (const f of [() => StateStore.replay(array), () => r.ingest(array), () => verifyLog(array)]) {
+    assert.throws(f, (e) => e.code === "INVALID_JSON" && e.message.includes("JSON Lines"));
+  }
+  assert.equal(StateStore.replay(w.eventsJsonl()).version, 3);
 });

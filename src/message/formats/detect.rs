@@ -264,13 +264,13 @@ fn message_with(f: Format) -> Error {
     .field("content")
 }
 
-/// The format a content-part `type` belongs to, when only one format uses it.
 /// Whether a content part type is one some format has: the shared ones, or one format's own.
-fn is_part_type(kind: &str) -> bool {
+pub(super) fn is_part_type(kind: &str) -> bool {
     matches!(kind, "text" | "image" | "file") || part_format(kind).is_some()
 }
 
-fn part_format(kind: &str) -> Option<Format> {
+/// The format a content-part `type` belongs to, when only one format uses it.
+pub(super) fn part_format(kind: &str) -> Option<Format> {
     match kind {
         // Anthropic's `ContentBlockParam` (@anthropic-ai/sdk 1.10), and the MCP connector's blocks.
         "tool_use"

@@ -5,8 +5,11 @@
 //! status, …}`, the serialized form `{lc: 1, type: "constructor", id: [.., "AIMessage"], kwargs}`,
 //! and `message_to_dict`'s `{type, data}`. Always written as the plain dict. Content blocks follow
 //! LangChain: `text`, OpenAI-style `image_url`, standard `image` (`url` / `base64` + `mime_type`),
-//! `reasoning` and Anthropic-style `thinking`; other blocks pass through untouched.
-//! (Shapes: research/peer-semantics.md §8.)
+//! `reasoning` and Anthropic-style `thinking`; other blocks pass through untouched. A tool call
+//! in OpenAI's shape (`{id, type: "function", function: {name, arguments}}`) is read as
+//! LangChain's own `coerceMessageLikeToMessage` converts it: its name is `function.name`, its
+//! args the parsed `arguments` (text that is no JSON object: an invalid tool call, as in an
+//! OpenAI message). (Shapes: research/peer-semantics.md §8.)
 
 use super::util::field;
 use super::util::{as_obj, extra_of, kind, opt_array, opt_id, opt_str, put_opt};
@@ -93,6 +96,20 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
     };
     for call in opt_array(obj, "tool_calls")? {
         let call = as_obj(call, "a tool call")?;
+        // An OpenAI-shaped call `{id, type: "function", function: {name, arguments}}` without a
+        // `name` of its own: LangChain's `coerceMessageLikeToMessage` converts it to
+        // `{id, name: function.name, args: JSON.parse(arguments), type: "tool_call"}`
+        // (@langchain/core 1.4 `_coerceToolCall`), so it is read as the OpenAI reader reads it.
+        if !call.get("name").is_some_and(Value::is_string) && call.get("function").is_some_and(Value::is_object) {
+            match super::openai::decode_call(call)? {
+                Ok(mut c) => {
+                    c.extra.insert("type".into(), json!("tool_call"));
+                    m.tool_calls.push(c);
+                }
+                Err(invalid) => m.invalid_tool_calls.push(invalid),
+            }
+            continue;
+        }
         let id = opt_id(call, "id")?
             .ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
         let name = opt_str(call, "name")?.unwrap_or_default();
@@ -118,6 +135,8 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         });
     }
     m.extra = extra_of(obj, KNOWN);
+    // What this reader ignores another format may read: refused then (conflicts.rs).
+    super::conflicts::check(obj, Format::Langchain)?;
     Ok(m)
 }
 

@@ -17,6 +17,9 @@
 
 mod ai_sdk;
 mod anthropic;
+mod conflicts;
+#[cfg(test)]
+mod conflicts_tests;
 mod detect;
 mod encode;
 mod gemini;
@@ -341,12 +344,21 @@ fn check_calls(m: &Message) -> Result<()> {
     let long = |s: &str| s.len() > MAX_ID_CHARS && s.chars().count() > MAX_ID_CHARS;
     let names =
         m.tool_calls.iter().map(|c| c.name.as_str()).chain(m.invalid_tool_calls.iter().map(|c| c.name.as_str()));
-    if m.id.as_deref().into_iter().chain(m.tool_call_id.as_deref()).chain(m.call_ids()).chain(names).any(long) {
+    // Each too-long string named by the field that holds it (`name`: a tool call's name).
+    let too_long = [
+        (m.id.as_deref().is_some_and(long), "id", "the message's id"),
+        (m.tool_call_id.as_deref().is_some_and(long), "tool_call_id", "the id of the call this result answers"),
+        (m.call_ids().any(long), "tool_calls", "a tool call's id"),
+        (names.into_iter().any(long), "name", "a tool call's name"),
+    ];
+    if let Some((_, field, what)) = too_long.into_iter().find(|(over, _, _)| *over) {
         return Err(Error::new(
             ErrorCode::InvalidMessage,
-            format!("an id or tool name is longer than {MAX_ID_CHARS} characters"),
+            format!(
+                "{what} is longer than {MAX_ID_CHARS} characters (the longest id or tool name a message may carry)"
+            ),
         )
-        .field("id"));
+        .field(field));
     }
     if m.role != Role::Assistant && (!m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty()) {
         return Err(Error::new(
@@ -385,7 +397,8 @@ fn check_calls(m: &Message) -> Result<()> {
     Ok(())
 }
 
-/// Decodes one message known to be in `format`.
+/// Decodes one message known to be in `format`. A message its reader takes while ignoring keys
+/// or parts another format reads is refused (`INVALID_MESSAGE`, see `conflicts.rs`).
 pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
     let obj = value.as_object().ok_or_else(|| {
         Error::new(ErrorCode::InvalidMessage, format!("a message must be an object, got {}", util::kind(value)))
@@ -399,6 +412,11 @@ pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
         Format::Ui => ui::decode(obj)?,
         Format::Responses | Format::OpenaiAgents => vec![responses::decode(obj, format)?],
     };
+    // What the reader took, it may have taken by ignoring another format's keys: refused then.
+    // (A LangChain message is checked by its reader, once its envelope is unwrapped.)
+    if format != Format::Langchain {
+        conflicts::check(obj, format)?;
+    }
     for m in &mut messages {
         m.origin = Some(format);
         if m.role == Role::Assistant {

@@ -12,7 +12,7 @@ use super::util::field;
 use super::util::{args_text, as_obj, call_from_json_text, extra_of, opt_array, opt_id, opt_str, put_opt, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
-use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
+use crate::message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
 use serde_json::{json, Map, Value};
 
 const KNOWN: &[&str] = &["role", "content", "name", "tool_calls", "tool_call_id"];
@@ -48,8 +48,6 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
     }
     for call in opt_array(obj, "tool_calls")? {
         let call = as_obj(call, "a tool call")?;
-        let id = opt_id(call, "id")?
-            .ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
         let function = call.get("function").and_then(Value::as_object);
         // `{id, name, args}` without `function` is a LangChain tool call in a role-keyed
         // message-like dict, which LangChain's `convert_to_messages` / `coerceMessageLikeToMessage`
@@ -59,6 +57,9 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
             call.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()),
             call.get("args").filter(|a| a.is_object()),
         ) {
+            let id = opt_id(call, "id")?.ok_or_else(|| {
+                Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls")
+            })?;
             m.tool_calls.push(ToolCall {
                 id,
                 name: name.to_string(),
@@ -68,22 +69,34 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
             });
             continue;
         }
-        let name = function.and_then(|f| f.get("name")).and_then(Value::as_str).filter(|n| !n.is_empty()).map(str::to_string).ok_or_else(|| {
-            let hint = if call.contains_key("name") { " ({id, name, args} is a LangChain tool call: put it in a LangChain message {type: \"ai\", tool_calls})" } else { "" };
-            Error::new(ErrorCode::InvalidToolCall, format!("an OpenAI tool call is {{id, type: \"function\", function: {{name, arguments}}}}; this one has no function name{hint}")).field("tool_calls")
-        })?;
-        let args = match function.and_then(|f| f.get("arguments")) {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Null) | None => String::new(),
-            Some(v) => v.to_string(),
-        };
-        match call_from_json_text(id, name, args, extra_of(call, &["id", "type", "function"])) {
+        match decode_call(call)? {
             Ok(c) => m.tool_calls.push(c),
             Err(invalid) => m.invalid_tool_calls.push(invalid),
         }
     }
     m.extra = extra_of(obj, KNOWN);
     Ok(m)
+}
+
+/// One OpenAI tool call `{id, type: "function", function: {name, arguments: "<JSON text>"}}`:
+/// a call, or an invalid call when its arguments are not a JSON object (kept as the text sent).
+/// Also how a LangChain `AIMessage` dict's OpenAI-shaped call is read (LangChain's
+/// `coerceMessageLikeToMessage` converts it, @langchain/core 1.4 `_coerceToolCall`).
+/// Errors: `INVALID_TOOL_CALL` for a call without an `id` or a `function.name`.
+pub(super) fn decode_call(call: &Map<String, Value>) -> Result<std::result::Result<ToolCall, InvalidToolCall>> {
+    let id = opt_id(call, "id")?
+        .ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
+    let function = call.get("function").and_then(Value::as_object);
+    let name = function.and_then(|f| f.get("name")).and_then(Value::as_str).filter(|n| !n.is_empty()).map(str::to_string).ok_or_else(|| {
+        let hint = if call.get("name").is_some_and(Value::is_string) { " ({id, name, args} is a LangChain tool call: put it in a LangChain message {type: \"ai\", tool_calls})" } else { "" };
+        Error::new(ErrorCode::InvalidToolCall, format!("an OpenAI tool call is {{id, type: \"function\", function: {{name, arguments}}}}; this one has no function name{hint}")).field("tool_calls")
+    })?;
+    let args = match function.and_then(|f| f.get("arguments")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(v) => v.to_string(),
+    };
+    Ok(call_from_json_text(id, name, args, extra_of(call, &["id", "type", "function"])))
 }
 
 fn decode_content(v: Option<&Value>) -> Result<Content> {

@@ -443,3 +443,70 @@ fn ai_sdk_approval_responses_answer_no_call_and_go_back_only_to_the_ai_sdk() {
     store.apply(&cmd, 0).unwrap();
     assert!(store.messages("messages").unwrap().unanswered().is_empty());
 }
+
+#[test]
+fn a_langchain_message_with_openai_shaped_calls_reads_them_as_langchain_does() {
+    // @langchain/core's coerceMessageLikeToMessage turns {id, type: "function", function} into
+    // {id, name: function.name, args: JSON.parse(arguments), type: "tool_call"}.
+    let m = dec(json!({"type": "ai", "content": "", "tool_calls": [
+        {"id": "b", "type": "function", "function": {"name": "f", "arguments": "{\"x\":1}"}},
+        {"id": "c", "type": "function", "function": {"name": "g", "arguments": "{oops"}},
+    ]}));
+    assert_eq!((m[0].tool_calls[0].name.as_str(), &m[0].tool_calls[0].args), ("f", &json!({"x": 1})));
+    assert_eq!((m[0].invalid_tool_calls[0].id.as_str(), m[0].invalid_tool_calls[0].args.as_str()), ("c", "{oops"));
+    let lc = encode_messages(&m, Format::Langchain);
+    assert_eq!(lc[0]["tool_calls"], json!([{"id": "b", "name": "f", "args": {"x": 1}, "type": "tool_call"}]));
+    let openai = encode_messages(&m, Format::Openai);
+    assert_eq!(openai[0]["tool_calls"][0]["function"], json!({"name": "f", "arguments": "{\"x\":1}"}));
+    // No function name: refused naming the OpenAI shape, not "has no name".
+    let e = decode_messages(
+        &[json!({"type": "ai", "content": "", "tool_calls": [{"id": "b", "type": "function", "function": {"arguments": "{}"}}]})],
+        None,
+    )
+    .unwrap_err();
+    assert_eq!((e.code, e.index, e.field.as_deref()), (ErrorCode::InvalidToolCall, Some(0), Some("tool_calls")));
+    assert!(
+        e.message.contains("function: {name, arguments}") && !e.message.contains("LangChain tool call"),
+        "{}",
+        e.message
+    );
+    // A LangChain call keeps its own name even beside a `function` field.
+    let m = dec(
+        json!({"type": "ai", "content": "", "tool_calls": [{"id": "b", "name": "own", "args": {}, "function": {"name": "other"}}]}),
+    );
+    assert_eq!(m[0].tool_calls[0].name, "own");
+}
+
+#[test]
+fn a_long_id_or_name_is_named_by_its_field() {
+    let long = "x".repeat(MAX_ID_CHARS + 1);
+    let cases = [
+        (
+            json!({"role": "assistant", "content": null, "tool_calls": [json!({"id": "c1", "type": "function", "function": {"name": long, "arguments": "{}"}})]}),
+            "name",
+            "tool call's name",
+        ),
+        (
+            json!({"type": "ai", "content": "", "tool_calls": [{"id": "c1", "name": long, "args": {}}]}),
+            "name",
+            "tool call's name",
+        ),
+        (
+            json!({"role": "assistant", "content": null, "tool_calls": [json!({"id": long, "type": "function", "function": {"name": "f", "arguments": "{}"}})]}),
+            "tool_calls",
+            "tool call's id",
+        ),
+        (json!({"role": "tool", "tool_call_id": long, "content": "x"}), "tool_call_id", "call this result answers"),
+        (json!({"role": "user", "id": long, "content": "x"}), "id", "message's id"),
+    ];
+    for (v, field, words) in cases {
+        let e = decode_messages(std::slice::from_ref(&v), None).unwrap_err();
+        assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidMessage, Some(field)), "{}", e.message);
+        assert!(e.message.contains(words) && e.message.contains("1024"), "{}", e.message);
+        assert!(!e.message.contains(&long));
+    }
+    // At the limit it is taken.
+    dec(
+        json!({"role": "assistant", "content": null, "tool_calls": [json!({"id": "c1", "type": "function", "function": {"name": "y".repeat(MAX_ID_CHARS), "arguments": "{}"}})]}),
+    );
+}

@@ -203,6 +203,13 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     for p in parts {
         let part = as_obj(p, "a UIMessage part")?;
         let kind = part.get("type").and_then(Value::as_str).unwrap_or_default();
+        // AI SDK 4's tool part (`{type: "tool-invocation", toolInvocation}`) is no v5 tool part
+        // `tool-<name>`: say so rather than read it as a tool named "invocation".
+        if kind == "tool-invocation" && part.contains_key("toolInvocation") {
+            return Err(invalid(
+                "an AI SDK 4 `tool-invocation` part: stategate reads UIMessages of AI SDK 5 and 6, whose tool parts are `tool-<name>` with a `state`; convert AI SDK 4 messages to v5 first".into(),
+            ));
+        }
         if !is_part_type(kind) {
             return Err(invalid(format!(
                 "unknown UIMessage part type {kind:?}; the part types are text, reasoning, file, source-url, source-document, step-start, data-*, tool-*, dynamic-tool"
