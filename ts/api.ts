@@ -28,7 +28,6 @@ import type {
   IndexedDbLog as CoreIndexedDbLog,
   ModelViewOptions,
   ModelView as CoreModelView,
-  AsyncTasks as CoreAsyncTasks,
   SubagentInputOptions,
   SubagentResultOptions,
   Command,
@@ -44,8 +43,10 @@ import type {
   FollowOptions,
 } from "./stategate_wasm.js";
 import type { MessageOf, PlainOf } from "./formats.js";
+import { asyncTasksClass, type AsyncTasks as TasksInstance, type AsyncTasksConstructor } from "./tasks.js";
 
 export { StategateError, isStategateError, stategateError } from "./errors.js";
+export type { AsyncTasksInit, AsyncTasksConstructor, TaskTransport } from "./tasks.js";
 
 /** The per-format message types stategate emits (see `formats.ts`). */
 export type * from "./formats.js";
@@ -87,7 +88,6 @@ export type {
   DanglingCall,
   ModelViewOptions,
   Report,
-  AsyncTasksInit,
   SubagentSpec,
   Mode,
   UpdateStrategy,
@@ -318,7 +318,7 @@ export interface Api {
    * url?, transport?})`; `tools()` for the model, `await handle(toolCall)` per task tool call,
    * `await poll()` before each model call, then `store.deliverNotifications()`.
    */
-  AsyncTasks: typeof CoreAsyncTasks;
+  AsyncTasks: AsyncTasksConstructor;
   /**
    * A sync subagent's starting state as a new store (DESIGN §8): shared channels only (never
    * private ones, the task ledger, todos, the structured response), then the description —
@@ -340,7 +340,7 @@ export interface Api {
 }
 
 /** The guarded classes of each loaded wasm module (guarded once, however often makeApi runs). */
-const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: typeof Wasm.AsyncTasks; IndexedDbLog: typeof Wasm.IndexedDbLog; StreamReader: typeof Wasm.StreamReader }>();
+const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: AsyncTasksConstructor; IndexedDbLog: typeof Wasm.IndexedDbLog; StreamReader: typeof Wasm.StreamReader }>();
 
 function check(messages: unknown): void {
   let array: boolean;
@@ -374,7 +374,7 @@ function bind(wasm: typeof Wasm, before?: () => void): Api {
   if (!classes) {
     classes = {
       StateStore: guardClass(wasm.StateStore, [], before),
-      AsyncTasks: guardClass(wasm.AsyncTasks, ["handle", "poll", "untracked"], before),
+      AsyncTasks: guardClass(asyncTasksClass(wasm) as AsyncTasksConstructor & { name: string }, ["handle", "poll", "untracked"], before),
       IndexedDbLog: guardClass(wasm.IndexedDbLog, ["open", "destroy", "append", "load", "saveCheckpoint"], before),
       StreamReader: guardClass(wasm.StreamReader, [], before),
     };
@@ -568,7 +568,7 @@ export const StateStore = api.StateStore;
 /** See {@link Api.AsyncTasks}. */
 export const AsyncTasks = api.AsyncTasks;
 /** An async task ledger instance. */
-export type AsyncTasks = CoreAsyncTasks;
+export type AsyncTasks = TasksInstance;
 /** See {@link Api.IndexedDbLog}. */
 export const IndexedDbLog = api.IndexedDbLog;
 /** An IndexedDB log instance. */
