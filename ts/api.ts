@@ -25,7 +25,6 @@ import type {
   StateStore as CoreStateStore,
   StoreEvent,
   LogCheck,
-  IndexedDbLog as CoreIndexedDbLog,
   ModelViewOptions,
   ModelView as CoreModelView,
   SubagentInputOptions,
@@ -43,10 +42,12 @@ import type {
   FollowOptions,
 } from "./stategate_wasm.js";
 import type { MessageOf, PlainOf } from "./formats.js";
+import { indexedDbLogClass, type IndexedDbLog as IndexedDbLogInstance, type IndexedDbLogConstructor } from "./indexeddb-log.js";
 import { asyncTasksClass, type AsyncTasks as TasksInstance, type AsyncTasksConstructor } from "./tasks.js";
 
 export { StategateError, isStategateError, stategateError } from "./errors.js";
 export type { AsyncTasksInit, AsyncTasksConstructor, TaskTransport } from "./tasks.js";
+export type { IndexedDbLogConstructor, LoadedIndexedDbLog } from "./indexeddb-log.js";
 
 /** The per-format message types stategate emits (see `formats.ts`). */
 export type * from "./formats.js";
@@ -312,7 +313,7 @@ export interface Api {
    */
   verifyLog(events: readonly StoreEvent[] | string, opts?: { after?: { sequence: number; hash: string }; chainKey?: Uint8Array }): LogCheck;
   /** The IndexedDB persistence adapter (browsers and workers; `open` rejects elsewhere). */
-  IndexedDbLog: typeof CoreIndexedDbLog;
+  IndexedDbLog: IndexedDbLogConstructor;
   /**
    * The async subagent task ledger of a store (DESIGN §7): `new AsyncTasks(store, {agents,
    * url?, transport?})`; `tools()` for the model, `await handle(toolCall)` per task tool call,
@@ -340,7 +341,7 @@ export interface Api {
 }
 
 /** The guarded classes of each loaded wasm module (guarded once, however often makeApi runs). */
-const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: AsyncTasksConstructor; IndexedDbLog: typeof Wasm.IndexedDbLog; StreamReader: typeof Wasm.StreamReader }>();
+const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: AsyncTasksConstructor; IndexedDbLog: IndexedDbLogConstructor; StreamReader: typeof Wasm.StreamReader }>();
 
 function check(messages: unknown): void {
   let array: boolean;
@@ -375,7 +376,7 @@ function bind(wasm: typeof Wasm, before?: () => void): Api {
     classes = {
       StateStore: guardClass(wasm.StateStore, [], before),
       AsyncTasks: guardClass(asyncTasksClass(wasm) as AsyncTasksConstructor & { name: string }, ["handle", "poll", "untracked"], before),
-      IndexedDbLog: guardClass(wasm.IndexedDbLog, ["open", "destroy", "append", "load", "saveCheckpoint"], before),
+      IndexedDbLog: guardClass(indexedDbLogClass(wasm) as IndexedDbLogConstructor & { name: string }, ["open", "destroy", "append", "load", "saveCheckpoint"], before),
       StreamReader: guardClass(wasm.StreamReader, [], before),
     };
     guardedModules.set(wasm, classes);
@@ -572,7 +573,7 @@ export type AsyncTasks = TasksInstance;
 /** See {@link Api.IndexedDbLog}. */
 export const IndexedDbLog = api.IndexedDbLog;
 /** An IndexedDB log instance. */
-export type IndexedDbLog = CoreIndexedDbLog;
+export type IndexedDbLog = IndexedDbLogInstance;
 /** See {@link Api.subagentInput}. */
 export const subagentInput = api.subagentInput;
 /** See {@link Api.subagentResult}. */

@@ -18,7 +18,7 @@ mod subagent;
 mod tasks;
 mod view;
 
-pub use indexeddb::JsIndexedDbLog;
+pub use indexeddb::event_records;
 
 pub use log::verify_log_js;
 pub use skeleton::{repair_skeleton, validate_skeleton};
