@@ -236,57 +236,83 @@ fn store_history_checkpoint_restore_and_write_ahead_events() {
     assert_eq!(get(&s.get(JsValue::from(5)).unwrap_err(), "code").as_string().unwrap(), "INVALID_OPTION");
 }
 
-/// The async task executor in this runtime (wasm-bindgen-futures): a transport written in JS
-/// answers like an Agent Protocol server; start then check go through it and land in the store.
+/// The task steps in this runtime (`AsyncTasks` is TypeScript; it drives these): the requests a
+/// task tool call makes come out as data, a JS function answers each like an Agent Protocol
+/// server, and start then check land in the store. Also the `fetch` path (status + body text)
+/// and a time-out.
 #[wasm_bindgen_test]
-async fn async_tasks_run_through_a_js_transport() {
-    use stategate::js::JsAsyncTasks;
+fn async_task_steps_run_through_a_js_server() {
+    use stategate::js::{JsTaskSteps, JsTasksCore};
     let store = JsStateStore::new(Some(parse(r#"{"runId": "p"}"#))).unwrap();
     store
         .apply(parse(r#"{"author": "model", "update": {"messages": [{"role": "user", "content": "go"},
             {"type": "ai", "content": "", "tool_calls": [{"id": "s1", "name": "start_async_task", "args": {"description": "hi", "subagent_type": "echo"}},
-                                                          {"id": "k1", "name": "check_async_task", "args": {"task_id": "th-1"}}]}]}}"#))
+                                                          {"id": "k1", "name": "check_async_task", "args": {"task_id": "th-1"}},
+                                                          {"id": "k2", "name": "check_async_task", "args": {"task_id": "th-1"}},
+                                                          {"id": "k3", "name": "check_async_task", "args": {"task_id": "th-1"}}]}]}}"#))
         .unwrap();
-    let transport = js_sys::Function::new_with_args(
+    let server = js_sys::Function::new_with_args(
         "req",
         r#"const u = req.url;
-           if (u.endsWith("/threads")) return Promise.resolve({ status: 200, body: { thread_id: "th-1" } });
-           if (u.endsWith("/runs") && req.method === "POST") return Promise.resolve({ status: 200, body: { run_id: "r-1", status: "pending" } });
-           if (u.includes("/runs/r-1")) return Promise.resolve({ status: 200, body: { run_id: "r-1", status: "success" } });
-           if (u.endsWith("/state")) return Promise.resolve({ status: 200, body: { values: { messages: [{ type: "ai", content: "echo: hi" }] } } });
-           if (u.endsWith("/threads/th-1")) return Promise.resolve({ status: 200, body: { status: "idle", interrupts: {} } });
-           return Promise.resolve({ status: 404, body: { detail: u } });"#,
+           if (u.endsWith("/threads")) return { status: 200, body: { thread_id: "th-1" } };
+           if (u.endsWith("/runs") && req.method === "POST") return { status: 200, body: { run_id: "r-1", status: "pending" } };
+           if (u.includes("/runs/r-1")) return { status: 200, body: { run_id: "r-1", status: "success" } };
+           if (u.endsWith("/state")) return { status: 200, body: { values: { messages: [{ type: "ai", content: "echo: hi" }] } } };
+           if (u.endsWith("/threads/th-1")) return { status: 200, body: { status: "idle", interrupts: {} } };
+           return { status: 404, body: { detail: u } };"#,
     );
-    let init = Object::new();
-    Reflect::set(&init, &"url".into(), &"http://server".into()).unwrap();
-    Reflect::set(&init, &"agents".into(), &parse(r#"[{"name": "echo", "description": "echoes", "graph_id": "echo"}]"#))
-        .unwrap();
-    Reflect::set(&init, &"transport".into(), &transport).unwrap();
-    let tasks = JsAsyncTasks::new(&store, init.into()).unwrap();
-    let start = wasm_bindgen_futures::JsFuture::from(tasks.handle(
-        parse(r#"{"id": "s1", "name": "start_async_task", "args": {"description": "hi", "subagent_type": "echo"}}"#),
-        None,
-    ))
-    .await
-    .unwrap();
-    assert_eq!(get(&start, "content").as_string().unwrap(), "Launched async subagent. task_id: th-1");
-    let check = wasm_bindgen_futures::JsFuture::from(
-        tasks.handle(parse(r#"{"id": "k1", "name": "check_async_task", "args": {"task_id": "th-1"}}"#), None),
+    let core = JsTasksCore::new(
+        &store,
+        parse(r#"{"url": "http://server", "agents": [{"name": "echo", "description": "echoes", "graph_id": "echo"}]}"#),
     )
-    .await
     .unwrap();
+    // Runs the steps to the end, each request answered by `answer(steps, id, request)`.
+    let run = |mut steps: JsTaskSteps, answer: &dyn Fn(&mut JsTaskSteps, u32, JsValue)| -> JsValue {
+        loop {
+            let made = steps.advance().unwrap();
+            if made.is_null() {
+                return steps.finish().unwrap();
+            }
+            let made = Array::from(&made);
+            assert!(made.length() > 0, "the steps wait for no request");
+            for item in made.iter() {
+                answer(&mut steps, get(&item, "id").as_f64().unwrap() as u32, get(&item, "request"));
+            }
+        }
+    };
+    let by_server = |steps: &mut JsTaskSteps, id: u32, request: JsValue| {
+        steps.resolved(id, server.call1(&JsValue::NULL, &request).unwrap()).unwrap();
+    };
+    let call = |text: &str| core.call(parse(text), None).unwrap();
+    let start = run(
+        call(r#"{"id": "s1", "name": "start_async_task", "args": {"description": "hi", "subagent_type": "echo"}}"#),
+        &by_server,
+    );
+    assert_eq!(get(&start, "content").as_string().unwrap(), "Launched async subagent. task_id: th-1");
+    // The same call handled again while it is under way is BUSY.
+    let under_way = call(r#"{"id": "k1", "name": "check_async_task", "args": {"task_id": "th-1"}}"#);
+    let busy = core.call(parse(r#"{"id": "k1", "name": "check_async_task", "args": {"task_id": "th-1"}}"#), None);
+    assert_eq!(get(&busy.err().unwrap(), "code").as_string().unwrap(), "BUSY");
+    let check = run(under_way, &by_server);
     assert_eq!(
         get(&check, "content").as_string().unwrap(),
         r#"{"status": "success", "thread_id": "th-1", "result": "echo: hi"}"#
     );
-    let ledger = tasks.ledger().unwrap();
-    assert_eq!(get(&get(&ledger, "th-1"), "status").as_string().unwrap(), "success");
-    // A call the store would refuse never reaches the transport, and rejects (never throws).
-    let refused = wasm_bindgen_futures::JsFuture::from(
-        tasks.handle(parse(r#"{"id": "nope", "name": "list_async_tasks", "args": {}}"#), None),
-    )
-    .await
-    .unwrap_err();
+    assert_eq!(get(&get(&core.ledger().unwrap(), "th-1"), "status").as_string().unwrap(), "success");
+    // The fetch path: a 2xx answer whose body is not JSON fails the call (an error result).
+    let garbled = run(call(r#"{"id": "k2", "name": "check_async_task", "args": {"task_id": "th-1"}}"#), &|s, id, _| {
+        s.received(id, JsValue::from(200), "<html>".into()).unwrap()
+    });
+    assert_eq!(get(&garbled, "status").as_string().unwrap(), "error");
+    assert!(get(&garbled, "content").as_string().unwrap().contains("body that is not JSON"));
+    // A request without an answer in time is a NETWORK_ERROR naming requestTimeoutMs.
+    let silent = run(call(r#"{"id": "k3", "name": "check_async_task", "args": {"task_id": "th-1"}}"#), &|s, id, _| {
+        s.failed(id, "timeout".into(), JsValue::UNDEFINED).unwrap()
+    });
+    assert_eq!(get(&get(&silent, "error"), "code").as_string().unwrap(), "NETWORK_ERROR");
+    assert!(get(&silent, "content").as_string().unwrap().contains("no answer within 10000 ms (requestTimeoutMs)"));
+    // A call the store would refuse never makes a request: it throws at once.
+    let refused = core.call(parse(r#"{"id": "nope", "name": "list_async_tasks", "args": {}}"#), None).err().unwrap();
     assert_eq!(get(&refused, "code").as_string().unwrap(), "UNKNOWN_TOOL_CALL");
 }
 

@@ -25,10 +25,8 @@ import type {
   StateStore as CoreStateStore,
   StoreEvent,
   LogCheck,
-  IndexedDbLog as CoreIndexedDbLog,
   ModelViewOptions,
   ModelView as CoreModelView,
-  AsyncTasks as CoreAsyncTasks,
   SubagentInputOptions,
   SubagentResultOptions,
   Command,
@@ -44,8 +42,12 @@ import type {
   FollowOptions,
 } from "./stategate_wasm.js";
 import type { MessageOf, PlainOf } from "./formats.js";
+import { indexedDbLogClass, type IndexedDbLog as IndexedDbLogInstance, type IndexedDbLogConstructor } from "./indexeddb-log.js";
+import { asyncTasksClass, type AsyncTasks as TasksInstance, type AsyncTasksConstructor } from "./tasks.js";
 
 export { StategateError, isStategateError, stategateError } from "./errors.js";
+export type { AsyncTasksInit, AsyncTasksConstructor, TaskTransport } from "./tasks.js";
+export type { IndexedDbLogConstructor, LoadedIndexedDbLog } from "./indexeddb-log.js";
 
 /** The per-format message types stategate emits (see `formats.ts`). */
 export type * from "./formats.js";
@@ -87,7 +89,6 @@ export type {
   DanglingCall,
   ModelViewOptions,
   Report,
-  AsyncTasksInit,
   SubagentSpec,
   Mode,
   UpdateStrategy,
@@ -312,13 +313,13 @@ export interface Api {
    */
   verifyLog(events: readonly StoreEvent[] | string, opts?: { after?: { sequence: number; hash: string }; chainKey?: Uint8Array }): LogCheck;
   /** The IndexedDB persistence adapter (browsers and workers; `open` rejects elsewhere). */
-  IndexedDbLog: typeof CoreIndexedDbLog;
+  IndexedDbLog: IndexedDbLogConstructor;
   /**
    * The async subagent task ledger of a store (DESIGN §7): `new AsyncTasks(store, {agents,
    * url?, transport?})`; `tools()` for the model, `await handle(toolCall)` per task tool call,
    * `await poll()` before each model call, then `store.deliverNotifications()`.
    */
-  AsyncTasks: typeof CoreAsyncTasks;
+  AsyncTasks: AsyncTasksConstructor;
   /**
    * A sync subagent's starting state as a new store (DESIGN §8): shared channels only (never
    * private ones, the task ledger, todos, the structured response), then the description —
@@ -340,7 +341,7 @@ export interface Api {
 }
 
 /** The guarded classes of each loaded wasm module (guarded once, however often makeApi runs). */
-const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: typeof Wasm.AsyncTasks; IndexedDbLog: typeof Wasm.IndexedDbLog; StreamReader: typeof Wasm.StreamReader }>();
+const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: AsyncTasksConstructor; IndexedDbLog: IndexedDbLogConstructor; StreamReader: typeof Wasm.StreamReader }>();
 
 function check(messages: unknown): void {
   let array: boolean;
@@ -374,8 +375,8 @@ function bind(wasm: typeof Wasm, before?: () => void): Api {
   if (!classes) {
     classes = {
       StateStore: guardClass(wasm.StateStore, [], before),
-      AsyncTasks: guardClass(wasm.AsyncTasks, ["handle", "poll", "untracked"], before),
-      IndexedDbLog: guardClass(wasm.IndexedDbLog, ["open", "destroy", "append", "load", "saveCheckpoint"], before),
+      AsyncTasks: guardClass(asyncTasksClass(wasm) as AsyncTasksConstructor & { name: string }, ["handle", "poll", "untracked"], before),
+      IndexedDbLog: guardClass(indexedDbLogClass(wasm) as IndexedDbLogConstructor & { name: string }, ["open", "destroy", "append", "load", "saveCheckpoint"], before),
       StreamReader: guardClass(wasm.StreamReader, [], before),
     };
     guardedModules.set(wasm, classes);
@@ -568,11 +569,11 @@ export const StateStore = api.StateStore;
 /** See {@link Api.AsyncTasks}. */
 export const AsyncTasks = api.AsyncTasks;
 /** An async task ledger instance. */
-export type AsyncTasks = CoreAsyncTasks;
+export type AsyncTasks = TasksInstance;
 /** See {@link Api.IndexedDbLog}. */
 export const IndexedDbLog = api.IndexedDbLog;
 /** An IndexedDB log instance. */
-export type IndexedDbLog = CoreIndexedDbLog;
+export type IndexedDbLog = IndexedDbLogInstance;
 /** See {@link Api.subagentInput}. */
 export const subagentInput = api.subagentInput;
 /** See {@link Api.subagentResult}. */

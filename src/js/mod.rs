@@ -16,17 +16,16 @@ mod store;
 mod stream;
 mod subagent;
 mod tasks;
-mod transport;
 mod view;
 
-pub use indexeddb::JsIndexedDbLog;
+pub use indexeddb::event_records;
 
 pub use log::verify_log_js;
 pub use skeleton::{repair_skeleton, validate_skeleton};
 pub use store::JsStateStore;
 pub use stream::{read_stream, JsStreamReader};
 pub use subagent::{subagent_input_js, subagent_result_js};
-pub use tasks::JsAsyncTasks;
+pub use tasks::{JsTaskSteps, JsTasksCore};
 
 use crate::message::formats::{decode_messages, encode_messages, Format};
 use crate::repair::{self, Output, Provider, RepairOptions};

@@ -1,34 +1,27 @@
-//! The `AsyncTasks` JS class (DESIGN §7): converts arguments, snapshots the store, runs the
-//! core's task operations with the transport of [`super::transport`], and records the outcome
-//! through the store's gate ([`tasks::finish_call`], [`tasks::record_poll`]). Also `store.notifications()` and `store.deliverNotifications()`.
+//! The wasm side of `AsyncTasks` (DESIGN §7). The class itself is TypeScript (`ts/tasks.ts`): it
+//! performs the server calls with `fetch` or the caller's transport, on its own event loop.
+//! Here, mechanically: `AsyncTasksCore` reads the configuration and snapshots the store for an
+//! operation; `TaskSteps` runs that operation one synchronous step at a time ([`tasks::Steps`]):
+//! its requests go out as data (`advance`), the answers come back in (`received`, `resolved`,
+//! `failed`), and `finish` records the outcome through the store's gate ([`tasks::finish_call`],
+//! [`tasks::record_poll`]). Also `store.notifications()` and `store.deliverNotifications()`.
 
 use super::gate::{lock, Shared};
 use super::interop::{describe, from_js, from_js_json, options, to_js, to_js_error};
 use super::store::JsStateStore;
-use super::transport::JsTransport;
 use crate::error::{Error, ErrorCode};
 use crate::state::channel;
-use crate::tasks::{self, TasksConfig, AUTHOR};
-use serde::Deserialize;
+use crate::tasks::{self, Answer, Outcome, PollError, ProtocolRequest, ProtocolResponse, Steps, TasksConfig, AUTHOR};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 type JsResult<T> = Result<T, JsValue>;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TASKS_TS: &'static str = r#"
-/** Options of `new AsyncTasks(store, init)`: {@link TasksConfig} (the subagents, the default server, time-outs) plus a transport. */
-export type AsyncTasksInit = TasksConfig & {
-  /**
-   * Performs one Agent Protocol call instead of the global `fetch` (a function, or an object
-   * with a `send` method): resolve with the HTTP status and the parsed JSON body; reject (or
-   * throw) when the server cannot be reached.
-   */
-  transport?: ((request: ProtocolRequest) => Promise<{ status: number; body: unknown }>) | { send(request: ProtocolRequest): Promise<{ status: number; body: unknown }> };
-};
 /**
  * A tool call the model made: `{id, name, args}` (LangChain), or a provider's shape (OpenAI
  * `{id, function: {name, arguments}}`, Anthropic `tool_use`, AI SDK `tool-call`, Gemini
@@ -63,6 +56,12 @@ export interface TaskNotification {
   /** Why it was not delivered: `"seen through <tool>"` or `"stale: the task moved on"`. */
   dropped?: string;
 }
+/** One request a {@link TaskSteps} waits for: its id, the request, and its body as JSON text (for `fetch`). */
+export interface OutgoingRequest {
+  id: number;
+  request: ProtocolRequest;
+  body?: string;
+}
 "#;
 
 /// `{apply?: boolean}` of `handle`.
@@ -70,15 +69,6 @@ export interface TaskNotification {
 #[serde(default, deny_unknown_fields)]
 struct HandleOptions {
     apply: Option<bool>,
-}
-
-/// A promise for `work`, or one rejected with `early`'s error: every failure of an async method
-/// is a rejection, never a synchronous throw.
-fn promise(early: JsResult<impl std::future::Future<Output = JsResult<JsValue>> + 'static>) -> js_sys::Promise {
-    match early {
-        Ok(work) => future_to_promise(work),
-        Err(e) => js_sys::Promise::reject(&e),
-    }
 }
 
 /// Applies `command` through the store's gate (write-ahead `onEvents`, clock, `audit`).
@@ -94,68 +84,36 @@ fn ledger_and_queue(s: &Shared) -> JsResult<(Value, Value)> {
     Ok((get(channel::ASYNC_TASKS)?, get(channel::NOTIFICATIONS)?))
 }
 
-/// The async subagent task ledger of one store (DESIGN §7): the five task tools for the model
-/// and a background poll, talking to Agent Protocol servers. Each tool call becomes one Command
-/// (the tool result plus a ledger patch, author `async_tasks`) applied to the store; the ledger
-/// lives in the store's `async_tasks` channel, so it is logged, checkpointed and survives
-/// compaction.
-///
-/// @example
-/// const tasks = new AsyncTasks(store, { url: "http://127.0.0.1:2024", agents: [{ name: "researcher", description: "Researches a topic", graph_id: "research" }] });
-/// // the model called start_async_task: store its assistant message first, then
-/// const { content } = await tasks.handle({ id: "call_1", name: "start_async_task", args: { description: "…", subagent_type: "researcher" } });
-#[wasm_bindgen(js_name = AsyncTasks)]
-pub struct JsAsyncTasks {
+/// The wasm half of one store's async task ledger (the public class is the TypeScript
+/// `AsyncTasks`, which owns one): the validated configuration, the store, and the tool calls
+/// being handled. Internal: not part of the package's API.
+#[wasm_bindgen(js_name = AsyncTasksCore)]
+pub struct JsTasksCore {
     store: Rc<RefCell<Shared>>,
     config: TasksConfig,
-    transport: JsTransport,
     /// Tool call ids being handled: the same call handled twice at once would launch twice.
     in_flight: Rc<RefCell<Vec<String>>>,
-    /// The poll under way, shared by every `poll()` made meanwhile (two at once would start a
-    /// due retry twice).
-    polling: Rc<RefCell<Option<js_sys::Promise>>>,
 }
 
-#[wasm_bindgen(js_class = AsyncTasks)]
-impl JsAsyncTasks {
-    /// Binds a ledger to `store`. Throws `INVALID_OPTION` naming the problem (no agents,
-    /// duplicate names, a URL with credentials, a query or no host, a header with control
-    /// characters, a transport that is not a function…).
+#[wasm_bindgen(js_class = AsyncTasksCore)]
+impl JsTasksCore {
+    /// Binds a ledger to `store` with `config` (a {@link TasksConfig}; the transport stays in
+    /// TypeScript). Throws `INVALID_OPTION` naming the problem (no agents, duplicate names, a URL
+    /// with credentials, a query or no host, a header with control characters…).
     #[wasm_bindgen(constructor)]
     pub fn new(
         store: &JsStateStore,
-        #[wasm_bindgen(unchecked_param_type = "AsyncTasksInit")] init: JsValue,
-    ) -> JsResult<JsAsyncTasks> {
-        if !init.is_object() {
-            return Err(to_js_error(Error::new(
-                ErrorCode::InvalidOption,
-                "new AsyncTasks(store, {agents, url?, …}) needs options",
-            )));
-        }
-        let t = js_sys::Reflect::get(&init, &"transport".into())
-            .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, describe(&e))))?;
-        // A function, or an object whose `send` method is one (called with the object as `this`).
-        let custom = if t.is_undefined() {
-            None
-        } else if let Some(f) = t.dyn_ref::<js_sys::Function>() {
-            Some((f.clone(), JsValue::UNDEFINED))
-        } else {
-            let send =
-                js_sys::Reflect::get(&t, &"send".into()).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok());
-            Some((send.ok_or_else(|| to_js_error(Error::new(ErrorCode::InvalidOption, "transport must be a function (request) => Promise<{status, body}>, or an object with such a send method")))?, t))
-        };
-        let copy = js_sys::Object::assign(&js_sys::Object::new(), init.unchecked_ref());
-        let _ = js_sys::Reflect::delete_property(&copy, &"transport".into());
-        let config: TasksConfig = from_js(copy.into())?;
+        #[wasm_bindgen(unchecked_param_type = "TasksConfig")] config: JsValue,
+    ) -> JsResult<JsTasksCore> {
+        let config: TasksConfig = from_js(config)?;
         config.validate().map_err(to_js_error)?;
-        let timeout_ms = config.request_timeout_ms;
-        Ok(JsAsyncTasks {
-            store: store.shared.clone(),
-            config,
-            transport: JsTransport { custom, timeout_ms },
-            in_flight: Rc::default(),
-            polling: Rc::default(),
-        })
+        Ok(JsTasksCore { store: store.shared.clone(), config, in_flight: Rc::default() })
+    }
+
+    /// The longest wait for one server call, in ms (`requestTimeoutMs`, validated).
+    #[wasm_bindgen(getter, js_name = requestTimeoutMs)]
+    pub fn request_timeout_ms(&self) -> f64 {
+        self.config.request_timeout_ms as f64
     }
 
     /// The five tools for the model: `[{name, description, parameters}]` (JSON Schema), in the
@@ -172,43 +130,21 @@ impl JsAsyncTasks {
         name.as_string().is_some_and(|n| tasks::TOOL_NAMES.contains(&n.as_str()))
     }
 
-    /// Runs one task tool call, given as `{id, name, args}` or in any provider's tool call
-    /// shape. First checks that the store would accept its result (the call exists unanswered,
-    /// its approval is not pending or rejected, the run has not ended…) — no server call is made
-    /// otherwise; then the server calls; then one Command with the tool result and the ledger
-    /// patch, applied to the store unless `opts.apply` is false. Failures of the model's making
-    /// or the server's are an `"error"` tool result with the ledger unchanged. The promise
-    /// rejects (never throws) with `INVALID_TOOL_CALL`, `INVALID_OPTION` (not a task tool), the
-    /// store's refusal (`UNKNOWN_TOOL_CALL`, `ALREADY_ANSWERED`, `APPROVAL_PENDING`,
-    /// `APPROVAL_REJECTED`, `RUN_ENDED`, `READ_ONLY`, `STORAGE_ERROR`…).
-    #[wasm_bindgen(unchecked_return_type = "Promise<TaskResult>")]
-    pub fn handle(
+    /// The ledger: `{task_id: record}` (the store's `async_tasks` channel).
+    #[wasm_bindgen(unchecked_return_type = "Record<string, unknown>")]
+    pub fn ledger(&self) -> JsResult<JsValue> {
+        to_js(&lock(&self.store)?.inner.get(channel::ASYNC_TASKS).map_err(to_js_error)?)
+    }
+
+    /// The steps of one task tool call (`AsyncTasks.handle`): reads the call and the options,
+    /// checks that the store would take its result and that the call is not being handled
+    /// already, snapshots what the operation reads. Throws `INVALID_TOOL_CALL`, `INVALID_OPTION`
+    /// (not a task tool), the store's refusal, `BUSY`.
+    pub fn call(
         &self,
         #[wasm_bindgen(unchecked_param_type = "TaskToolCall")] tool_call: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "{ apply?: boolean }")] opts: Option<JsValue>,
-    ) -> js_sys::Promise {
-        promise(self.prepare_call(tool_call, opts).map(|(ctx, call, opts)| {
-            let (store, transport, in_flight) = (self.store.clone(), self.transport.clone(), self.in_flight.clone());
-            async move {
-                let out = tasks::call(&ctx, &transport, &call).await;
-                in_flight.borrow_mut().retain(|id| id != &call.id);
-                let out = out.map_err(to_js_error)?;
-                let mut s = lock(&store)?;
-                let (ledger, queue) = ledger_and_queue(&s)?;
-                let mut gate = |command: &crate::state::Command| apply(&mut s, command);
-                let gate = (opts.apply != Some(false)).then_some(&mut gate as &mut tasks::Gate);
-                to_js(&tasks::finish_call(out, &ledger, &queue, gate).map_err(to_js_error)?)
-            }
-        }))
-    }
-
-    /// The synchronous part of `handle`: read the call, check the store would take its result,
-    /// snapshot what the operation reads.
-    fn prepare_call(
-        &self,
-        tool_call: JsValue,
-        opts: Option<JsValue>,
-    ) -> JsResult<(tasks::Context, crate::message::ToolCall, HandleOptions)> {
+    ) -> JsResult<JsTaskSteps> {
         let raw: Value = from_js_json(&tool_call, ErrorCode::InvalidToolCall, "a tool call is {id, name, args}")?;
         let call = tasks::tool_call_of(&raw).map_err(to_js_error)?;
         let opts: HandleOptions = options(opts)?;
@@ -225,76 +161,219 @@ impl JsAsyncTasks {
         }
         let ctx = tasks::context(&mut s.inner, &self.config, Some(&call), now).map_err(to_js_error)?;
         self.in_flight.borrow_mut().push(call.id.clone());
-        Ok((ctx, call, opts))
+        let id = call.id.clone();
+        let steps = Steps::new(move |t| async move { tasks::call(&ctx, &t, &call).await });
+        Ok(self.steps(Work::Call { steps, apply: opts.apply != Some(false), id }))
     }
 
-    /// Refreshes every unfinished task (deepagents' pull before each model call): due retries
-    /// re-run, runs past `timeout_ms` are cancelled (`timeout`), status changes are recorded and
-    /// notifications queued, in one Command (none when nothing changed; per task when the store
-    /// refuses the whole). A server that cannot be reached, or a task the store refuses, is
-    /// listed in `errors` and keeps its record. Rejects (never throws) when the store cannot
-    /// take ledger writes at all (`READ_ONLY`, busy). A `poll()` made while one is under way
-    /// shares it (two at once would start a due retry twice).
-    #[wasm_bindgen(unchecked_return_type = "Promise<PollResult>")]
-    pub fn poll(&self) -> js_sys::Promise {
-        if let Some(under_way) = self.polling.borrow().as_ref() {
-            return under_way.clone();
+    /// The steps of a poll (`AsyncTasks.poll`). Throws when the store cannot take ledger writes
+    /// (`READ_ONLY`, `BUSY`…).
+    pub fn poll(&self) -> JsResult<JsTaskSteps> {
+        let mut s = lock(&self.store)?;
+        let now = s.now()?;
+        tasks::preflight(&mut s.inner, None, now).map_err(to_js_error)?;
+        let ctx = tasks::context(&mut s.inner, &self.config, None, now).map_err(to_js_error)?;
+        Ok(self.steps(Work::Poll(Steps::new(move |t| async move { tasks::poll(&ctx, &t).await }))))
+    }
+
+    /// The steps of a search for untracked threads (`AsyncTasks.untracked`).
+    pub fn untracked(&self) -> JsResult<JsTaskSteps> {
+        let mut s = lock(&self.store)?;
+        let now = s.now()?;
+        let ctx = tasks::context(&mut s.inner, &self.config, None, now).map_err(to_js_error)?;
+        Ok(self.steps(Work::Untracked(Steps::new(move |t| async move { tasks::untracked(&ctx, &t).await }))))
+    }
+
+    fn steps(&self, work: Work) -> JsTaskSteps {
+        JsTaskSteps {
+            store: self.store.clone(),
+            in_flight: self.in_flight.clone(),
+            timeout_ms: self.config.request_timeout_ms,
+            work,
         }
-        match self.poll_once() {
-            Err(e) => js_sys::Promise::reject(&e),
-            Ok(work) => {
-                let polling = self.polling.clone();
-                let p = future_to_promise(async move {
-                    let out = work.await;
-                    polling.borrow_mut().take();
-                    out
-                });
-                self.polling.borrow_mut().replace(p.clone());
-                p
+    }
+}
+
+/// The operation a [`JsTaskSteps`] runs.
+enum Work {
+    Call { steps: Steps<crate::error::Result<Outcome>>, apply: bool, id: String },
+    Poll(Steps<(Outcome, Vec<PollError>)>),
+    Untracked(Steps<crate::error::Result<Vec<String>>>),
+}
+
+/// One request of [`JsTaskSteps::advance`].
+#[derive(Serialize)]
+struct Outgoing<'a> {
+    id: u32,
+    request: &'a ProtocolRequest,
+    /// The body as JSON text, exactly as the core wrote it (for `fetch`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body: Option<String>,
+}
+
+/// A task operation under way, one synchronous step at a time (see the module doc). Internal:
+/// `AsyncTasks` drives it and frees it.
+#[wasm_bindgen(js_name = TaskSteps)]
+pub struct JsTaskSteps {
+    store: Rc<RefCell<Shared>>,
+    in_flight: Rc<RefCell<Vec<String>>>,
+    timeout_ms: u64,
+    work: Work,
+}
+
+impl Drop for JsTaskSteps {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+impl JsTaskSteps {
+    /// The tool call is no longer being handled.
+    fn release(&mut self) {
+        if let Work::Call { id, .. } = &self.work {
+            self.in_flight.borrow_mut().retain(|x| x != id);
+        }
+    }
+
+    fn answer(&mut self, id: u32, answer: Answer) -> JsResult<()> {
+        match &mut self.work {
+            Work::Call { steps, .. } => steps.answer(id, answer),
+            Work::Poll(steps) => steps.answer(id, answer),
+            Work::Untracked(steps) => steps.answer(id, answer),
+        }
+        .map_err(to_js_error)
+    }
+}
+
+fn field(v: &JsValue, key: &str) -> Result<JsValue, String> {
+    js_sys::Reflect::get(v, &key.into()).map_err(|e| describe(&e))
+}
+
+#[wasm_bindgen(js_class = TaskSteps)]
+impl JsTaskSteps {
+    /// Runs the operation until it waits for answers: the requests made since the last call
+    /// (empty while earlier ones are unanswered), or `null` once it has finished (`finish`).
+    #[wasm_bindgen(unchecked_return_type = "OutgoingRequest[] | null")]
+    pub fn advance(&mut self) -> JsResult<JsValue> {
+        let made = match &mut self.work {
+            Work::Call { steps, .. } => steps.advance(),
+            Work::Poll(steps) => steps.advance(),
+            Work::Untracked(steps) => steps.advance(),
+        };
+        match made {
+            None => Ok(JsValue::NULL),
+            Some(made) => {
+                let out: Vec<Outgoing> = made
+                    .iter()
+                    .map(|(id, request)| Outgoing {
+                        id: *id,
+                        request,
+                        body: request.body.as_ref().map(Value::to_string),
+                    })
+                    .collect();
+                to_js(&out)
             }
         }
     }
 
-    /// The checks of a poll, then its work as a future.
-    fn poll_once(&self) -> JsResult<impl std::future::Future<Output = JsResult<JsValue>> + 'static> {
-        let early = lock(&self.store).and_then(|mut s| {
-            let now = s.now()?;
-            tasks::preflight(&mut s.inner, None, now).map_err(to_js_error)?;
-            tasks::context(&mut s.inner, &self.config, None, now).map_err(to_js_error)
-        });
-        early.map(|ctx| {
-            let (store, transport) = (self.store.clone(), self.transport.clone());
-            async move {
-                let (out, failed) = tasks::poll(&ctx, &transport).await;
-                let mut s = lock(&store)?;
+    /// The answer `fetch` got for request `id`: the HTTP status and the body's text (empty, or
+    /// JSON; an error page that is not JSON reads as `null`, a 2xx one fails the request).
+    pub fn received(
+        &mut self,
+        id: u32,
+        #[wasm_bindgen(unchecked_param_type = "number")] status: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> JsResult<()> {
+        let status = status.as_f64().unwrap_or(0.0) as u16;
+        let text = text.as_string().unwrap_or_default();
+        let body = if text.trim().is_empty() {
+            Ok(Value::Null)
+        } else {
+            match serde_json::from_str(&text) {
+                Ok(v) => Ok(v),
+                // An error page is still an error (its status says so); a 2xx must be JSON.
+                Err(_) if !(200..300).contains(&status) => Ok(Value::Null),
+                Err(e) => Err(format!("the server answered HTTP {status} with a body that is not JSON ({e})")),
+            }
+        };
+        self.answer(id, body.map(|body| ProtocolResponse { status, body }))
+    }
+
+    /// What the caller's transport resolved with for request `id`: `{status, body}` (`body` the
+    /// parsed JSON; absent or `null` for none).
+    pub fn resolved(&mut self, id: u32, answer: JsValue) -> JsResult<()> {
+        let read = || -> Result<ProtocolResponse, String> {
+            let status = field(&answer, "status")?
+                .as_f64()
+                .filter(|s| s.fract() == 0.0 && (100.0..600.0).contains(s))
+                .ok_or("the transport must resolve with {status: an integer 100..599, body}")?;
+            let body = field(&answer, "body")?;
+            let body: Value = if body.is_undefined() || body.is_null() {
+                Value::Null
+            } else {
+                from_js_json(&body, ErrorCode::InvalidOption, "the transport's body").map_err(|e| describe(&e))?
+            };
+            Ok(ProtocolResponse { status: status as u16, body })
+        };
+        let answer = read();
+        self.answer(id, answer)
+    }
+
+    /// Request `id` got no answer: `how` is `"unreachable"` (`fetch` failed; `cause` says why),
+    /// `"threw"` or `"rejected"` (the caller's transport, with what it threw), or `"timeout"`
+    /// (nothing within `requestTimeoutMs`).
+    pub fn failed(
+        &mut self,
+        id: u32,
+        #[wasm_bindgen(unchecked_param_type = "\"unreachable\" | \"threw\" | \"rejected\" | \"timeout\"")] how: JsValue,
+        cause: JsValue,
+    ) -> JsResult<()> {
+        let why = match how.as_string().as_deref() {
+            Some("unreachable") => describe(&cause),
+            Some("threw") => format!("the transport threw: {}", describe(&cause)),
+            Some("rejected") => format!("the transport rejected: {}", describe(&cause)),
+            Some("timeout") => format!("no answer within {} ms (requestTimeoutMs)", self.timeout_ms),
+            _ => {
+                return Err(to_js_error(
+                    Error::new(ErrorCode::InvalidOption, "how is unreachable, threw, rejected or timeout").field("how"),
+                ))
+            }
+        };
+        self.answer(id, Err(why))
+    }
+
+    /// Records the finished operation and returns its result: for a tool call the
+    /// {@link TaskResult} (its Command applied to the store unless `apply: false`), for a poll
+    /// the {@link PollResult}, for `untracked` the thread ids. Throws the store's refusal of a
+    /// tool call's Command, `READ_ONLY` / `BUSY` when the store cannot be written,
+    /// `NETWORK_ERROR` / `SERVER_ERROR` for `untracked`, `INVALID_OPTION` before the operation
+    /// finished.
+    #[wasm_bindgen(unchecked_return_type = "TaskResult | PollResult | string[]")]
+    pub fn finish(&mut self) -> JsResult<JsValue> {
+        let result = match &mut self.work {
+            Work::Call { steps, apply: write, .. } => {
+                let out = steps.finish().and_then(|out| out).map_err(to_js_error);
+                let write = *write;
+                self.release();
+                let out = out?;
+                let mut s = lock(&self.store)?;
+                let (ledger, queue) = ledger_and_queue(&s)?;
+                let mut gate = |command: &crate::state::Command| apply(&mut s, command);
+                let gate = write.then_some(&mut gate as &mut tasks::Gate);
+                to_js(&tasks::finish_call(out, &ledger, &queue, gate).map_err(to_js_error)?)
+            }
+            Work::Poll(steps) => {
+                let (out, failed) = steps.finish().map_err(to_js_error)?;
+                let mut s = lock(&self.store)?;
                 let (ledger, queue) = ledger_and_queue(&s)?;
                 let version = s.inner.version();
                 let result =
                     tasks::record_poll(&out, failed, &ledger, &queue, version, &mut |command| apply(&mut s, command));
                 to_js(&result)
             }
-        })
-    }
-
-    /// Threads on the subagents' servers made for this parent (metadata `parent_thread_id`)
-    /// that the ledger does not track — launches whose record was lost because the store
-    /// refused it or the process stopped in between. Resolves with their thread ids.
-    #[wasm_bindgen(unchecked_return_type = "Promise<string[]>")]
-    pub fn untracked(&self) -> js_sys::Promise {
-        let early = lock(&self.store).and_then(|mut s| {
-            let now = s.now()?;
-            tasks::context(&mut s.inner, &self.config, None, now).map_err(to_js_error)
-        });
-        promise(early.map(|ctx| {
-            let transport = self.transport.clone();
-            async move { to_js(&tasks::untracked(&ctx, &transport).await.map_err(to_js_error)?) }
-        }))
-    }
-
-    /// The ledger: `{task_id: record}` (the store's `async_tasks` channel).
-    #[wasm_bindgen(unchecked_return_type = "Record<string, unknown>")]
-    pub fn ledger(&self) -> JsResult<JsValue> {
-        to_js(&lock(&self.store)?.inner.get(channel::ASYNC_TASKS).map_err(to_js_error)?)
+            Work::Untracked(steps) => to_js(&steps.finish().and_then(|ids| ids).map_err(to_js_error)?),
+        };
+        result
     }
 }
 

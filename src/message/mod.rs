@@ -8,6 +8,7 @@
 //! Provider formats (LangChain, OpenAI Chat, Anthropic, AI SDK ModelMessage and UIMessage, Gemini, OpenAI Responses items,
 //! OpenAI Agents SDK items) live in [`formats`].
 
+mod content_de;
 pub mod formats;
 pub mod units;
 pub mod usage;
@@ -51,9 +52,10 @@ pub enum ToolStatus {
 /// `Absent` and `Null` both mean "no content"; they are kept apart only so that a message with
 /// `content: null` (OpenAI assistant turns with tool calls) and one without a `content` key
 /// round-trip exactly.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 #[serde(untagged)]
+// Deserialize: by hand, in `content_de.rs` (no intermediate copy).
 pub enum Content {
     /// Plain text.
     Text(String),
@@ -104,9 +106,10 @@ pub fn is_placeholder(text: &str, id: &str) -> bool {
 ///
 /// Known part kinds are modelled so they can move between formats; anything else is kept as the
 /// raw JSON block it came in (`Other`) and is only emitted back to the format it came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 #[serde(tag = "type", rename_all = "lowercase")]
+// Deserialize: by hand, in `content_de.rs` (no intermediate copy).
 pub enum ContentPart {
     /// Text. `extra` keeps fields such as Anthropic `cache_control` or `citations`.
     Text {

@@ -5,7 +5,9 @@
 //! The flow of one tool call: [`context`] snapshots what the call reads from the store →
 //! [`call`] performs the server calls through the transport and returns an [`Outcome`] →
 //! [`Outcome::command`] turns it into one Command against the ledger as it is then → the store
-//! applies it. No I/O happens here; `src/js/` supplies `fetch` or the caller's transport.
+//! applies it. No I/O happens here: [`Steps`] runs an operation one synchronous step at a time,
+//! handing its requests out as data and taking the answers back, and the caller (the
+//! TypeScript `AsyncTasks`) performs them with `fetch` or its own transport.
 
 mod ledger;
 mod notify;
@@ -16,6 +18,7 @@ mod protocol;
 mod pyjson;
 mod results;
 mod spec;
+mod steps;
 #[cfg(test)]
 mod tests;
 mod tools;
@@ -31,6 +34,7 @@ pub use protocol::{
 };
 pub use results::{finish_call, record_poll, Failure, Gate, PollFailure, PollResult, TaskResult};
 pub use spec::{Mode, Retry, SubagentSpec, TasksConfig, UpdateStrategy, AUTHOR};
+pub use steps::{Answer, Mailbox, Steps};
 pub use tools::{definitions, ToolDefinition};
 
 use crate::error::Result;

@@ -1188,13 +1188,13 @@ function fakeResponse() {
 /** Exports deliberately not swept, with why (the coverage test below names anything else). */
 const NOT_SWEPT = {
   FileLog: "its constructor is private: FileLog.open makes one",
-  // IndexedDB exists only in browsers (its wasm-bindgen tests run in headless Chrome and Firefox):
+  // IndexedDB exists only in browsers (indexeddb.test.mjs runs it in headless Chromium and Firefox):
   // in Node `open` rejects, so no instance can be swept here.
   // Every call of PostgresLog and PostgresRun talks to a PostgreSQL server (the sweep has none, and
   // a hostile connection string would send it elsewhere); tests/js/postgres-log.test.mjs checks
   // their typed errors (options, refused commands, a closed log, conflicts) against a real one.
   ...Object.fromEntries(["PostgresLog", "PostgresLog.connect", "PostgresLog.migrate", "PostgresLog.load", "PostgresLog.open", "PostgresLog.close", "PostgresRun", "PostgresRun.apply", "PostgresRun.applyBatch", "PostgresRun.repair", "PostgresRun.compact", "PostgresRun.sync", "PostgresRun.checkpoint", "PostgresRun.claimOwnerKey"].map((k) => [k, "needs a PostgreSQL server: its typed errors are tested in postgres-log.test.mjs"])),
-  ...Object.fromEntries(["IndexedDbLog", "IndexedDbLog.free", "IndexedDbLog.append", "IndexedDbLog.close", "IndexedDbLog.load", "IndexedDbLog.saveCheckpoint", "IndexedDbLog[Symbol.dispose]", "IndexedDbLog.destroy", "IndexedDbLog.open"].map((k) => [k, "IndexedDB is browser-only (swept by the wasm-bindgen browser tests)"])),
+  ...Object.fromEntries(["IndexedDbLog", "IndexedDbLog.free", "IndexedDbLog.append", "IndexedDbLog.close", "IndexedDbLog.load", "IndexedDbLog.saveCheckpoint", "IndexedDbLog[Symbol.dispose]", "IndexedDbLog.destroy", "IndexedDbLog.open"].map((k) => [k, "IndexedDB is browser-only (tests/js/indexeddb.test.mjs checks its typed errors in headless Chromium and Firefox)"])),
 };
 
 /** Every export, and every method, getter and static of the exported classes, by target name. */

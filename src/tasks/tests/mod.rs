@@ -14,6 +14,19 @@ use std::future::Future;
 mod poll;
 mod tools;
 
+/// Runs an operation as the TypeScript `AsyncTasks` does, one synchronous step at a time
+/// ([`Steps`]), each request answered by the fake server in the order they were made.
+pub(super) fn stepped<T: 'static, F: Future<Output = T> + 'static>(fake: &Fake, start: impl FnOnce(Mailbox) -> F) -> T {
+    let mut steps = Steps::new(start);
+    while let Some(requests) = steps.advance() {
+        assert!(!requests.is_empty(), "an operation waits without a request to answer");
+        for (id, r) in requests {
+            steps.answer(id, block_on(fake.send(&r))).unwrap();
+        }
+    }
+    steps.finish().unwrap()
+}
+
 /// Runs a future whose I/O is the fake server (always ready) to completion.
 pub(super) fn block_on<F: Future>(f: F) -> F::Output {
     let mut f = std::pin::pin!(f);
@@ -240,7 +253,8 @@ impl World {
             .iter()
             .map(|c| {
                 let ctx = context(&mut self.store, &self.config, Some(c), self.now).unwrap();
-                let out = block_on(call(&ctx, &self.fake, c)).unwrap();
+                let c2 = c.clone();
+                let out = stepped(&self.fake, move |t| async move { call(&ctx, &t, &c2).await }).unwrap();
                 let cmd = out
                     .command(&self.store.get("async_tasks").unwrap(), &self.store.get("notifications").unwrap())
                     .unwrap();
@@ -256,7 +270,7 @@ impl World {
 
     pub(super) fn poll(&mut self) -> (Outcome, Vec<PollError>) {
         let ctx = context(&mut self.store, &self.config, None, self.now).unwrap();
-        let (out, errors) = block_on(poll(&ctx, &self.fake));
+        let (out, errors) = stepped(&self.fake, move |t| async move { poll(&ctx, &t).await });
         if let Some(cmd) =
             out.command(&self.store.get("async_tasks").unwrap(), &self.store.get("notifications").unwrap())
         {
