@@ -12,20 +12,14 @@
 //      GECKODRIVER (default: geckodriver on PATH or in ~/.cargo/bin).
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { serve, ROOT } from "../../scripts/serve.mjs";
+import { NO_FIREFOX, startFirefox } from "./support/firefox.mjs";
 import { IndexedDbLog as NodeIndexedDbLog } from "../../pkg/index.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const FIREFOX = process.env.FIREFOX_PATH ?? "/usr/bin/firefox-esr";
-const GECKODRIVER =
-  process.env.GECKODRIVER ??
-  [...(process.env.PATH ?? "").split(delimiter), join(homedir(), ".cargo", "bin")].map((d) => join(d, "geckodriver")).find((p) => existsSync(p));
-const NO_FIREFOX = !existsSync(FIREFOX) ? `no Firefox at ${FIREFOX}` : !GECKODRIVER ? "no geckodriver (scripts/setup.sh installs it)" : false;
 const BIG = 20_000;
 
 /** Runs in the page: every IndexedDbLog case, reported as one JSON-able object. */
@@ -155,37 +149,17 @@ describe("IndexedDbLog in headless Chromium", () => {
 });
 
 describe("IndexedDbLog in headless Firefox (geckodriver)", { skip: NO_FIREFOX }, () => {
-  let driver;
-  let base;
+  let firefox;
   let session;
-
-  async function wd(method, path, body) {
-    const res = await fetch(`${base}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`${method} ${path}: ${json.value?.error}: ${json.value?.message}`);
-    return json.value;
-  }
+  const wd = (...a) => firefox.wd(...a);
 
   before(async () => {
-    driver = spawn(GECKODRIVER, ["--port", "0", "--host", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] });
-    base = await new Promise((resolve, reject) => {
-      let out = "";
-      const onData = (d) => {
-        out += d;
-        const m = /Listening on (127\.0\.0\.1:\d+)/.exec(out);
-        if (m) resolve(`http://${m[1]}`);
-      };
-      driver.stdout.on("data", onData);
-      driver.stderr.on("data", onData);
-      driver.once("exit", (c) => reject(new Error(`geckodriver exited (${c}): ${out}`)));
-    });
-    const s = await wd("POST", "/session", { capabilities: { alwaysMatch: { browserName: "firefox", "moz:firefoxOptions": { binary: FIREFOX, args: ["-headless"] } } } });
-    session = s.sessionId;
+    firefox = await startFirefox();
+    session = firefox.session;
     await wd("POST", `/session/${session}/timeouts`, { script: BIG });
   });
   after(async () => {
-    if (session) await wd("DELETE", `/session/${session}`).catch(() => {});
-    driver?.kill();
+    await firefox?.close();
   });
 
   test("saves, appends, loads and restores; refuses what is not a log", async () => {

@@ -19,12 +19,12 @@
 //      another checkout.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { serve, ROOT as REPO } from "../../scripts/serve.mjs";
+import { NO_FIREFOX, startFirefox } from "./support/firefox.mjs";
 
 const ROOT = process.env.STATEGATE_WWW_ROOT ?? REPO;
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -302,25 +302,13 @@ describe("the demo page in headless Chromium", { concurrency: false }, () => {
 
 // ---------------------------------------------------------------- Firefox through geckodriver
 
-const FIREFOX = process.env.FIREFOX_PATH ?? "/usr/bin/firefox-esr";
-const GECKODRIVER =
-  process.env.GECKODRIVER ??
-  [...(process.env.PATH ?? "").split(delimiter), join(homedir(), ".cargo", "bin")].map((d) => join(d, "geckodriver")).find((p) => existsSync(p));
-const NO_FIREFOX = !existsSync(FIREFOX) ? `no Firefox at ${FIREFOX}` : !GECKODRIVER ? "no geckodriver (scripts/setup.sh installs it)" : false;
-
 describe("the demo page in headless Firefox (geckodriver)", { concurrency: false, skip: NO_FIREFOX }, () => {
-  let driver;
-  let base;
+  let firefox;
   let session;
   let ffServer;
-
   /** One WebDriver command; throws with the driver's error. */
-  async function wd(method, path, body) {
-    const res = await fetch(`${base}${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`${method} ${path}: ${json.value?.error}: ${json.value?.message}`);
-    return json.value;
-  }
+  const wd = (...a) => firefox.wd(...a);
+
   /** Runs `fn(...args)` in the page and returns its result. */
   const run = (fn, ...args) => wd("POST", `/session/${session}/execute/sync`, { script: `return (${fn}).apply(null, arguments)`, args });
   /** Resolves once `fn(...args)` is truthy in the page (polled in the page, no fixed sleeps). */
@@ -338,26 +326,13 @@ describe("the demo page in headless Firefox (geckodriver)", { concurrency: false
     assert.ok(existsSync(join(ROOT, "pkg", "web.js")), "build the package first (make build)");
     mkdirSync(OUT, { recursive: true });
     ffServer = await serve({ root: ROOT, port: 0 });
-    driver = spawn(GECKODRIVER, ["--port", "0", "--host", "127.0.0.1"], { stdio: ["ignore", "pipe", "pipe"] });
-    base = await new Promise((resolve, reject) => {
-      let out = "";
-      const onData = (d) => {
-        out += d;
-        const m = /Listening on (127\.0\.0\.1:\d+)/.exec(out);
-        if (m) resolve(`http://${m[1]}`);
-      };
-      driver.stdout.on("data", onData);
-      driver.stderr.on("data", onData);
-      driver.once("exit", (code) => reject(new Error(`geckodriver exited (${code}): ${out}`)));
-    });
-    const s = await wd("POST", "/session", { capabilities: { alwaysMatch: { browserName: "firefox", "moz:firefoxOptions": { binary: FIREFOX, args: ["-headless", "--width=1280", "--height=800"] } } } });
-    session = s.sessionId;
+    firefox = await startFirefox(["-headless", "--width=1280", "--height=800"]);
+    session = firefox.session;
     await wd("POST", `/session/${session}/window/rect`, { width: 1280, height: 800 }).catch(() => {});
   });
 
   after(async () => {
-    if (session) await wd("DELETE", `/session/${session}`).catch(() => {});
-    driver?.kill();
+    await firefox?.close();
     await ffServer?.close();
   });
 
