@@ -42,7 +42,12 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
     let text = serde_json::to_string(v).map_err(|e| {
         to_js_error(Error::new(ErrorCode::InvalidOption, format!("could not write the result as JSON: {e}")))
     })?;
-    js_sys::JSON::parse(&text).map_err(|e| {
+    json_to_js(&text)
+}
+
+/// JSON text written in Rust as JS values, through `JSON.parse` (see [`to_js`]).
+pub(crate) fn json_to_js(text: &str) -> Result<JsValue, JsValue> {
+    js_sys::JSON::parse(text).map_err(|e| {
         to_js_error(Error::new(ErrorCode::InvalidOption, format!("could not read the result back: {}", describe(&e))))
     })
 }

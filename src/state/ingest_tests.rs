@@ -215,7 +215,7 @@ fn a_follower_sees_the_public_state_and_never_a_private_value() {
     // The full log still replays (salts and all) to the same hash.
     let mut r = Store::replay(
         StoreOptions { channels: server.channels()[server.channels().len() - 1..].to_vec(), ..Default::default() },
-        server.events(),
+        &server.events(),
     )
     .unwrap();
     assert_eq!(r.last_hash(), server.last_hash());

@@ -19,6 +19,7 @@ use crate::message::{Message, Role, ToolStatus};
 
 use rustc_hash::FxHashMap;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use super::message_ops::MessageOp;
 /// What one update did, for the checks that span channels (run status, approvals, budget).
@@ -51,8 +52,8 @@ struct Call {
 #[derive(Debug, Clone, Default)]
 struct Journal {
     len: usize,
-    replaced: Vec<(usize, Message)>,
-    whole: Option<Vec<Message>>,
+    replaced: Vec<(usize, Rc<Message>)>,
+    whole: Option<Vec<Rc<Message>>>,
     /// Index entries changed since `begin`, with their old values, in order: undone in reverse,
     /// so rolling back an append costs what the append cost, not a rebuild of the whole index
     /// (a refused command or a `check` on a 200k-message store stays cheap).
@@ -63,9 +64,13 @@ struct Journal {
 }
 
 /// A messages channel: the list, an id index, the tool-call index and an undo journal.
+///
+/// Each message is held behind an [`Rc`], shared with the ops of the event that wrote it (the
+/// log keeps the ops, not a copy: issue 17); replacing or removing a message swaps or drops the
+/// channel's pointer while the event keeps its own.
 #[derive(Debug, Clone, Default)]
 pub struct MessagesChannel {
-    list: Vec<Message>,
+    list: Vec<Rc<Message>>,
     pos: FxHashMap<String, usize>,
     calls: FxHashMap<String, Call>,
     journal: Option<Journal>,
@@ -75,6 +80,7 @@ impl MessagesChannel {
     /// A channel holding `list` (a restored snapshot). Messages without an id are refused
     /// (`INVALID_MESSAGE`): a snapshot is written with every id.
     pub fn from_messages(list: Vec<Message>) -> Result<MessagesChannel> {
+        let list: Vec<Rc<Message>> = list.into_iter().map(Rc::new).collect();
         if let Some(i) = list.iter().position(|m| m.id.is_none()) {
             return Err(Error::new(ErrorCode::InvalidMessage, "a stored message has no id").at(i));
         }
@@ -87,13 +93,13 @@ impl MessagesChannel {
     }
 
     /// The messages, in order; each has an id.
-    pub fn messages(&self) -> &[Message] {
+    pub fn messages(&self) -> &[Rc<Message>] {
         &self.list
     }
 
     /// The message with this id.
     pub fn get(&self, id: &str) -> Option<&Message> {
-        self.pos.get(id).and_then(|&i| self.list.get(i))
+        self.pos.get(id).and_then(|&i| self.list.get(i)).map(|m| &**m)
     }
 
     /// True when a message with this id exists.
@@ -128,6 +134,11 @@ impl MessagesChannel {
     /// Gives every message without an id one: `{prefix}:{k}` for the k-th message of the update,
     /// skipping ids already taken (deterministic, so a replay of the same log yields the same ids).
     pub fn assign_ids(&self, ops: &mut [MessageOp], prefix: &str) {
+        // Most updates come with every id, or (appends) without any: the ids given are
+        // collected only when some message lacks one.
+        if ops.iter().filter_map(MessageOp::message).all(|m| m.id.is_some()) {
+            return;
+        }
         let mut taken: HashSet<String> = ops.iter().filter_map(|o| o.message().and_then(|m| m.id.clone())).collect();
         let mut k = 0usize;
         for op in ops.iter_mut() {
