@@ -21,6 +21,7 @@ use rustc_hash::FxHashMap;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
+use super::id_index::{hash_id, IdIndex};
 use super::message_ops::MessageOp;
 /// What one update did, for the checks that span channels (run status, approvals, budget).
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -54,10 +55,10 @@ struct Journal {
     len: usize,
     replaced: Vec<(usize, Rc<Message>)>,
     whole: Option<Vec<Rc<Message>>>,
-    /// Index entries changed since `begin`, with their old values, in order: undone in reverse,
-    /// so rolling back an append costs what the append cost, not a rebuild of the whole index
-    /// (a refused command or a `check` on a 200k-message store stays cheap).
-    pos_undo: Vec<(String, Option<usize>)>,
+    /// Index entries made since `begin` (the id's hash, the position), in order: undone in
+    /// reverse, so rolling back an append costs what the append cost, not a rebuild of the whole
+    /// index (a refused command or a `check` on a 200k-message store stays cheap).
+    pos_undo: Vec<(u64, usize)>,
     calls_undo: Vec<(String, Option<Call>)>,
     /// The index was rebuilt or cleared: rolling back rebuilds it too.
     reindexed: bool,
@@ -71,7 +72,7 @@ struct Journal {
 #[derive(Debug, Clone, Default)]
 pub struct MessagesChannel {
     list: Vec<Rc<Message>>,
-    pos: FxHashMap<String, usize>,
+    pos: IdIndex,
     calls: FxHashMap<String, Call>,
     journal: Option<Journal>,
 }
@@ -85,8 +86,7 @@ impl MessagesChannel {
             return Err(Error::new(ErrorCode::InvalidMessage, "a stored message has no id").at(i));
         }
         let mut c = MessagesChannel { list, ..MessagesChannel::default() };
-        c.reindex();
-        if c.pos.len() != c.list.len() {
+        if !c.reindex() {
             return Err(Error::new(ErrorCode::InvalidMessage, "two stored messages share an id"));
         }
         Ok(c)
@@ -99,12 +99,12 @@ impl MessagesChannel {
 
     /// The message with this id.
     pub fn get(&self, id: &str) -> Option<&Message> {
-        self.pos.get(id).and_then(|&i| self.list.get(i)).map(|m| &**m)
+        self.pos.get(&self.list, id).and_then(|i| self.list.get(i)).map(|m| &**m)
     }
 
     /// True when a message with this id exists.
     pub fn contains(&self, id: &str) -> bool {
-        self.pos.contains_key(id)
+        self.pos.get(&self.list, id).is_some()
     }
 
     /// Calls that have no result, in message order: `(call id, tool name, assistant message id)`.
@@ -114,7 +114,7 @@ impl MessagesChannel {
             if call.result.is_some() {
                 continue;
             }
-            let Some(&at) = self.pos.get(&call.assistant) else { continue };
+            let Some(at) = self.pos.get(&self.list, &call.assistant) else { continue };
             let Some(m) = self.list.get(at) else { continue };
             let (k, name) = m
                 .tool_calls
@@ -149,7 +149,7 @@ impl MessagesChannel {
             let id = loop {
                 let candidate = format!("{prefix}:{k}");
                 k += 1;
-                if !self.pos.contains_key(&candidate) && !taken.contains(&candidate) {
+                if self.pos.get(&self.list, &candidate).is_none() && !taken.contains(&candidate) {
                     break candidate;
                 }
             };
@@ -188,11 +188,8 @@ impl MessagesChannel {
             self.reindex();
             return;
         }
-        for (id, old) in j.pos_undo.into_iter().rev() {
-            match old {
-                Some(i) => self.pos.insert(id, i),
-                None => self.pos.remove(&id),
-            };
+        for (hash, at) in j.pos_undo.into_iter().rev() {
+            self.pos.forget(hash, at);
         }
         for (id, old) in j.calls_undo.into_iter().rev() {
             match old {
@@ -227,11 +224,12 @@ impl MessagesChannel {
         j.whole = Some(original);
     }
 
-    fn reindex(&mut self) {
+    /// Rebuilds the id and call indexes from the list; false when two messages share an id.
+    fn reindex(&mut self) -> bool {
         if let Some(j) = &mut self.journal {
             j.reindexed = true;
         }
-        self.pos = self.list.iter().enumerate().filter_map(|(i, m)| m.id.clone().map(|id| (id, i))).collect();
+        let unique = self.pos.rebuild(&self.list);
         self.calls.clear();
         for m in &self.list {
             let Some(id) = &m.id else { continue };
@@ -246,6 +244,7 @@ impl MessagesChannel {
                 }
             }
         }
+        unique
     }
 
     /// After an update that moved, removed or re-made messages: every tool result still answers
@@ -337,7 +336,7 @@ impl MessagesChannel {
                     written_results.clear();
                 }
                 MessageOp::Remove { remove } => {
-                    let Some(&i) = self.pos.get(remove) else {
+                    let Some(i) = self.pos.get(&self.list, remove) else {
                         return Err(unknown_id(remove, index));
                     };
                     if let Some(c) = self.list.get(i).and_then(|m| m.tool_call_id.clone()) {
@@ -354,7 +353,7 @@ impl MessagesChannel {
                     let id = m.id.clone().ok_or_else(|| {
                         Error::new(ErrorCode::InvalidMessage, "internal: message without an id").at(index)
                     })?;
-                    let existing = self.pos.get(&id).copied();
+                    let existing = self.pos.get(&self.list, &id);
                     let insert_at = match op {
                         MessageOp::Replace { .. } if existing.is_none() => return Err(unknown_id(&id, index)),
                         MessageOp::InsertAfter { insert_after, .. } => {
@@ -366,7 +365,7 @@ impl MessagesChannel {
                                 .at(index));
                             }
                             let anchor =
-                                self.pos.get(insert_after).copied().filter(|_| !removed.contains(insert_after));
+                                self.pos.get(&self.list, insert_after).filter(|_| !removed.contains(insert_after));
                             Some(anchor.ok_or_else(|| unknown_id(insert_after, index))? + 1)
                         }
                         _ => None,
@@ -442,13 +441,20 @@ impl MessagesChannel {
                                 }
                                 fx.tokens += tokens_of(m);
                             }
+                            let at = self.list.len();
+                            self.list.push(m.clone());
+                            if !self.pos.insert(&self.list, &id, at) {
+                                return Err(Error::new(
+                                    ErrorCode::TooLarge,
+                                    "a messages channel holds at most 4,294,967,295 messages",
+                                )
+                                .at(index));
+                            }
                             if let Some(j) = &mut self.journal {
                                 if !j.reindexed {
-                                    j.pos_undo.push((id.clone(), None));
+                                    j.pos_undo.push((hash_id(&id), at));
                                 }
                             }
-                            self.pos.insert(id.clone(), self.list.len());
-                            self.list.push(m.clone());
                         }
                     }
                     fx.ids.push(id);

@@ -14,6 +14,7 @@ mod events;
 mod history;
 #[cfg(test)]
 mod history_tests;
+mod id_index;
 #[cfg(test)]
 mod ingest_tests;
 mod journal;
