@@ -138,7 +138,7 @@ impl JsStateStore {
         )?;
         let channels = cmd.update.keys().cloned().collect();
         let out = self.lock()?.change(&cmd.author.clone(), channels, |s, now| s.apply(&cmd, now))?;
-        to_js(&out)
+        Ok(super::interop::applied_to_js(&out))
     }
 
     /// Whether `command` would be applied now, without applying it: the whole gate runs and is

@@ -134,7 +134,14 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
     for (i, item) in items.iter().enumerate() {
         let bad = |m: &str| Error::new(ErrorCode::InvalidMessage, m.to_string()).at(i).channel(channel::MESSAGES);
         let obj = item.as_object().ok_or_else(|| bad("a messages update item is a message or an op object"))?;
-        let slot = if let Some(id) = obj.get("remove") {
+        // Most items are messages with none of the keys an op (or LangChain's RemoveMessage) has:
+        // one look at the keys instead of a lookup for each (issue 17: an append's hot path).
+        let plain = !obj
+            .keys()
+            .any(|k| matches!(k.as_str(), "remove" | "removeAll" | "replace" | "insertAfter" | "type" | "lc"));
+        let slot = if plain {
+            Slot::Message(queue(item, i))
+        } else if let Some(id) = obj.get("remove") {
             Slot::Op(Box::new(MessageOp::Remove {
                 remove: id.as_str().ok_or_else(|| bad("remove takes a message id"))?.to_string(),
             }))

@@ -139,7 +139,7 @@ impl MessagesChannel {
         if ops.iter().filter_map(MessageOp::message).all(|m| m.id.is_some()) {
             return;
         }
-        let mut taken: HashSet<String> = ops.iter().filter_map(|o| o.message().and_then(|m| m.id.clone())).collect();
+        let taken: HashSet<String> = ops.iter().filter_map(|o| o.message().and_then(|m| m.id.clone())).collect();
         let mut k = 0usize;
         for op in ops.iter_mut() {
             let Some(m) = op.message_mut() else { continue };
@@ -153,7 +153,7 @@ impl MessagesChannel {
                     break candidate;
                 }
             };
-            taken.insert(id.clone());
+            // A candidate is never made twice (k only grows): only the ids given are `taken`.
             m.id = Some(id);
         }
     }

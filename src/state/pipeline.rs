@@ -317,7 +317,10 @@ impl Store {
         let (run_i, approvals_i, budget_i) =
             (self.kind_slot(Kind::Run), self.kind_slot(Kind::Approvals), self.kind_slot(Kind::Budget));
         let run_before = self.json(run_i).map(run_status).unwrap_or(RunStatus::Created);
-        let budget_before = used_counters(self.json(budget_i));
+        // The counters before the command, read now only when it writes the budget itself
+        // (otherwise they are still there when the budget is checked).
+        let budget_before =
+            budget_i.filter(|b| cmd.writes.iter().any(|(i, _)| i == b)).map(|b| used_counters(self.json(Some(b))));
         let mut fx = Effects::default();
         let mut first_result: Option<String> = None;
         let prefix = format!("{}:{sequence}", self.run_id);
