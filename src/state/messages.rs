@@ -320,7 +320,6 @@ impl MessagesChannel {
     pub fn apply(&mut self, ops: &[MessageOp]) -> Result<Effects> {
         let mut fx = Effects::default();
         let mut removed: HashSet<String> = HashSet::new();
-        let mut written_results: Vec<(String, String, usize)> = Vec::new();
         let mut moved = false;
         for (index, op) in ops.iter().enumerate() {
             match op {
@@ -333,7 +332,6 @@ impl MessagesChannel {
                     self.pos.clear();
                     self.calls.clear();
                     removed.clear();
-                    written_results.clear();
                 }
                 MessageOp::Remove { remove } => {
                     let Some(i) = self.pos.get(&self.list, remove) else {
@@ -379,7 +377,6 @@ impl MessagesChannel {
                     // An AI SDK approval response is kept in order but answers no call.
                     if m.role == Role::Tool && !m.is_aside() {
                         self.answer(m, &id, index)?;
-                        written_results.push((id.clone(), m.tool_call_id.clone().unwrap_or_default(), index));
                         fx.results.push((
                             m.tool_call_id.clone().unwrap_or_default(),
                             m.status.unwrap_or(ToolStatus::Success),

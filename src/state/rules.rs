@@ -58,7 +58,9 @@ impl Store {
         if !counts && budget_before.is_none() && !fx.model_or_tool {
             return Ok(());
         }
-        let before = budget_before.unwrap_or_else(|| used_counters(self.json(Some(bi))));
+        // Without limits nothing is checked: the counters before the command are read only to check.
+        let limited = self.json(Some(bi)).is_some_and(domain::has_limits);
+        let before = limited.then(|| budget_before.unwrap_or_else(|| used_counters(self.json(Some(bi)))));
         if counts {
             // Counting is the hot path (every model turn): journal the three counters, not the value.
             if journal.counters.is_none() {
@@ -70,9 +72,9 @@ impl Store {
                 add_used(budget, "tool_calls", fx.tool_calls);
             }
         }
-        match self.json(Some(bi)) {
-            Some(budget) => domain::check_budget(budget, before, now_ms, fx.model_or_tool),
-            None => Ok(()),
+        match (self.json(Some(bi)), before) {
+            (Some(budget), Some(before)) => domain::check_budget(budget, before, now_ms, fx.model_or_tool),
+            _ => Ok(()),
         }
     }
 }
