@@ -739,6 +739,8 @@ mod tests {
         same(&FloatKeys(floats));
     }
 
+    // proptest is a native dev-dependency only (the wasm32 test build has no proptest).
+    #[cfg(not(target_arch = "wasm32"))]
     fn json() -> impl proptest::strategy::Strategy<Value = Value> {
         use proptest::prelude::*;
         let key = prop_oneof![
@@ -765,6 +767,7 @@ mod tests {
         })
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     proptest::proptest! {
         #[test]
         fn any_json_encodes_directly_as_its_tree_does(v in json()) {
