@@ -208,8 +208,8 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 fn write_hex(bytes: &[u8; 32], out: &mut [u8; 64]) {
     for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
         if let [hi, lo] = pair {
-            *hi = HEX[usize::from(b >> 4)];
-            *lo = HEX[usize::from(b & 15)];
+            *hi = HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0');
+            *lo = HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0');
         }
     }
 }
