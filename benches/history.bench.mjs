@@ -224,9 +224,11 @@ ${COLD} each) that first reads the same JSON Lines from its stdin (untimed), the
 (\`pkg/index.js\`, which compiles the wasm; \`node:crypto\` for the floor) plus the first replay (the
 floor: the same loop as warm); the ratio's range is over the pairs of processes.
 
-Where the time goes (an earlier native profile of the same replay; not re-run by this script): reading an event's JSON ~25%, the SHA-256
-of its canonical encoding ~15%, decoding its messages and re-applying them ~60%. The goal needs
-the hash computed once per event by the platform's native SHA-256 and payloads kept as canonical
-text instead of JSON trees; both are noted for a later issue.`,
+Where the time goes (a V8 profile of the wasm replay of this log, names kept; not re-run by this
+script): the event the store makes is hashed once per event — the SHA-256 ~20% (wasm's software
+SHA-256, ~400 MB/s here) and its canonical encoding ~15% —, reading each line (its envelope, then
+its messages straight from the text, no JSON tree) ~20%, re-applying it ~25%, freeing the store
+at the end ~6%. The JS floor hashes each line with node:crypto's native SHA-256 and parses it
+with V8's JSON.parse; what is left of the gap is mostly those two.`,
   );
 }

@@ -248,7 +248,7 @@ pub fn final_answer(child: &Store, inherited: &[String]) -> Result<String> {
         }
     }
     let channel = child.messages(channel::MESSAGES)?;
-    let own = |m: &&crate::message::Message| m.id.as_ref().is_none_or(|id| !inherited.contains(id));
+    let own = |m: &&std::rc::Rc<crate::message::Message>| m.id.as_ref().is_none_or(|id| !inherited.contains(id));
     let text = channel
         .messages()
         .iter()

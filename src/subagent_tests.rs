@@ -148,7 +148,9 @@ fn a_fork_starts_from_the_parents_view_without_the_trailing_unanswered_call() {
     let mut opts = input("research A", "a");
     opts.mode = Mode::Fork;
     let child = subagent_input(&mut p, &opts, 4).unwrap();
-    let ours: Vec<Value> = encode_messages(child.messages("messages").unwrap().messages(), Format::Langchain);
+    let held: Vec<crate::message::Message> =
+        child.messages("messages").unwrap().messages().iter().map(|m| (**m).clone()).collect();
+    let ours: Vec<Value> = encode_messages(&held, Format::Langchain);
     let view = crate::project::Projector::default()
         .model_view(
             &p,

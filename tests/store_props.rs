@@ -168,7 +168,7 @@ proptest! {
             checkpoints.push((s.version(), s.checkpoint()));
         }
         let channels: Vec<ChannelSpec> = s.channels().iter().skip(stategate::state::default_schema().len()).cloned().collect();
-        let mut replayed = Store::replay(StoreOptions { run_id: None, channels, ..Default::default() }, s.events()).unwrap();
+        let mut replayed = Store::replay(StoreOptions { run_id: None, channels, ..Default::default() }, &s.events()).unwrap();
         let claimed = replayed.claim_owner_key("vault", || "key".into()).unwrap();
         prop_assert_eq!(snapshot(&mut replayed, &claimed), snapshot(&mut s, &key));
 

@@ -38,9 +38,10 @@ pub(super) fn lock(shared: &Rc<RefCell<Shared>>) -> JsResult<RefMut<'_, Shared>>
 pub(super) struct JsSink(pub(super) js_sys::Function);
 
 impl crate::state::EventSink for JsSink {
-    fn write(&self, events: &[crate::log::Event]) -> crate::error::Result<()> {
-        let value = to_js(events)
-            .map_err(|_| Error::new(ErrorCode::StorageError, "the events could not be converted for onEvents"))?;
+    fn write(&self, events: &crate::state::Events<'_>) -> crate::error::Result<()> {
+        let unconverted = || Error::new(ErrorCode::StorageError, "the events could not be converted for onEvents");
+        let value =
+            events.to_json().ok().and_then(|text| super::interop::json_to_js(&text).ok()).ok_or_else(unconverted)?;
         self.0.call1(&JsValue::UNDEFINED, &value).map_err(|err| {
             Error::new(
                 ErrorCode::StorageError,

@@ -2,7 +2,7 @@
 //! time travel, checkpoints and their restore, the export for transport, and `verifyLog`.
 
 use super::gate::{take_chain_key, Hooks};
-use super::interop::{from_js_json, options, parse_js, present, to_js, to_js_error};
+use super::interop::{from_js_json, json_to_js, options, parse_js, present, to_js, to_js_error};
 use super::store::JsStateStore;
 use crate::error::{Error, ErrorCode};
 use crate::log::{check_log, parse_jsonl, Chain, Event, GENESIS_HASH};
@@ -34,6 +34,14 @@ fn read_events(events: &JsValue) -> crate::error::Result<Vec<Event>> {
                 .map_err(|e| Error::new(ErrorCode::TamperedLog, format!("entry {i} is not a logged event: {e}")).at(i))
         })
         .collect()
+}
+
+/// A log given as JSON Lines text, in wasm memory (room reserved for reading it); `None` for an
+/// array of events.
+fn jsonl_text(events: &JsValue) -> crate::error::Result<Option<String>> {
+    let Some(text) = events.dyn_ref::<js_sys::JsString>() else { return Ok(None) };
+    super::heap::reserve_for_log(text.length() as usize);
+    super::interop::utf8_of(text).map(Some)
 }
 
 /// [`read_events`] with the error thrown as JS.
@@ -98,7 +106,7 @@ impl JsStateStore {
         #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>,
     ) -> JsResult<JsValue> {
         let filter: EventFilter = options(filter)?;
-        to_js(&self.lock()?.inner.events_matching(&filter))
+        json_to_js(&self.lock()?.inner.events_json(&filter, false).map_err(to_js_error)?)
     }
 
     /// The events in memory as JSON Lines (one event per line, each ending in `\n`), the form
@@ -109,15 +117,7 @@ impl JsStateStore {
         #[wasm_bindgen(unchecked_optional_param_type = "EventQuery")] filter: Option<JsValue>,
     ) -> JsResult<String> {
         let filter: EventFilter = options(filter)?;
-        let mut out = String::new();
-        for e in self.lock()?.inner.events_matching(&filter) {
-            out.push_str(
-                &serde_json::to_string(e)
-                    .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?,
-            );
-            out.push('\n');
-        }
-        Ok(out)
+        self.lock()?.inner.events_json(&filter, true).map_err(to_js_error)
     }
 
     /// The hash of the last event (64 zeros before any).
@@ -229,8 +229,12 @@ impl JsStateStore {
         let hooks = Hooks::read(init.as_ref())?;
         let (chain_key, init) = take_chain_key(init)?;
         let opts = StoreOptions { chain_key, ..options(init)? };
-        let events = events_from_js(&events)?;
-        Ok(JsStateStore::wrap(Store::replay(opts, &events).map_err(to_js_error)?, hooks))
+        // JSON Lines are read one line at a time (parsed, checked, applied, dropped).
+        let store = match jsonl_text(&events).map_err(to_js_error)? {
+            Some(text) => Store::replay_jsonl(opts, &text),
+            None => Store::replay(opts, &events_from_js(&events)?),
+        };
+        Ok(JsStateStore::wrap(store.map_err(to_js_error)?, hooks))
     }
 
     /// A read-only view of the store right after event `sequence` (0 = before any), with the
@@ -276,13 +280,17 @@ impl JsStateStore {
                 ))
             })?
             .to_vec();
-        let tail = match present(tail) {
-            Some(tail) => events_from_js(&tail)?,
-            None => Vec::new(),
-        };
         let (chain_key, init) = take_chain_key(init)?;
         let opts: StoreOptions = options(init)?;
-        let store = Store::restore(&checkpoint, &tail, opts.channels, chain_key.as_deref()).map_err(to_js_error)?;
+        let key = chain_key.as_deref();
+        let store = match present(tail) {
+            Some(tail) => match jsonl_text(&tail).map_err(to_js_error)? {
+                Some(text) => Store::restore_jsonl(&checkpoint, &text, opts.channels, key),
+                None => Store::restore(&checkpoint, &events_from_js(&tail)?, opts.channels, key),
+            },
+            None => Store::restore(&checkpoint, &[], opts.channels, key),
+        }
+        .map_err(to_js_error)?;
         Ok(JsStateStore::wrap(store, hooks))
     }
 

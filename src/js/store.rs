@@ -138,7 +138,7 @@ impl JsStateStore {
         )?;
         let channels = cmd.update.keys().cloned().collect();
         let out = self.lock()?.change(&cmd.author.clone(), channels, |s, now| s.apply(&cmd, now))?;
-        to_js(&out)
+        Ok(super::interop::applied_to_js(&out))
     }
 
     /// Whether `command` would be applied now, without applying it: the whole gate runs and is
@@ -209,7 +209,12 @@ impl JsStateStore {
         let channel = s.inner.messages(channel::MESSAGES).map_err(to_js_error)?;
         match format {
             None => to_js(channel.messages()),
-            Some(f) => to_js(&encode_messages(channel.messages(), Format::parse(&f).map_err(to_js_error)?)),
+            Some(f) => {
+                let format = Format::parse(&f).map_err(to_js_error)?;
+                // The encoder reads a slice of messages; the channel shares them (`Rc`).
+                let list: Vec<crate::message::Message> = channel.messages().iter().map(|m| (**m).clone()).collect();
+                to_js(&encode_messages(&list, format))
+            }
         }
     }
 

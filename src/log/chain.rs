@@ -69,13 +69,18 @@ impl Chain {
     /// The lowercase hex digest of `bytes`: SHA-256, or HMAC-SHA-256 under the key; `None` for
     /// [`Chain::Opaque`] (the key is not here).
     pub fn digest(&self, bytes: &[u8]) -> Option<String> {
+        self.digest_bytes(bytes).map(|d| to_hex(&d))
+    }
+
+    /// [`Chain::digest`] as its 32 bytes.
+    pub fn digest_bytes(&self, bytes: &[u8]) -> Option<[u8; 32]> {
         match self {
-            Chain::Plain => Some(to_hex(&Sha256::digest(bytes))),
+            Chain::Plain => Some(Sha256::digest(bytes).into()),
             Chain::Keyed(key) => {
                 // HMAC takes a key of any length (RFC 2104), so `new_from_slice` cannot fail.
                 let mut mac = Hmac::<Sha256>::new_from_slice(key).ok()?;
                 mac.update(bytes);
-                Some(to_hex(&mac.finalize().into_bytes()))
+                Some(mac.finalize().into_bytes().into())
             }
             Chain::Opaque => None,
         }

@@ -9,337 +9,23 @@
 pub mod canonical;
 mod chain;
 mod checkpoint;
+mod event;
+pub(crate) mod held;
+pub(crate) mod line;
 
 pub use chain::{Chain, MIN_CHAIN_KEY_BYTES};
 pub use checkpoint::{Checkpoint, Snapshot, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, EXPORT_FORMAT};
+pub(crate) use event::same_event;
+pub use event::{commitment, Event, EventType, SideMap};
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::message::Role;
-use crate::state::channel;
-use crate::state::{MessageOp, Write};
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde::Serialize;
 
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
 
 /// `prev_hash` of the first event of a run: 64 zeros.
 pub const GENESIS_HASH: &str = "0000000000000000000000000000000000000000000000000000000000000000";
-
-/// A map of channel names to JSON values beside an event's payload (its salts, its redacted
-/// writes' commitments): in JSON an object, absent when empty. Almost always empty, and then one
-/// word: a serde_json `Map` (an `IndexMap`) is twelve, and 10,000 held events carried two of them
-/// each (issue 17: 216 B per held message, with the log's spare capacity).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SideMap(Option<Box<Map<String, Value>>>);
-
-impl SideMap {
-    /// No entries.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_none()
-    }
-
-    /// The entries, in insertion order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
-        self.0.iter().flat_map(|m| m.iter())
-    }
-
-    /// The channel names, in insertion order.
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.iter().map(|(k, _)| k)
-    }
-
-    /// Whether `channel` has an entry.
-    pub fn contains_key(&self, channel: &str) -> bool {
-        self.0.as_ref().is_some_and(|m| m.contains_key(channel))
-    }
-
-    /// The entry of `channel`.
-    pub fn get(&self, channel: &str) -> Option<&Value> {
-        self.0.as_ref().and_then(|m| m.get(channel))
-    }
-
-    /// Sets the entry of `channel`, returning the one it replaces.
-    pub fn insert(&mut self, channel: String, value: Value) -> Option<Value> {
-        self.0.get_or_insert_with(Default::default).insert(channel, value)
-    }
-
-    /// Removes every entry.
-    pub fn clear(&mut self) {
-        self.0 = None;
-    }
-}
-
-impl std::ops::Index<&str> for SideMap {
-    type Output = Value;
-    /// The entry of `channel`; `Value::Null` when there is none (as a serde_json `Map` indexes).
-    fn index(&self, channel: &str) -> &Value {
-        const NULL: Value = Value::Null;
-        self.get(channel).unwrap_or(&NULL)
-    }
-}
-
-impl Serialize for SideMap {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        match &self.0 {
-            Some(m) => m.serialize(s),
-            None => Map::new().serialize(s),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for SideMap {
-    /// An object; `{}` reads as empty, so an event reads back equal to itself written.
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let m = Map::<String, Value>::deserialize(d)?;
-        Ok(SideMap((!m.is_empty()).then(|| Box::new(m))))
-    }
-}
-
-/// What an event records (seed 001 types), derived from the command's update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
-#[serde(rename_all = "snake_case")]
-pub enum EventType {
-    /// A user (or system) message.
-    UserInput,
-    /// An assistant message without tool calls.
-    ModelDecision,
-    /// An assistant message that calls tools.
-    ToolCall,
-    /// A tool result.
-    ToolResult,
-    /// Control passed to another agent.
-    Handoff,
-    /// A new approval (pending).
-    ApprovalRequest,
-    /// An approval decided.
-    ApprovalResult,
-    /// Any other change of state.
-    StatePatch,
-    /// A change of the async task ledger.
-    TaskEvent,
-    /// The run completed.
-    FinalOutput,
-    /// The run failed, or an error was recorded in `last_error`.
-    Error,
-}
-
-/// One applied command (the seed-001 envelope plus the hash chain). In TS: `StoreEvent`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(Tsify), tsify(rename = "StoreEvent"))]
-#[serde(deny_unknown_fields)]
-pub struct Event {
-    /// `{run_id}:{sequence}`.
-    pub event_id: String,
-    /// The store's run id.
-    pub run_id: String,
-    /// 1-based position in the run's log; equals the store's version after the command.
-    pub sequence: u64,
-    /// What it records.
-    #[serde(rename = "type")]
-    pub kind: EventType,
-    /// The command's author.
-    pub author: String,
-    /// The update as reduced: `{channel: value}`, messages as canonical ops with their ids.
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>"))]
-    pub payload: Map<String, Value>,
-    /// Milliseconds since the Unix epoch, from the store's clock.
-    pub created_at: u64,
-    /// Ties the events of one request together; a tool result's defaults to its tool call id
-    /// (not for a private messages channel's results). `null` when none.
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "string | null"))]
-    pub correlation_id: Option<String>,
-    /// The event that caused this one; a tool result's defaults to the event of its tool call.
-    /// `null` when none.
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "string | null"))]
-    pub causation_id: Option<String>,
-    /// The previous event's `hash` ([`GENESIS_HASH`] for the first).
-    pub prev_hash: String,
-    /// SHA-256 (lowercase hex) of the canonical encoding of every other field but `redacted`
-    /// (HMAC-SHA-256 under the store's `chainKey` when it has one).
-    pub hash: String,
-    /// True for a command the store issued itself (`repair`), which is exempt from the
-    /// run-ended, deadline and approval rules. Absent (false) otherwise; hashed only when true.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub system: bool,
-    /// The salt of each private channel's write, `{channel: 32 hex digits}` (random, from the
-    /// platform's `crypto.getRandomValues`): the hash covers such a write only through its
-    /// commitment, SHA-256 of the salt and the value's canonical encoding, so an event can leave
-    /// the machine without its private values ([`Event::redacted`]) and still be checked, while
-    /// its hash reveals nothing a guess could confirm. Never leaves the store's own log. Absent
-    /// (empty) for an event with no private write, or written before salts (or without an
-    /// entropy source: the Rust API without [`crate::state::Store::set_entropy`]).
-    ///
-    /// This and [`Event::redacted`] are almost always empty: they are [`SideMap`]s, which take a
-    /// quarter of the room of a JSON object in every event held.
-    #[serde(default, skip_serializing_if = "SideMap::is_empty")]
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, string>", optional))]
-    pub salted: SideMap,
-    /// Only on an event prepared for transport (`store.transportEvents()`): each private channel
-    /// whose write was removed from `payload`, with the write's commitment (or `null` for a write
-    /// made without a salt, whose hash a follower cannot check). A follower recomputes the hash
-    /// from the commitments; a store rebuilt from a log refuses such an event. Absent otherwise.
-    #[serde(default, skip_serializing_if = "SideMap::is_empty")]
-    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, string | null>", optional))]
-    pub redacted: SideMap,
-    /// The writes of an event not sealed yet; the store turns them into `payload` when it seals
-    /// (never serialised: every event that leaves the store is sealed).
-    #[serde(skip)]
-    pub(crate) pending: Option<Vec<(String, Write)>>,
-}
-
-impl Event {
-    /// The payload as hashed: each salted write (and each redacted one) as its commitment
-    /// `{"$commitment": hex}`. `None` when a redacted write has no commitment.
-    fn hashed_payload(&self) -> Option<std::borrow::Cow<'_, Map<String, Value>>> {
-        if self.salted.is_empty() && self.redacted.is_empty() {
-            return Some(std::borrow::Cow::Borrowed(&self.payload));
-        }
-        let mut p = self.payload.clone();
-        for (channel, salt) in self.salted.iter() {
-            if let (Some(v), Some(salt)) = (p.get_mut(channel), salt.as_str()) {
-                *v = commitment_value(commitment(salt, v));
-            }
-        }
-        for (channel, c) in self.redacted.iter() {
-            p.insert(channel.clone(), commitment_value(c.as_str()?.to_string()));
-        }
-        Some(std::borrow::Cow::Owned(p))
-    }
-
-    /// The hash this event should carry under `chain`: its digest of the canonical encoding of
-    /// all its fields but `hash`, `salted` and `redacted`, each private write as its commitment
-    /// ([`Event::salted`]). `None` for [`Chain::Opaque`], or a redacted write without one.
-    pub fn compute_hash(&self, chain: &Chain) -> Option<String> {
-        let payload = self.hashed_payload()?;
-        let mut out = Vec::with_capacity(256);
-        let opt = |o: &Option<String>| o.as_ref().map(|s| Value::String(s.clone())).unwrap_or(Value::Null);
-        // Keys in sorted order, as canonical::write would order them.
-        out.extend_from_slice(b"{\"author\":");
-        canonical::write_str(&self.author, &mut out);
-        out.extend_from_slice(b",\"causation_id\":");
-        canonical::write(&opt(&self.causation_id), &mut out);
-        out.extend_from_slice(b",\"correlation_id\":");
-        canonical::write(&opt(&self.correlation_id), &mut out);
-        out.extend_from_slice(b",\"created_at\":");
-        out.extend_from_slice(self.created_at.to_string().as_bytes());
-        out.extend_from_slice(b",\"event_id\":");
-        canonical::write_str(&self.event_id, &mut out);
-        out.extend_from_slice(b",\"payload\":");
-        canonical::write_map(&payload, &mut out);
-        out.extend_from_slice(b",\"prev_hash\":");
-        canonical::write_str(&self.prev_hash, &mut out);
-        out.extend_from_slice(b",\"run_id\":");
-        canonical::write_str(&self.run_id, &mut out);
-        out.extend_from_slice(b",\"sequence\":");
-        out.extend_from_slice(self.sequence.to_string().as_bytes());
-        if self.system {
-            out.extend_from_slice(b",\"system\":true");
-        }
-        out.extend_from_slice(b",\"type\":");
-        canonical::write_str(self.kind.as_str(), &mut out);
-        out.push(b'}');
-        chain.digest(&out)
-    }
-}
-
-/// The commitment to a private write: lowercase hex SHA-256 of the salt, a newline, and the
-/// value's canonical encoding.
-pub fn commitment(salt: &str, value: &Value) -> String {
-    let mut bytes = Vec::with_capacity(salt.len() + 64);
-    bytes.extend_from_slice(salt.as_bytes());
-    bytes.push(b'\n');
-    canonical::write(value, &mut bytes);
-    canonical::sha256_hex(&bytes)
-}
-
-fn commitment_value(c: String) -> Value {
-    let mut o = Map::new();
-    o.insert("$commitment".into(), Value::String(c));
-    Value::Object(o)
-}
-
-impl EventType {
-    /// The wire name (`"tool_result"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventType::UserInput => "user_input",
-            EventType::ModelDecision => "model_decision",
-            EventType::ToolCall => "tool_call",
-            EventType::ToolResult => "tool_result",
-            EventType::Handoff => "handoff",
-            EventType::ApprovalRequest => "approval_request",
-            EventType::ApprovalResult => "approval_result",
-            EventType::StatePatch => "state_patch",
-            EventType::TaskEvent => "task_event",
-            EventType::FinalOutput => "final_output",
-            EventType::Error => "error",
-        }
-    }
-
-    /// The event type of a command's writes (channel name, write): the first specific kind found
-    /// — a tool result, a tool call, a model decision or user input in the messages; an approval
-    /// requested or decided; a task change; the run completing or failing; an error recorded —
-    /// else `state_patch`.
-    pub fn of_writes(writes: &[(String, Write)]) -> EventType {
-        let mut kind = EventType::StatePatch;
-        for (channel, write) in writes {
-            let k = match (channel.as_str(), write) {
-                (_, Write::Messages(ops)) => {
-                    ops.iter().filter_map(MessageOp::message).fold(EventType::StatePatch, |k, m| {
-                        let this = match m.role {
-                            Role::Tool => EventType::ToolResult,
-                            Role::Assistant if m.call_ids().next().is_some() => EventType::ToolCall,
-                            Role::Assistant => EventType::ModelDecision,
-                            Role::User | Role::System => EventType::UserInput,
-                        };
-                        if k.rank() >= this.rank() {
-                            k
-                        } else {
-                            this
-                        }
-                    })
-                }
-                (channel::APPROVALS, Write::Json(Value::Object(o))) => {
-                    if o.values().any(|a| a.get("status").and_then(Value::as_str).is_some_and(|s| s != "pending")) {
-                        EventType::ApprovalResult
-                    } else {
-                        EventType::ApprovalRequest
-                    }
-                }
-                (channel::ASYNC_TASKS, _) => EventType::TaskEvent,
-                (channel::ACTIVE_AGENT, _) => EventType::Handoff,
-                (channel::RUN, Write::Json(v)) => match v.get("status").and_then(Value::as_str) {
-                    Some("completed") => EventType::FinalOutput,
-                    Some("failed") => EventType::Error,
-                    _ => EventType::StatePatch,
-                },
-                (channel::LAST_ERROR, Write::Json(v)) if !v.is_null() => EventType::Error,
-                _ => EventType::StatePatch,
-            };
-            // The run completing or failing, or a handoff, is the event's headline; otherwise the first kind found.
-            if kind == EventType::StatePatch
-                || matches!(k, EventType::FinalOutput | EventType::Error | EventType::Handoff)
-            {
-                kind = k;
-            }
-        }
-        kind
-    }
-
-    /// Precedence among message kinds of one update: a result outranks a call, which outranks
-    /// a model answer, which outranks user input.
-    fn rank(self) -> u8 {
-        match self {
-            EventType::ToolResult => 4,
-            EventType::ToolCall => 3,
-            EventType::ModelDecision => 2,
-            EventType::UserInput => 1,
-            _ => 0,
-        }
-    }
-}
 
 /// What is wrong at a broken link of a log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -449,40 +135,77 @@ pub fn verify_log(
     chain: &Chain,
     follower: bool,
 ) -> std::result::Result<usize, BrokenLink> {
-    let (mut seq, mut prev) = (anchor.0, anchor.1.to_string());
+    let mut links = Links::new(anchor, events);
     let mut hashed = 0;
-    let run_id = events.first().map(|e| e.run_id.clone()).unwrap_or_default();
     for (index, e) in events.iter().enumerate() {
+        links.check(index, e, follower)?;
+        // A redacted write is hashed through its commitment; one without a commitment (written
+        // before salts) cannot be, and neither can anything on an opaque chain: links only.
+        match e.compute_hash(chain) {
+            Some(h) if h == e.hash => hashed += 1,
+            Some(_) => return Err(BrokenLink { index, sequence: Some(e.sequence), reason: BreakReason::Hash }),
+            None => {}
+        }
+    }
+    Ok(hashed)
+}
+
+/// [`verify_log`] without the hashes: every link of `events` (run, `event_id`, salts, sequence,
+/// `prev_hash`, and `redacted` only for a `follower`), or the first broken one. For events a
+/// store applies again, which hashes each one as it makes it.
+pub(crate) fn check_links(
+    events: &[Event],
+    anchor: (u64, &str),
+    follower: bool,
+) -> std::result::Result<(), BrokenLink> {
+    let mut links = Links::new(anchor, events);
+    events.iter().enumerate().try_for_each(|(index, e)| links.check(index, e, follower))
+}
+
+/// The links of a log as they are walked: where the last event stood.
+struct Links<'a> {
+    sequence: u64,
+    prev: &'a str,
+    run_id: &'a str,
+}
+
+impl<'a> Links<'a> {
+    fn new(anchor: (u64, &'a str), events: &'a [Event]) -> Links<'a> {
+        Links { sequence: anchor.0, prev: anchor.1, run_id: events.first().map_or("", |e| e.run_id.as_str()) }
+    }
+
+    /// Checks that `e`, at `index`, follows the event before it; then it is the last.
+    fn check(&mut self, index: usize, e: &'a Event, follower: bool) -> std::result::Result<(), BrokenLink> {
         let broken = |reason| BrokenLink { index, sequence: Some(e.sequence), reason };
-        if e.run_id != run_id {
+        if e.run_id != self.run_id {
             return Err(broken(BreakReason::RunId));
         }
-        if e.event_id != format!("{}:{}", e.run_id, e.sequence) {
+        if !is_event_id(&e.event_id, &e.run_id, e.sequence) {
             return Err(broken(BreakReason::EventId));
         }
         if e.salted.keys().any(|c| !e.payload.contains_key(c)) {
             return Err(broken(BreakReason::Salted));
         }
-        if e.sequence != seq + 1 {
+        if e.sequence != self.sequence + 1 {
             return Err(broken(BreakReason::Sequence));
         }
-        if e.prev_hash != prev {
+        if e.prev_hash != self.prev {
             return Err(broken(BreakReason::PrevHash));
         }
         if !e.redacted.is_empty() && !follower {
             return Err(broken(BreakReason::Redacted));
         }
-        // A redacted write is hashed through its commitment; one without a commitment (written
-        // before salts) cannot be, and neither can anything on an opaque chain: links only.
-        match e.compute_hash(chain) {
-            Some(h) if h == e.hash => hashed += 1,
-            Some(_) => return Err(broken(BreakReason::Hash)),
-            None => {}
-        }
-        seq = e.sequence;
-        prev = e.hash.clone();
+        self.sequence = e.sequence;
+        self.prev = &e.hash;
+        Ok(())
     }
-    Ok(hashed)
+}
+
+/// Whether `id` is `{run_id}:{sequence}`.
+pub(crate) fn is_event_id(id: &str, run_id: &str, sequence: u64) -> bool {
+    id.strip_prefix(run_id).and_then(|rest| rest.strip_prefix(':')).is_some_and(|n| {
+        n.parse::<u64>().ok() == Some(sequence) && !n.starts_with('+') && (n == "0" || !n.starts_with('0'))
+    })
 }
 
 impl BrokenLink {
@@ -512,51 +235,53 @@ impl BrokenLink {
 }
 
 /// Parses a log given as JSON Lines (one event per line; blank lines ignored).
-/// Errors: `INVALID_JSON` for a JSON array (text starting with `[`: a format mistake, no line of
-/// a log is an array); `TAMPERED_LOG` naming the first line that is not an event.
+/// Errors: those of [`jsonl_lines`] and [`event_of_line`].
 pub fn parse_jsonl(text: &str) -> Result<Vec<Event>> {
+    jsonl_events(text)?.collect()
+}
+
+/// The events of a log given as JSON Lines, parsed one at a time as they are taken (blank lines
+/// ignored). Errors: those of [`jsonl_lines`] at once, then of [`event_of_line`] per line.
+pub fn jsonl_events(text: &str) -> Result<impl Iterator<Item = Result<Event>> + '_> {
+    Ok(jsonl_lines(text)?.map(|line| event_of_line(&line)))
+}
+
+/// One non-blank line of a JSON Lines log.
+#[derive(Debug, Clone, Copy)]
+pub struct JsonlLine<'t> {
+    /// Its position among the log's events (its non-blank lines), 0-based: `details.index`.
+    pub index: usize,
+    /// Its line number in the text, 1-based (blank lines counted), as an editor shows it.
+    pub number: usize,
+    /// The line.
+    pub text: &'t str,
+}
+
+/// The non-blank lines of a log given as JSON Lines, each with its event index and line number.
+/// Errors: `INVALID_JSON` for a JSON array (text starting with `[`: a format mistake, no line of
+/// a log is an array).
+pub fn jsonl_lines(text: &str) -> Result<impl Iterator<Item = JsonlLine<'_>> + '_> {
     if text.trim_start().starts_with('[') {
         return Err(Error::new(
             ErrorCode::InvalidJson,
             "the log's text starts with `[`, as a JSON array does; a log given as text is JSON Lines, one event object per line (as `eventsJsonl()` writes it): pass the array itself, or its events one per line",
         ));
     }
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .enumerate()
-        .map(|(i, line)| {
-            serde_json::from_str::<Event>(line).map_err(|e| {
-                Error::new(ErrorCode::TamperedLog, format!("line {} of the log is not an event: {e}", i + 1)).at(i)
-            })
-        })
-        .collect()
+    Ok(text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).enumerate().map(|(index, (n, text))| JsonlLine {
+        index,
+        number: n + 1,
+        text,
+    }))
 }
 
-/// An event payload: each write by channel name, messages as canonical ops.
-pub(crate) fn payload_of(writes: Vec<(String, Write)>) -> Map<String, Value> {
-    writes
-        .into_iter()
-        .map(|(name, w)| {
-            let v = match w {
-                Write::Messages(ops) => serde_json::to_value(ops).unwrap_or(Value::Null),
-                Write::Json(v) => v,
-            };
-            (name, v)
-        })
-        .collect()
-}
-
-/// True when `a` has every field of `b` but the chain (`prev_hash`, verified before, and `hash`).
-pub(crate) fn same_event(a: &Event, b: &Event) -> bool {
-    a.event_id == b.event_id
-        && a.run_id == b.run_id
-        && a.sequence == b.sequence
-        && a.kind == b.kind
-        && a.author == b.author
-        && a.created_at == b.created_at
-        && a.correlation_id == b.correlation_id
-        && a.causation_id == b.causation_id
-        && a.system == b.system
-        && a.salted == b.salted
-        && a.payload == b.payload
+/// The event one line of a JSON Lines log holds. Errors: `TAMPERED_LOG` naming the line (its
+/// number in the text) with `details.index` its event index, when it is not an event.
+pub fn event_of_line(line: &JsonlLine<'_>) -> Result<Event> {
+    serde_json::from_str::<Event>(line.text).map_err(|e| {
+        Error::new(
+            ErrorCode::TamperedLog,
+            format!("line {} of the log (event {}) is not an event: {e}", line.number, line.index),
+        )
+        .at(line.index)
+    })
 }

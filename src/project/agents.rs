@@ -7,6 +7,7 @@
 //! as langgraph-supervisor and swarm set it); messages without a name are everyone's.
 
 use crate::message::{Message, Role};
+use std::borrow::Borrow;
 use std::collections::HashMap;
 
 /// An agent's name as shown in a context line: control characters (a newline could fake a line
@@ -21,10 +22,14 @@ pub const CONTEXT_PREFIX: &str = "For context:";
 /// `history` as `agent` should see it: each assistant message named after another agent, and
 /// each tool result answering one of its calls, becomes a user message `"{prefix}\n[X] said: …"`
 /// (`"[X] called tool `t` with parameters: {…}"`, `"[X] `t` tool returned result: …"`), keeping
-/// its id. Other messages are unchanged. Borrowed when nothing changes.
-pub fn as_context<'a>(history: &'a [Message], agent: &str, prefix: &str) -> std::borrow::Cow<'a, [Message]> {
+/// its id. Other messages are unchanged. Borrowed when nothing changes. `history` holds the
+/// messages or shares them (a store's channel: `Rc<Message>`).
+pub fn as_context<'a, M>(history: &'a [M], agent: &str, prefix: &str) -> std::borrow::Cow<'a, [M]>
+where
+    M: Borrow<Message> + Clone + From<Message>,
+{
     let other = |m: &Message| m.role == Role::Assistant && m.name.as_deref().is_some_and(|n| n != agent);
-    if !history.iter().any(other) {
+    if !history.iter().any(|m| other(m.borrow())) {
         return std::borrow::Cow::Borrowed(history);
     }
     // Calls of other agents still open at each point: call id → (agent, tool name). A later
@@ -33,7 +38,8 @@ pub fn as_context<'a>(history: &'a [Message], agent: &str, prefix: &str) -> std:
     let mut calls: HashMap<&str, (&str, &str)> = HashMap::new();
     let name_of = |m: &Message| clean(m.name.as_deref().unwrap_or_default());
     let mut out = Vec::with_capacity(history.len());
-    for m in history {
+    for held in history {
+        let m: &Message = held.borrow();
         if m.role == Role::Assistant {
             let ids = m
                 .tool_calls
@@ -69,12 +75,12 @@ pub fn as_context<'a>(history: &'a [Message], agent: &str, prefix: &str) -> std:
         {
             lines.push(format!("[{}] `{tool}` tool returned result: {}", clean(who), m.content.text()));
         } else {
-            out.push(m.clone());
+            out.push(held.clone());
             continue;
         }
         let mut c = Message::new(Role::User, format!("{prefix}\n{}", lines.join("\n")));
         c.id = m.id.clone();
-        out.push(c);
+        out.push(M::from(c));
     }
     std::borrow::Cow::Owned(out)
 }

@@ -26,6 +26,8 @@ use crate::state::privacy::check_leaks;
 use sections::Section;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Borrow;
+use std::rc::Rc;
 pub use store_view::{fork_view, record_artifacts, Projector};
 use tokens::{TokenCache, TokenCounter};
 
@@ -275,8 +277,8 @@ impl Tokens<'_> {
     }
 
     /// The tokens of several messages.
-    fn sum(&mut self, messages: &[Message]) -> Result<usize> {
-        messages.iter().map(|m| self.of(m)).sum()
+    fn sum<M: Borrow<Message>>(&mut self, messages: &[M]) -> Result<usize> {
+        messages.iter().map(|m| self.of(m.borrow())).sum()
     }
 }
 
@@ -309,13 +311,19 @@ fn state_message(sections: &[Section], room: usize, tok: &mut Tokens, report: &m
 
 /// The start of the most recent units of `body` that fit `room`, a result that will become a
 /// preview counted as its preview (about max + the marker).
-fn select_start(body: &[Message], room: usize, max_result: Option<usize>, tok: &mut Tokens) -> Result<usize> {
+fn select_start<M: Borrow<Message>>(
+    body: &[M],
+    room: usize,
+    max_result: Option<usize>,
+    tok: &mut Tokens,
+) -> Result<usize> {
     let mut start = body.len();
     let mut used = 0usize;
     while start > 0 {
         let s = unit_start(body, start - 1);
         let mut n = 0;
         for m in body.get(s..start).unwrap_or_default() {
+            let m: &Message = m.borrow();
             let t = tok.of(m)?;
             n += match (m.role, max_result) {
                 (Role::Tool, Some(max)) => t.min(max + PREVIEW_MARKER_TOKENS),
@@ -369,8 +377,8 @@ struct Window {
 /// while repair placeholders make it too big, the oldest unit is given up — at least one
 /// message, then every message whose unit began before the new start (results answering calls
 /// made earlier), so each round drops something and no unit is cut.
-fn fit_window(
-    body: &[Message],
+fn fit_window<M: Borrow<Message>>(
+    body: &[M],
     mut start: usize,
     room: usize,
     opts: &ProjectOptions,
@@ -400,9 +408,9 @@ fn fit_window(
 /// Errors: `BUDGET_TOO_SMALL` when the system rules and the leading system message alone exceed
 /// the budget, or when the budget keeps none of a non-empty history after them (a view of the
 /// system messages alone is no conversation); `PRIVATE_LEAK` naming the channel whose value appears in the output; a counter's
-/// own error.
-pub fn project(
-    history: &[Message],
+/// own error. `history` holds the messages or shares them (a store's channel: `Rc<Message>`).
+pub fn project<M: Borrow<Message> + Clone + From<Message>>(
+    history: &[M],
     opts: &ProjectOptions,
     ctx: &Context,
     counter: &mut dyn TokenCounter,
@@ -424,8 +432,8 @@ pub fn project(
     if let Some(rules) = &opts.system {
         prefix.push(Message::new(Role::System, rules.clone()));
     }
-    let lead = usize::from(history.first().is_some_and(|m| m.role == Role::System));
-    prefix.extend(history.iter().take(lead).cloned());
+    let lead = usize::from(history.first().is_some_and(|m| m.borrow().role == Role::System));
+    prefix.extend(history.iter().take(lead).map(|m| m.borrow().clone()));
     report.system_tokens = tok.sum(&prefix)?;
     if report.system_tokens > opts.budget {
         return Err(too_small("the system rules and the leading system message", report.system_tokens, opts.budget));
@@ -439,7 +447,7 @@ pub fn project(
         // The first kept message, or (if it was removed since) the recorded cut position.
         let at = history
             .iter()
-            .position(|m| m.id.as_deref() == Some(first_kept_id.as_str()))
+            .position(|m| m.borrow().id.as_deref() == Some(first_kept_id.as_str()))
             .unwrap_or((*cut).min(history.len()));
         if at > body_start {
             report.dropped.push(Dropped { count: at - body_start, reason: "compacted".into() });
@@ -470,7 +478,7 @@ pub fn project(
     // A compaction summary is a user message: the window after it may start anywhere. A history
     // with no user message at all (a recording of a sub-agent's turns) has nothing to start on:
     // it is kept as it is.
-    if opts.start_on_user && summary.is_none() && body.iter().any(|m| m.role == Role::User) {
+    if opts.start_on_user && summary.is_none() && body.iter().any(|m| m.borrow().role == Role::User) {
         let first_user = window.iter().position(|m| m.role == Role::User).unwrap_or(window.len());
         if first_user > 0 {
             window.drain(..first_user);
@@ -481,7 +489,7 @@ pub fn project(
     // message list; every model would answer without the task): refuse it, naming the cost. A
     // compaction summary is the conversation so far (a user message): with it the view stands.
     if window.is_empty() && !body.is_empty() && summary.is_none() {
-        let last_user = body.iter().rposition(|m| m.role == Role::User).unwrap_or(0);
+        let last_user = body.iter().rposition(|m| m.borrow().role == Role::User).unwrap_or(0);
         let need = tok.sum(body.get(unit_start(body, last_user)..).unwrap_or_default())?;
         return Err(Error::new(
             ErrorCode::BudgetTooSmall,
@@ -543,6 +551,8 @@ pub fn project_tail(
         let at = if i < lead { i } else { i + skipped };
         m.id.get_or_insert_with(|| format!("#{at}"));
     }
+    // Shared like a store's messages, so one instantiation of `project` is shipped.
+    let history: Vec<Rc<Message>> = history.into_iter().map(Rc::new).collect();
     let p = project(&history, opts, &Context::default(), counter, counter_id, &mut TokenCache::default())?;
     let mut report = p.report;
     if skipped > 0 {

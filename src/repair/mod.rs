@@ -17,13 +17,20 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::{decode_messages, encode_group, group_with, Format};
 use crate::message::{Content, ContentPart, Message, Role, ToolStatus};
 use serde_json::Value;
+use std::borrow::Borrow;
 
 /// The report of a repair: every fix, in input order.
 pub type RepairReport = Vec<Fix>;
 
-/// Shapes of canonical messages that are their own input (message `i` came from input `i`).
-pub fn shapes_of_messages(messages: &[Message]) -> Vec<Shape> {
-    messages.iter().enumerate().map(|(i, m)| Shape::of(m, i, 0, m.origin.unwrap_or(Format::Openai))).collect()
+/// Shapes of canonical messages that are their own input (message `i` came from input `i`),
+/// held or shared (a store's channel: `Rc<Message>`).
+pub fn shapes_of_messages<M: Borrow<Message>>(messages: &[M]) -> Vec<Shape> {
+    messages
+        .iter()
+        .map(Borrow::borrow)
+        .enumerate()
+        .map(|(i, m): (usize, &Message)| Shape::of(m, i, 0, m.origin.unwrap_or(Format::Openai)))
+        .collect()
 }
 
 /// Every violation of `provider`'s rules in `messages`, in order. Indices are positions in `messages`.
@@ -39,16 +46,16 @@ pub fn validate(messages: &[Message], provider: Provider) -> Vec<Violation> {
 /// Repairs `messages` (see [`plan`] for the semantics) and reports each fix. The output passes
 /// [`validate`] for `opts.provider` (OpenAI when unset) — except orphan results kept on purpose
 /// with `keep_orphans` — and repairing it again changes nothing.
-pub fn repair(messages: &[Message], opts: &RepairOptions) -> (Vec<Message>, RepairReport) {
+pub fn repair<M: Borrow<Message>>(messages: &[M], opts: &RepairOptions) -> (Vec<Message>, RepairReport) {
     let (items, report) = plan(&shapes_of_messages(messages), opts);
     let out = items.iter().filter_map(|item| materialize(item, messages, opts)).collect();
     (out, report)
 }
 
 /// The message an [`Item`] stands for: a kept message (with its content fix) or a placeholder.
-pub fn materialize(item: &Item, messages: &[Message], opts: &RepairOptions) -> Option<Message> {
+pub fn materialize<M: Borrow<Message>>(item: &Item, messages: &[M], opts: &RepairOptions) -> Option<Message> {
     match item {
-        Item::Keep(i, fix) => messages.get(*i).map(|m| apply_fix(m.clone(), *fix)),
+        Item::Keep(i, fix) => messages.get(*i).map(|m| apply_fix(m.borrow().clone(), *fix)),
         Item::Synthetic { id, name, reason, .. } => {
             let text = match &opts.text {
                 Some(t) => t.replace("{name}", name).replace("{id}", id).replace("{reason}", reason.as_str()),
@@ -137,7 +144,7 @@ pub fn assemble(
             for item in group {
                 let m = match item {
                     Item::Keep(i, fix) => apply_fix(unit(*i)?, *fix),
-                    synthetic => materialize(synthetic, &[], opts).ok_or_else(|| {
+                    synthetic => materialize::<Message>(synthetic, &[], opts).ok_or_else(|| {
                         Error::new(ErrorCode::InvalidOption, "the placeholder text template could not be applied")
                     })?,
                 };

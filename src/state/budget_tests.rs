@@ -93,6 +93,6 @@ fn a_replaced_answer_counts_the_usage_it_adds() {
     assert_eq!(s.get("budget").unwrap()["used"]["tokens"], 55, "what the new usage adds over the old");
     s.apply(&put(Some(30)), 4).unwrap();
     assert_eq!(s.get("budget").unwrap()["used"]["tokens"], 55, "a smaller usage takes nothing back");
-    let r = Store::replay(StoreOptions::default(), s.events()).unwrap();
+    let r = Store::replay(StoreOptions::default(), &s.events()).unwrap();
     assert_eq!(r.get("budget").unwrap(), s.get("budget").unwrap());
 }

@@ -313,6 +313,11 @@ pub(crate) fn used_counters(budget: Option<&Value>) -> [u64; 3] {
 /// `BUDGET_EXCEEDED` when a counter the command raised (`before` → now) is over its limit, or
 /// `now_ms` is past `deadline_ms` and the command wrote model or tool messages. Lowering a limit
 /// below what was already used does not fail the command that lowers it.
+/// Whether the budget sets any limit (counters or deadline): without one it cannot be exceeded.
+pub(crate) fn has_limits(budget: &Value) -> bool {
+    budget.get("limits").and_then(Value::as_object).is_some_and(|l| !l.is_empty())
+}
+
 pub(crate) fn check_budget(budget: &Value, before: [u64; 3], now_ms: u64, wrote_turn: bool) -> Result<()> {
     let limit = |k: &str| budget.get("limits").and_then(|l| l.get(k)).and_then(Value::as_u64);
     let after = used_counters(Some(budget));

@@ -3,16 +3,16 @@
 //! processes (ingest, transport, followers) is [`super::transport`].
 
 use super::command::StoreOptions;
-use super::message_ops::MessageOp;
 use super::messages::MessagesChannel;
 use super::schema::channel;
 use super::schema::{default_schema, ChannelSpec, Visibility};
-use super::store::{Access, Base, Decoded, Mode, Slot, Store, Write};
+use super::store::{Access, Base, Slot, Store};
 use crate::error::{Error, ErrorCode, Result};
-use crate::log::{verify_log, Chain, Checkpoint, Event, EventType, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION};
+use crate::log::{Chain, Checkpoint, Event, EventType, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION};
 use crate::message::Message;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
@@ -51,22 +51,6 @@ pub(super) fn tampered(index: usize, what: String) -> Error {
 }
 
 impl Store {
-    /// The events in memory that match `filter`, in order.
-    pub fn events_matching(&mut self, filter: &EventFilter) -> Vec<&Event> {
-        self.seal();
-        self.sealed_matching(filter)
-    }
-
-    /// [`Store::events_matching`] once the log is sealed.
-    pub(super) fn sealed_matching(&self, filter: &EventFilter) -> Vec<&Event> {
-        self.log
-            .iter()
-            .filter(|e| filter.since.is_none_or(|s| e.sequence > s))
-            .filter(|e| filter.until.is_none_or(|u| e.sequence <= u))
-            .filter(|e| filter.kind.is_none_or(|k| e.kind == k))
-            .collect()
-    }
-
     /// The calls that have no result, in message order (DESIGN §4: after a restore in the middle
     /// of a tool batch, these are what repair marks `interrupted`; nothing is re-run).
     pub fn dangling_tool_calls(&self) -> Vec<DanglingCall> {
@@ -83,7 +67,7 @@ impl Store {
     }
 
     /// An empty store with this store's run id and schema (private channels unclaimed).
-    fn empty_like(&self) -> Result<Store> {
+    pub(super) fn empty_like(&self) -> Result<Store> {
         let mut s = Store::new(StoreOptions { run_id: Some(self.run_id.clone()), ..Default::default() })?;
         for spec in self.user_channels() {
             s.add(spec.clone(), false)?;
@@ -92,135 +76,8 @@ impl Store {
     }
 
     /// Channels beyond the default schema, in registration order.
-    fn user_channels(&self) -> impl Iterator<Item = &ChannelSpec> {
+    pub(super) fn user_channels(&self) -> impl Iterator<Item = &ChannelSpec> {
         self.specs.iter().skip(default_schema().len())
-    }
-
-    /// Applies logged events that continue this store's log, all or nothing: checks every link
-    /// and hash first ([`verify_log`] under the store's chain), then applies each payload as a
-    /// command at its own time, each its own superstep, and checks that each event this produces
-    /// is the very same. `offset` is the position of `events[0]` in the caller's list (errors
-    /// name positions in that list). Never calls the sink. Returns how many hashes were checked.
-    /// Errors: `TAMPERED_LOG` naming the event; `UNKNOWN_CHANNEL` for a channel the store lacks.
-    pub(super) fn apply_events(&mut self, events: &[Event], offset: usize) -> Result<usize> {
-        self.apply_chunk(events, offset)
-    }
-
-    /// [`Store::apply_events`] for a store being rebuilt (replay, restore, a past view), which is
-    /// dropped on any error: applied a few events at a time, so the whole log's decoded writes are
-    /// never held at once (as one batch, a 100k-event replay took a quarter longer: 1.30 s against
-    /// 1.04 s; in chunks of 4 it takes what the per-event replay before it did).
-    pub(super) fn rebuild_from(&mut self, events: &[Event], offset: usize) -> Result<usize> {
-        const CHUNK: usize = 4;
-        let mut hashed = 0;
-        for (k, chunk) in events.chunks(CHUNK).enumerate() {
-            hashed += self.apply_chunk(chunk, offset + k * CHUNK)?;
-        }
-        Ok(hashed)
-    }
-
-    fn apply_chunk(&mut self, events: &[Event], offset: usize) -> Result<usize> {
-        let Some(first) = events.first() else { return Ok(0) };
-        if first.run_id != self.run_id {
-            return Err(tampered(
-                offset,
-                format!("event {offset} belongs to run '{}', not '{}'", first.run_id, self.run_id),
-            )
-            .field("run_id"));
-        }
-        let anchor = (self.version, self.last_hash().to_string());
-        let follower = self.follows;
-        // What a follower takes as redacted must be a channel it does not have, absent from the
-        // payload: otherwise a redacted entry could hide or override a public write.
-        for (k, e) in events.iter().enumerate().filter(|_| follower) {
-            if let Some((name, _)) = e.redacted.iter().find(|(_, c)| c.is_null()) {
-                let index = offset + k;
-                return Err(tampered(
-                    index,
-                    format!("event {index} (sequence {}) sends its write to channel '{name}' without a commitment, so its hash cannot be checked; a writer sends none (an unsalted private write is never sent)", e.sequence),
-                )
-                .field("redacted"));
-            }
-            if let Some(name) = e.redacted.keys().find(|c| e.payload.contains_key(*c) || self.index(c).is_ok()) {
-                let index = offset + k;
-                return Err(tampered(
-                    index,
-                    format!("event {index} (sequence {}) says channel '{name}' was redacted, but this follower reads that channel (or the event still writes it)", e.sequence),
-                )
-                .field("redacted"));
-            }
-        }
-        let hashed = verify_log(events, (anchor.0, &anchor.1), &self.chain, follower).map_err(|mut b| {
-            b.index += offset;
-            b.into_error()
-        })?;
-        let mut batch = Vec::with_capacity(events.len());
-        for (k, e) in events.iter().enumerate() {
-            batch.push(self.decode_event(e, offset + k)?);
-        }
-        self.run_batch(batch, 0, Mode::Ingest).map_err(|err| {
-            let index = offset + err.command.unwrap_or(0);
-            let sequence = events.get(index - offset).map_or(0, |e| e.sequence);
-            tampered(
-                index,
-                format!("event {index} (sequence {sequence}) does not apply: {}: {}", err.code.as_str(), err.message),
-            )
-        })?;
-        Ok(hashed)
-    }
-
-    /// A logged event's payload as the command that reproduces it.
-    fn decode_event<'e>(&self, e: &'e Event, index: usize) -> Result<Decoded<'e>> {
-        // A salted write was a private channel's: never read into a channel declared otherwise.
-        if let Some(name) = e.salted.keys().find(|c| {
-            self.index(c).ok().and_then(|i| self.specs.get(i)).is_some_and(|s| s.visibility != Visibility::Private)
-        }) {
-            return Err(Error::new(
-                ErrorCode::InvalidOption,
-                format!("event {index} wrote channel '{name}' as a private channel (it carries a salt), but this store declares it visible: declare it private, with its owner, in `channels`"),
-            )
-            .at(index)
-            .channel(name));
-        }
-        let mut writes = Vec::with_capacity(e.payload.len());
-        for (name, value) in &e.payload {
-            let i = self.index(name).map_err(|_| {
-                Error::new(ErrorCode::UnknownChannel, format!("event {index} writes channel '{name}', which this store does not have; pass its spec in `channels`"))
-                    .at(index)
-                    .channel(name)
-            })?;
-            let write = match self.slots.get(i) {
-                Some(Slot::Messages(_)) => Write::Messages(MessageOp::list_from_canonical(value).map_err(|err| {
-                    tampered(index, format!("event {index} has unreadable messages: {}", err.message))
-                })?),
-                _ => Write::Json(value.clone()),
-            };
-            writes.push((i, write));
-        }
-        Ok(Decoded {
-            author: e.author.clone(),
-            expected_version: None,
-            writes,
-            correlation_id: e.correlation_id.clone(),
-            causation_id: e.causation_id.clone(),
-            system: e.system,
-            expect: Some(e),
-            at: Some(e.created_at),
-        })
-    }
-
-    /// Rebuilds a store from a whole log (first event sequence 1). `opts.channels` must declare
-    /// the channels the log writes beyond the default schema (private ones included; their owners
-    /// then claim keys with [`Store::claim_owner_key`]). Errors: `TAMPERED_LOG` naming the first
-    /// bad event; `INVALID_OPTION`.
-    pub fn replay(opts: StoreOptions, events: &[Event]) -> Result<Store> {
-        let run_id = opts.run_id.clone().or_else(|| events.first().map(|e| e.run_id.clone()));
-        let mut s = Store::new(StoreOptions { run_id, channels: Vec::new(), chain_key: opts.chain_key })?;
-        for spec in opts.channels {
-            s.add(spec, false)?;
-        }
-        s.rebuild_from(events, 0)?;
-        Ok(s)
     }
 
     /// A read-only view of the store right after event `sequence` (0 = before any), with the
@@ -242,8 +99,16 @@ impl Store {
         // Built as the store itself was (a follower ingests redacted events), then made a past view.
         (past.chain, past.follows) = (self.chain.clone(), self.follows);
         past.access = if self.follows { Access::Follower } else { Access::Live };
-        let upto = self.log.iter().take_while(|e| e.sequence <= sequence).count();
-        past.rebuild_from(self.log.get(..upto).unwrap_or_default(), 0)?;
+        // Channels registered after the checkpoint it was restored from.
+        for spec in self.specs.iter() {
+            if past.index(&spec.name).is_err() {
+                past.add(spec.clone(), false)?;
+            }
+        }
+        let upto = usize::try_from(sequence - base).unwrap_or(usize::MAX);
+        for (i, held) in self.log.iter_from(0).take(upto).enumerate() {
+            past.apply_held(held, &self.specs, i)?;
+        }
         past.keys = self.keys.clone();
         past.access = Access::Past;
         Ok(past)
@@ -258,7 +123,7 @@ impl Store {
     }
 
     pub(super) fn snapshot(&mut self, format: &str, private: bool) -> Checkpoint {
-        let last_hash = self.last_hash().to_string();
+        let last_hash = self.last_hash();
         let keep = |s: &ChannelSpec| private || s.visibility != Visibility::Private;
         let values: Map<String, Value> = self
             .specs
@@ -326,6 +191,66 @@ impl Store {
         channels: Vec<ChannelSpec>,
         chain_key: Option<&[u8]>,
     ) -> Result<Store> {
+        Store::restore_from(checkpoint, tail.iter().map(|e| Ok(Cow::Borrowed(e))), channels, chain_key)
+    }
+
+    /// [`Store::restore`] with the tail given as JSON Lines, read one line at a time (see
+    /// [`Store::replay_jsonl`]).
+    pub fn restore_jsonl(
+        checkpoint: &[u8],
+        tail: &str,
+        channels: Vec<ChannelSpec>,
+        chain_key: Option<&[u8]>,
+    ) -> Result<Store> {
+        let (mut s, seq, hash) = Store::restored(checkpoint, channels, chain_key)?;
+        let mut lines = crate::log::jsonl_lines(tail)?.peekable();
+        while let Some(&line) = lines.peek() {
+            let (sequence, is_last) = match crate::log::line::Line::read(line.text) {
+                Some(quick) => (quick.sequence, quick.hash == hash),
+                None => {
+                    let e = crate::log::event_of_line(&line)?;
+                    (e.sequence, e.hash == hash)
+                }
+            };
+            if sequence > seq {
+                break;
+            }
+            if sequence == seq && !is_last {
+                return Err(not_the_checkpoints(line.index, seq));
+            }
+            lines.next();
+        }
+        s.apply_lines(lines)?;
+        Ok(s)
+    }
+
+    fn restore_from<'e>(
+        checkpoint: &[u8],
+        tail: impl Iterator<Item = Result<Cow<'e, Event>>>,
+        channels: Vec<ChannelSpec>,
+        chain_key: Option<&[u8]>,
+    ) -> Result<Store> {
+        let (mut s, seq, hash) = Store::restored(checkpoint, channels, chain_key)?;
+        // Events up to the checkpoint are skipped (the one at its sequence must be its event);
+        // from the first after it, every event is applied.
+        let mut tail = tail.enumerate().peekable();
+        while let Some((i, e)) = tail.next_if(|(_, e)| e.as_ref().is_ok_and(|e| e.sequence <= seq)) {
+            if e.is_ok_and(|e| e.sequence == seq && e.hash != hash) {
+                return Err(not_the_checkpoints(i, seq));
+            }
+        }
+        let start = tail.peek().map_or(0, |(i, _)| *i);
+        s.rebuild_from(tail.map(|(_, e)| e), start)?;
+        Ok(s)
+    }
+
+    /// The store a checkpoint holds (under `chain_key`), with `channels` registered after it,
+    /// and the checkpoint's last sequence and hash.
+    fn restored(
+        checkpoint: &[u8],
+        channels: Vec<ChannelSpec>,
+        chain_key: Option<&[u8]>,
+    ) -> Result<(Store, u64, String)> {
         let chain = Chain::from_key(chain_key)?;
         let cp = Checkpoint::decode(checkpoint, CHECKPOINT_FORMAT, &chain)?;
         let (seq, hash) = (cp.last_sequence, cp.last_hash.clone());
@@ -336,18 +261,7 @@ impl Store {
                 s.add(spec, false)?;
             }
         }
-        let start = tail.iter().position(|e| e.sequence > seq).unwrap_or(tail.len());
-        for (i, e) in tail.iter().enumerate().take(start) {
-            if e.sequence == seq && e.hash != hash {
-                return Err(tampered(
-                    i,
-                    format!("event {i} (sequence {seq}) is not the event the checkpoint ends with"),
-                )
-                .field("hash"));
-            }
-        }
-        s.rebuild_from(tail.get(start..).unwrap_or_default(), start)?;
-        Ok(s)
+        Ok((s, seq, hash))
     }
 
     /// Hands out the key of `owner`'s private channels once, after a replay or restore (keys are
@@ -363,4 +277,10 @@ impl Store {
         self.keys.insert(owner.to_string(), key.clone());
         Ok(key)
     }
+}
+
+/// `TAMPERED_LOG`: the event at the checkpoint's sequence (at `index` of the tail) is another.
+fn not_the_checkpoints(index: usize, sequence: u64) -> Error {
+    tampered(index, format!("event {index} (sequence {sequence}) is not the event the checkpoint ends with"))
+        .field("hash")
 }

@@ -54,7 +54,7 @@ fn events_chain_and_carry_the_seed_envelope() {
     assert_eq!(ev[1].kind, crate::log::EventType::ToolCall);
     assert_eq!(ev[2].kind, crate::log::EventType::ToolResult);
     assert_eq!((ev[2].correlation_id.as_deref(), ev[2].causation_id.as_deref()), (Some("c1"), Some("run-a:2")));
-    assert_eq!(verify_log(ev, (0, GENESIS_HASH), &Chain::Plain, false), Ok(ev.len()));
+    assert_eq!(verify_log(&ev, (0, GENESIS_HASH), &Chain::Plain, false), Ok(ev.len()));
     assert_eq!(ev[0].created_at, 1_000);
 }
 
@@ -98,8 +98,8 @@ fn a_salt_beside_no_write_and_a_changed_event_id_are_named() {
 #[test]
 fn a_message_without_id_replayed_twice_gets_the_same_ids() {
     let mut s = session();
-    let mut a = Store::replay(StoreOptions::default(), s.events()).unwrap();
-    let mut b = Store::replay(StoreOptions::default(), s.events()).unwrap();
+    let mut a = Store::replay(StoreOptions::default(), &s.events()).unwrap();
+    let mut b = Store::replay(StoreOptions::default(), &s.events()).unwrap();
     assert_eq!(state(&mut a), state(&mut s));
     assert_eq!(state(&mut a), state(&mut b));
     assert_eq!(a.get("messages").unwrap()[0]["id"], "run-a:1:0");
@@ -186,7 +186,7 @@ fn restore_with_a_tail_equals_the_live_store() {
     s.apply(&cmd("tool", json!({"messages": [result("c2")]})), 1_003).unwrap();
     s.apply(&cmd("tool", json!({"messages": [result("c3")]})), 1_004).unwrap();
     // The whole log as tail: events up to the checkpoint are skipped.
-    let mut r = Store::restore(&bytes, s.events(), Vec::new(), None).unwrap();
+    let mut r = Store::restore(&bytes, &s.events(), Vec::new(), None).unwrap();
     assert_eq!(state(&mut r), state(&mut s));
     assert_eq!(r.at(3).unwrap().version(), 3);
     assert_eq!(r.at(2).unwrap_err().code, ErrorCode::InvalidOption);
@@ -246,4 +246,141 @@ fn events_filter_and_jsonl() {
     assert_eq!(parse_jsonl(&jsonl).unwrap(), s.events());
     let torn = &jsonl[..jsonl.len() - 10];
     assert_eq!(parse_jsonl(torn).unwrap_err().index, Some(2));
+    // Blank lines are skipped: the error names the line as an editor numbers it (blank lines
+    // counted) and `index` the event's position.
+    let spaced = format!("\n{}", torn.replacen('\n', "\n\n", 1));
+    let e = parse_jsonl(&spaced).unwrap_err();
+    assert_eq!((e.index, e.code), (Some(2), ErrorCode::TamperedLog));
+    assert!(e.message.starts_with("line 5 of the log (event 2) is not an event"), "{}", e.message);
+    let e = Store::replay_jsonl(StoreOptions::default(), &spaced).err().unwrap();
+    assert_eq!((e.index, e.code), (Some(2), ErrorCode::TamperedLog));
+    assert!(e.message.starts_with("line 5 of the log (event 2)"), "{}", e.message);
+}
+
+/// The same log replayed from events and from its JSON Lines (read line by line, without a JSON
+/// tree where it can be): the same store, or the same error.
+fn replay_both(events: &[Event]) -> std::result::Result<Value, (ErrorCode, Option<usize>, Option<String>, String)> {
+    let jsonl: String = events.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    let answer = |r: crate::error::Result<Store>| match r {
+        Ok(mut s) => Ok(json!({"state": state(&mut s), "events": serde_json::to_value(s.events()).unwrap()})),
+        Err(e) => Err((e.code, e.index, e.field.clone(), e.message.clone())),
+    };
+    let from_events = answer(Store::replay(StoreOptions::default(), events));
+    let from_lines = answer(Store::replay_jsonl(StoreOptions::default(), &jsonl));
+    assert_eq!(from_events, from_lines);
+    from_events
+}
+
+/// Every event's `prev_hash` and `hash` made right again after an edit.
+fn rehash(ev: &mut [Event]) {
+    let mut prev = GENESIS_HASH.to_string();
+    for e in ev {
+        e.prev_hash = prev.clone();
+        e.hash = e.compute_hash(&Chain::Plain).unwrap();
+        prev = e.hash.clone();
+    }
+}
+
+#[test]
+fn a_log_replays_from_its_lines_as_from_its_events() {
+    let mut s = session();
+    s.apply(
+        &cmd("model", json!({"messages": [{"remove": "run-a:1:0"}], "todos": [{"content": "x", "status": "pending"}]})),
+        1_003,
+    )
+    .unwrap();
+    s.apply_batch(&[cmd("a", json!({"facts": {"k": 1}})), cmd("b", json!({"messages": [result("c2")]}))], 1_004)
+        .unwrap();
+    let ev = s.events();
+    let replayed = replay_both(&ev).unwrap();
+    // Each line of an intact log is taken by the quick reading (no tree), and hashed once.
+    let mut quick = Store::new(StoreOptions { run_id: Some("run-a".into()), ..Default::default() }).unwrap();
+    for e in &ev {
+        let text = serde_json::to_string(e).unwrap();
+        let line = crate::log::line::Line::read(&text).unwrap();
+        assert_eq!(quick.apply_line_quickly(&line).unwrap(), 1);
+    }
+    assert_eq!(state(&mut quick), state(&mut s));
+    assert_eq!(replayed["state"], state(&mut s));
+    assert_eq!(replayed["events"], serde_json::to_value(&ev).unwrap());
+    // Each way a log can be wrong answers alike.
+    type Tamper = Box<dyn Fn(&mut Vec<Event>)>;
+    let cases: Vec<(&str, Tamper)> = vec![
+        (
+            "payload",
+            Box::new(|ev| {
+                ev[2].payload.insert("files".into(), json!({"/p1": "forged"}));
+            }),
+        ),
+        ("type", Box::new(|ev| ev[1].kind = crate::log::EventType::Error)),
+        ("author", Box::new(|ev| ev[0].author = "mallory".into())),
+        (
+            "removed",
+            Box::new(|ev| {
+                ev.remove(1);
+            }),
+        ),
+        (
+            "salted",
+            Box::new(|ev| {
+                ev[1].salted.insert("zzz".into(), json!("x"));
+            }),
+        ),
+        ("event id", Box::new(|ev| ev[2].event_id = "run-a:33".into())),
+        (
+            "redacted",
+            Box::new(|ev| {
+                ev[2].redacted.insert("memory".into(), json!("abc"));
+            }),
+        ),
+        (
+            "a message field nobody reads, rehashed",
+            Box::new(|ev| {
+                ev[0].payload["messages"][0]["unknown"] = json!(1);
+                rehash(ev);
+            }),
+        ),
+        (
+            "a result for no call, rehashed",
+            Box::new(|ev| {
+                ev[2].payload.insert(
+                "messages".into(),
+                json!([{"id": "x", "role": "tool", "tool_call_id": "zz", "content": "forged", "status": "success"}]),
+            );
+                rehash(ev);
+            }),
+        ),
+        (
+            "a type that does not match its writes, rehashed",
+            Box::new(|ev| {
+                ev[0].kind = crate::log::EventType::Handoff;
+                rehash(ev);
+            }),
+        ),
+        (
+            "a message without an id, rehashed",
+            Box::new(|ev| {
+                ev[0].payload["messages"][0].as_object_mut().unwrap().shift_remove("id");
+                rehash(ev);
+            }),
+        ),
+    ];
+    for (what, tamper) in cases {
+        let mut bad = ev.clone();
+        tamper(&mut bad);
+        let e = replay_both(&bad).expect_err(what);
+        assert_eq!(e.0, ErrorCode::TamperedLog, "{what}: {e:?}");
+    }
+    // A line that is not an event is named by its position among the log's lines.
+    let mut jsonl: String = ev.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    jsonl.push_str("\n{\"event_id\": 1}\n");
+    let e = Store::replay_jsonl(StoreOptions::default(), &jsonl).unwrap_err();
+    assert_eq!((e.code, e.index), (ErrorCode::TamperedLog, Some(ev.len())));
+    // A checkpoint's tail read from lines skips what the checkpoint holds, as from events.
+    let mut r = Store::replay(StoreOptions::default(), &ev[..3]).unwrap();
+    let bytes = r.checkpoint();
+    let mut a = Store::restore(&bytes, &ev, Vec::new(), None).unwrap();
+    let mut b = Store::restore_jsonl(&bytes, &jsonl.replace("\n{\"event_id\": 1}\n", ""), Vec::new(), None).unwrap();
+    assert_eq!(state(&mut a), state(&mut b));
+    assert_eq!(state(&mut a), state(&mut s));
 }

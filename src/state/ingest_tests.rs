@@ -215,7 +215,7 @@ fn a_follower_sees_the_public_state_and_never_a_private_value() {
     // The full log still replays (salts and all) to the same hash.
     let mut r = Store::replay(
         StoreOptions { channels: server.channels()[server.channels().len() - 1..].to_vec(), ..Default::default() },
-        server.events(),
+        &server.events(),
     )
     .unwrap();
     assert_eq!(r.last_hash(), server.last_hash());
@@ -512,8 +512,8 @@ fn ingest_names_a_bad_event_by_its_place_in_the_list_given_in_words_and_details(
 fn a_log_given_as_a_json_array_text_is_a_format_mistake_not_tampering() {
     let mut w = store(None);
     w.apply(&cmd("user", user("m")), 0).unwrap();
-    let array = serde_json::to_string(w.events()).unwrap();
-    for text in [array.clone(), format!("\n  {}", serde_json::to_string_pretty(w.events()).unwrap())] {
+    let array = serde_json::to_string(&w.events()).unwrap();
+    for text in [array.clone(), format!("\n  {}", serde_json::to_string_pretty(&w.events()).unwrap())] {
         let e = crate::log::parse_jsonl(&text).unwrap_err();
         assert_eq!((e.code, e.index), (ErrorCode::InvalidJson, None));
         assert!(e.message.contains("JSON array") && e.message.contains("JSON Lines"), "{}", e.message);

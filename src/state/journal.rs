@@ -15,6 +15,8 @@ pub(super) struct Journal {
     pub(super) counters: Option<(usize, [u64; 3])>,
     /// `call_events` entries replaced, with their old values.
     pub(super) call_events: Vec<(String, Option<String>)>,
+    /// How many logged events applied again had their hash recomputed.
+    pub(super) hashed: usize,
 }
 
 impl Journal {

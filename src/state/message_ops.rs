@@ -9,6 +9,7 @@ use crate::message::Message;
 use serde::{Deserialize, Serialize};
 
 use serde_json::Value;
+use std::rc::Rc;
 
 /// LangGraph's `REMOVE_ALL_MESSAGES` sentinel id (`__remove_all__`).
 pub const REMOVE_ALL: &str = "__remove_all__";
@@ -16,6 +17,9 @@ pub const REMOVE_ALL: &str = "__remove_all__";
 /// One operation of a messages update. In JS: a message in any format, `{remove: id}`,
 /// `{removeAll: true}`, `{replace: message}` or `{insertAfter: id, message}`; LangChain's
 /// `RemoveMessage` dict (`{type: "remove", id}`, id `__remove_all__` = remove all) is accepted too.
+///
+/// A written message is held behind an [`Rc`]: the messages channel and the event that logged
+/// the op share it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum MessageOp {
@@ -33,7 +37,7 @@ pub enum MessageOp {
     /// Replace the message with this id in place; never appends.
     Replace {
         /// The new message; its id names the one to replace.
-        replace: Message,
+        replace: Rc<Message>,
     },
     /// Insert a message right after the message `insert_after` (repair places results this way).
     InsertAfter {
@@ -41,10 +45,10 @@ pub enum MessageOp {
         #[serde(rename = "insertAfter")]
         insert_after: String,
         /// The message to insert (a new id).
-        message: Message,
+        message: Rc<Message>,
     },
     /// Append, or replace in place when the id exists.
-    Put(Message),
+    Put(Rc<Message>),
 }
 
 impl MessageOp {
@@ -66,9 +70,11 @@ impl MessageOp {
         items.iter().enumerate().map(|(i, item)| MessageOp::from_canonical(item).map_err(|e| e.at(i))).collect()
     }
 
-    fn from_canonical(v: &Value) -> Result<MessageOp> {
+    /// One op as an event payload stores it (see [`MessageOp::list_from_canonical`]).
+    pub(super) fn from_canonical(v: &Value) -> Result<MessageOp> {
         let message = |v: &Value| {
             Message::deserialize(v)
+                .map(Rc::new)
                 .map_err(|e| Error::new(ErrorCode::InvalidMessage, format!("not a canonical message: {e}")))
         };
         let id = |v: &Value| {
@@ -93,10 +99,11 @@ impl MessageOp {
         })
     }
 
+    /// The message this op writes, to change (copied first if it is shared already).
     pub(super) fn message_mut(&mut self) -> Option<&mut Message> {
         match self {
             MessageOp::Put(m) | MessageOp::Replace { replace: m } | MessageOp::InsertAfter { message: m, .. } => {
-                Some(m)
+                Some(Rc::make_mut(m))
             }
             _ => None,
         }
@@ -127,7 +134,14 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
     for (i, item) in items.iter().enumerate() {
         let bad = |m: &str| Error::new(ErrorCode::InvalidMessage, m.to_string()).at(i).channel(channel::MESSAGES);
         let obj = item.as_object().ok_or_else(|| bad("a messages update item is a message or an op object"))?;
-        let slot = if let Some(id) = obj.get("remove") {
+        // Most items are messages with none of the keys an op (or LangChain's RemoveMessage) has:
+        // one look at the keys instead of a lookup for each (issue 17: an append's hot path).
+        let plain = !obj
+            .keys()
+            .any(|k| matches!(k.as_str(), "remove" | "removeAll" | "replace" | "insertAfter" | "type" | "lc"));
+        let slot = if plain {
+            Slot::Message(queue(item, i))
+        } else if let Some(id) = obj.get("remove") {
             Slot::Op(Box::new(MessageOp::Remove {
                 remove: id.as_str().ok_or_else(|| bad("remove takes a message id"))?.to_string(),
             }))
@@ -170,13 +184,13 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
     for slot in slots {
         match slot {
             Slot::Op(op) => ops.push(*op),
-            Slot::Message(k) => ops.extend(take(k).into_iter().map(MessageOp::Put)),
-            Slot::Replace(k) => ops.extend(take(k).into_iter().map(|m| MessageOp::Replace { replace: m })),
+            Slot::Message(k) => ops.extend(take(k).into_iter().map(|m| MessageOp::Put(Rc::new(m)))),
+            Slot::Replace(k) => ops.extend(take(k).into_iter().map(|m| MessageOp::Replace { replace: Rc::new(m) })),
             Slot::InsertAfter(after, k) => {
                 let mut anchor = after;
                 for m in take(k) {
                     let next = m.id.clone();
-                    ops.push(MessageOp::InsertAfter { insert_after: anchor.clone(), message: m });
+                    ops.push(MessageOp::InsertAfter { insert_after: anchor.clone(), message: Rc::new(m) });
                     if let Some(next) = next {
                         anchor = next;
                     }

@@ -19,7 +19,9 @@ use crate::message::{Message, Role, ToolStatus};
 
 use rustc_hash::FxHashMap;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
+use super::id_index::{hash_id, IdIndex};
 use super::message_ops::MessageOp;
 /// What one update did, for the checks that span channels (run status, approvals, budget).
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -51,22 +53,26 @@ struct Call {
 #[derive(Debug, Clone, Default)]
 struct Journal {
     len: usize,
-    replaced: Vec<(usize, Message)>,
-    whole: Option<Vec<Message>>,
-    /// Index entries changed since `begin`, with their old values, in order: undone in reverse,
-    /// so rolling back an append costs what the append cost, not a rebuild of the whole index
-    /// (a refused command or a `check` on a 200k-message store stays cheap).
-    pos_undo: Vec<(String, Option<usize>)>,
+    replaced: Vec<(usize, Rc<Message>)>,
+    whole: Option<Vec<Rc<Message>>>,
+    /// Index entries made since `begin` (the id's hash, the position), in order: undone in
+    /// reverse, so rolling back an append costs what the append cost, not a rebuild of the whole
+    /// index (a refused command or a `check` on a 200k-message store stays cheap).
+    pos_undo: Vec<(u64, usize)>,
     calls_undo: Vec<(String, Option<Call>)>,
     /// The index was rebuilt or cleared: rolling back rebuilds it too.
     reindexed: bool,
 }
 
 /// A messages channel: the list, an id index, the tool-call index and an undo journal.
+///
+/// Each message is held behind an [`Rc`], shared with the ops of the event that wrote it (the
+/// log keeps the ops, not a copy: issue 17); replacing or removing a message swaps or drops the
+/// channel's pointer while the event keeps its own.
 #[derive(Debug, Clone, Default)]
 pub struct MessagesChannel {
-    list: Vec<Message>,
-    pos: FxHashMap<String, usize>,
+    list: Vec<Rc<Message>>,
+    pos: IdIndex,
     calls: FxHashMap<String, Call>,
     journal: Option<Journal>,
 }
@@ -75,30 +81,30 @@ impl MessagesChannel {
     /// A channel holding `list` (a restored snapshot). Messages without an id are refused
     /// (`INVALID_MESSAGE`): a snapshot is written with every id.
     pub fn from_messages(list: Vec<Message>) -> Result<MessagesChannel> {
+        let list: Vec<Rc<Message>> = list.into_iter().map(Rc::new).collect();
         if let Some(i) = list.iter().position(|m| m.id.is_none()) {
             return Err(Error::new(ErrorCode::InvalidMessage, "a stored message has no id").at(i));
         }
         let mut c = MessagesChannel { list, ..MessagesChannel::default() };
-        c.reindex();
-        if c.pos.len() != c.list.len() {
+        if !c.reindex() {
             return Err(Error::new(ErrorCode::InvalidMessage, "two stored messages share an id"));
         }
         Ok(c)
     }
 
     /// The messages, in order; each has an id.
-    pub fn messages(&self) -> &[Message] {
+    pub fn messages(&self) -> &[Rc<Message>] {
         &self.list
     }
 
     /// The message with this id.
     pub fn get(&self, id: &str) -> Option<&Message> {
-        self.pos.get(id).and_then(|&i| self.list.get(i))
+        self.pos.get(&self.list, id).and_then(|i| self.list.get(i)).map(|m| &**m)
     }
 
     /// True when a message with this id exists.
     pub fn contains(&self, id: &str) -> bool {
-        self.pos.contains_key(id)
+        self.pos.get(&self.list, id).is_some()
     }
 
     /// Calls that have no result, in message order: `(call id, tool name, assistant message id)`.
@@ -108,7 +114,7 @@ impl MessagesChannel {
             if call.result.is_some() {
                 continue;
             }
-            let Some(&at) = self.pos.get(&call.assistant) else { continue };
+            let Some(at) = self.pos.get(&self.list, &call.assistant) else { continue };
             let Some(m) = self.list.get(at) else { continue };
             let (k, name) = m
                 .tool_calls
@@ -128,7 +134,12 @@ impl MessagesChannel {
     /// Gives every message without an id one: `{prefix}:{k}` for the k-th message of the update,
     /// skipping ids already taken (deterministic, so a replay of the same log yields the same ids).
     pub fn assign_ids(&self, ops: &mut [MessageOp], prefix: &str) {
-        let mut taken: HashSet<String> = ops.iter().filter_map(|o| o.message().and_then(|m| m.id.clone())).collect();
+        // Most updates come with every id, or (appends) without any: the ids given are
+        // collected only when some message lacks one.
+        if ops.iter().filter_map(MessageOp::message).all(|m| m.id.is_some()) {
+            return;
+        }
+        let taken: HashSet<String> = ops.iter().filter_map(|o| o.message().and_then(|m| m.id.clone())).collect();
         let mut k = 0usize;
         for op in ops.iter_mut() {
             let Some(m) = op.message_mut() else { continue };
@@ -138,11 +149,11 @@ impl MessagesChannel {
             let id = loop {
                 let candidate = format!("{prefix}:{k}");
                 k += 1;
-                if !self.pos.contains_key(&candidate) && !taken.contains(&candidate) {
+                if self.pos.get(&self.list, &candidate).is_none() && !taken.contains(&candidate) {
                     break candidate;
                 }
             };
-            taken.insert(id.clone());
+            // A candidate is never made twice (k only grows): only the ids given are `taken`.
             m.id = Some(id);
         }
     }
@@ -177,11 +188,8 @@ impl MessagesChannel {
             self.reindex();
             return;
         }
-        for (id, old) in j.pos_undo.into_iter().rev() {
-            match old {
-                Some(i) => self.pos.insert(id, i),
-                None => self.pos.remove(&id),
-            };
+        for (hash, at) in j.pos_undo.into_iter().rev() {
+            self.pos.forget(hash, at);
         }
         for (id, old) in j.calls_undo.into_iter().rev() {
             match old {
@@ -216,11 +224,12 @@ impl MessagesChannel {
         j.whole = Some(original);
     }
 
-    fn reindex(&mut self) {
+    /// Rebuilds the id and call indexes from the list; false when two messages share an id.
+    fn reindex(&mut self) -> bool {
         if let Some(j) = &mut self.journal {
             j.reindexed = true;
         }
-        self.pos = self.list.iter().enumerate().filter_map(|(i, m)| m.id.clone().map(|id| (id, i))).collect();
+        let unique = self.pos.rebuild(&self.list);
         self.calls.clear();
         for m in &self.list {
             let Some(id) = &m.id else { continue };
@@ -235,6 +244,7 @@ impl MessagesChannel {
                 }
             }
         }
+        unique
     }
 
     /// After an update that moved, removed or re-made messages: every tool result still answers
@@ -310,7 +320,6 @@ impl MessagesChannel {
     pub fn apply(&mut self, ops: &[MessageOp]) -> Result<Effects> {
         let mut fx = Effects::default();
         let mut removed: HashSet<String> = HashSet::new();
-        let mut written_results: Vec<(String, String, usize)> = Vec::new();
         let mut moved = false;
         for (index, op) in ops.iter().enumerate() {
             match op {
@@ -323,10 +332,9 @@ impl MessagesChannel {
                     self.pos.clear();
                     self.calls.clear();
                     removed.clear();
-                    written_results.clear();
                 }
                 MessageOp::Remove { remove } => {
-                    let Some(&i) = self.pos.get(remove) else {
+                    let Some(i) = self.pos.get(&self.list, remove) else {
                         return Err(unknown_id(remove, index));
                     };
                     if let Some(c) = self.list.get(i).and_then(|m| m.tool_call_id.clone()) {
@@ -343,7 +351,7 @@ impl MessagesChannel {
                     let id = m.id.clone().ok_or_else(|| {
                         Error::new(ErrorCode::InvalidMessage, "internal: message without an id").at(index)
                     })?;
-                    let existing = self.pos.get(&id).copied();
+                    let existing = self.pos.get(&self.list, &id);
                     let insert_at = match op {
                         MessageOp::Replace { .. } if existing.is_none() => return Err(unknown_id(&id, index)),
                         MessageOp::InsertAfter { insert_after, .. } => {
@@ -355,7 +363,7 @@ impl MessagesChannel {
                                 .at(index));
                             }
                             let anchor =
-                                self.pos.get(insert_after).copied().filter(|_| !removed.contains(insert_after));
+                                self.pos.get(&self.list, insert_after).filter(|_| !removed.contains(insert_after));
                             Some(anchor.ok_or_else(|| unknown_id(insert_after, index))? + 1)
                         }
                         _ => None,
@@ -369,7 +377,6 @@ impl MessagesChannel {
                     // An AI SDK approval response is kept in order but answers no call.
                     if m.role == Role::Tool && !m.is_aside() {
                         self.answer(m, &id, index)?;
-                        written_results.push((id.clone(), m.tool_call_id.clone().unwrap_or_default(), index));
                         fx.results.push((
                             m.tool_call_id.clone().unwrap_or_default(),
                             m.status.unwrap_or(ToolStatus::Success),
@@ -431,13 +438,20 @@ impl MessagesChannel {
                                 }
                                 fx.tokens += tokens_of(m);
                             }
+                            let at = self.list.len();
+                            self.list.push(m.clone());
+                            if !self.pos.insert(&self.list, &id, at) {
+                                return Err(Error::new(
+                                    ErrorCode::TooLarge,
+                                    "a messages channel holds at most 4,294,967,295 messages",
+                                )
+                                .at(index));
+                            }
                             if let Some(j) = &mut self.journal {
                                 if !j.reindexed {
-                                    j.pos_undo.push((id.clone(), None));
+                                    j.pos_undo.push((hash_id(&id), at));
                                 }
                             }
-                            self.pos.insert(id.clone(), self.list.len());
-                            self.list.push(m.clone());
                         }
                     }
                     fx.ids.push(id);

@@ -10,9 +10,11 @@ mod budget_tests;
 mod command;
 mod compaction;
 mod domain;
+mod events;
 mod history;
 #[cfg(test)]
 mod history_tests;
+mod id_index;
 #[cfg(test)]
 mod ingest_tests;
 mod journal;
@@ -22,6 +24,7 @@ mod pipeline;
 pub mod privacy;
 mod reducer;
 mod repair;
+mod replay;
 mod rules;
 mod schema;
 mod sink;
@@ -34,6 +37,7 @@ mod transport;
 pub(crate) use command::cmd;
 pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions, StoreRepairOptions};
 pub use compaction::Compaction;
+pub use events::Events;
 pub use history::{DanglingCall, EventFilter};
 pub use message_ops::{decode_ops, MessageOp, REMOVE_ALL};
 pub use messages::{Effects, MessagesChannel};

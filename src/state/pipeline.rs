@@ -11,11 +11,12 @@ use super::messages::Effects;
 use super::reducer::reduce;
 use super::schema::{Kind, Reducer, Visibility};
 use super::sink::{Entropy, EntropySlot, EventSink, Mode, SinkSlot};
-use super::store::{depth, Access, Decoded, Slot, Store, Write, MAX_DEPTH};
+use super::store::{depth, Access, Decoded, Expect, Slot, Store, Write, MAX_DEPTH};
 use crate::error::{Error, ErrorCode, Result};
 use crate::lifecycle::RunStatus;
-use crate::log::{payload_of, same_event, Event, EventType};
-use serde_json::{Map, Value};
+use crate::log::held::{hash_bytes, hex_is, Body, HashText, Held, More};
+use crate::log::{same_event, Event, EventType};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -33,11 +34,12 @@ impl Store {
     }
 }
 
-/// What a change produced: the ids of the messages each command wrote and, for a preview, the
-/// events it would have logged.
+/// What a change produced: the ids of the messages each command wrote, for a preview the events
+/// it would have logged, and for logged events applied again how many had their hash recomputed.
 pub(super) struct Ran {
     pub(super) ids: Vec<Vec<String>>,
     pub(super) events: Vec<Event>,
+    pub(super) hashed: usize,
 }
 
 impl Store {
@@ -97,7 +99,7 @@ impl Store {
     }
 
     /// Each command of a batch decoded; an error names the command (`details.command`).
-    fn decode_batch(&self, cmds: &[Command]) -> Result<Vec<Decoded<'static>>> {
+    fn decode_batch<'c>(&self, cmds: &'c [Command]) -> Result<Vec<Decoded<'c>>> {
         cmds.iter().enumerate().map(|(ci, c)| self.decode(c).map_err(|e| e.command(ci))).collect()
     }
 
@@ -122,7 +124,7 @@ impl Store {
     }
 
     /// decode: channel names → indices, messages → ops. No state is read but the schema.
-    fn decode(&self, cmd: &Command) -> Result<Decoded<'static>> {
+    fn decode<'c>(&self, cmd: &'c Command) -> Result<Decoded<'c>> {
         let mut writes = Vec::with_capacity(cmd.update.len());
         for (name, value) in &cmd.update {
             let i = self.index(name)?;
@@ -160,13 +162,13 @@ impl Store {
             return Err(Error::new(ErrorCode::InvalidUpdate, "a command needs a non-empty author").field("author"));
         }
         Ok(Decoded {
-            author: cmd.author.clone(),
+            author: std::borrow::Cow::Borrowed(&cmd.author),
             expected_version: cmd.expected_version,
             writes,
             correlation_id: cmd.correlation_id.clone(),
             causation_id: cmd.causation_id.clone(),
             system: false,
-            expect: None,
+            expect: Expect::New,
             at: None,
         })
     }
@@ -223,6 +225,7 @@ impl Store {
             messages: Vec::new(),
             counters: None,
             call_events: Vec::new(),
+            hashed: 0,
         };
         let result = self.reduce_batch(batch, now_ms, mode == Mode::Ingest, &mut journal);
         let sink = self.sink.0.clone();
@@ -230,14 +233,12 @@ impl Store {
         let result = match (mode, sink) {
             (Mode::DryRun, _) => result.map(|ids| (ids, false)),
             (Mode::Preview, _) => result.map(|ids| {
-                self.seal();
-                events = self.log.get(journal.log_len..).unwrap_or_default().to_vec();
+                events = self.events_from(journal.log_len).to_vec();
                 (ids, false)
             }),
-            (Mode::Commit, Some(sink)) => result.and_then(|ids| {
-                self.seal();
-                sink.write(self.log.get(journal.log_len..).unwrap_or_default()).map(|()| (ids, true))
-            }),
+            (Mode::Commit, Some(sink)) => {
+                result.and_then(|ids| sink.write(&self.events_from(journal.log_len)).map(|()| (ids, true)))
+            }
             (Mode::Commit, None) | (Mode::Ingest, _) => result.map(|ids| (ids, true)),
         };
         match result {
@@ -247,7 +248,7 @@ impl Store {
                         m.commit();
                     }
                 }
-                Ok(Ran { ids, events })
+                Ok(Ran { ids, events, hashed: journal.hashed })
             }
             result => {
                 if let Some((bi, counters)) = journal.counters {
@@ -276,7 +277,7 @@ impl Store {
                 self.version = journal.version;
                 self.log.truncate(journal.log_len);
                 self.sealed = self.sealed.min(journal.log_len);
-                result.map(|(ids, _)| Ran { ids, events })
+                result.map(|(ids, _)| Ran { ids, events, hashed: journal.hashed })
             }
         }
     }
@@ -316,7 +317,10 @@ impl Store {
         let (run_i, approvals_i, budget_i) =
             (self.kind_slot(Kind::Run), self.kind_slot(Kind::Approvals), self.kind_slot(Kind::Budget));
         let run_before = self.json(run_i).map(run_status).unwrap_or(RunStatus::Created);
-        let budget_before = used_counters(self.json(budget_i));
+        // The counters before the command, read now only when it writes the budget itself
+        // (otherwise they are still there when the budget is checked).
+        let budget_before =
+            budget_i.filter(|b| cmd.writes.iter().any(|(i, _)| i == b)).map(|b| used_counters(self.json(Some(b))));
         let mut fx = Effects::default();
         let mut first_result: Option<String> = None;
         let prefix = format!("{}:{sequence}", self.run_id);
@@ -374,11 +378,11 @@ impl Store {
                                 if !key.is_empty() {
                                     e = e.field(key);
                                 }
-                                e.authors = vec![first.clone(), cmd.author.clone()];
+                                e.authors = vec![first.clone(), cmd.author.to_string()];
                                 return Err(e);
                             }
                             _ => {
-                                written_by.insert((i, key), (ci, cmd.author.clone()));
+                                written_by.insert((i, key), (ci, cmd.author.to_string()));
                             }
                         }
                     }
@@ -389,7 +393,7 @@ impl Store {
         if !cmd.system {
             self.check_cross(&fx, (run_before, budget_before), (run_i, approvals_i, budget_i), now_ms, journal)?;
         }
-        let event_id = format!("{}:{sequence}", self.run_id);
+        let event_id = prefix;
         // A tool result's event: correlated by its call id, caused by the call's event.
         if let (None, Some(call)) = (&cmd.correlation_id, first_result) {
             cmd.causation_id = cmd.causation_id.or_else(|| self.call_events.get(&call).cloned());
@@ -399,63 +403,88 @@ impl Store {
             let old = self.call_events.insert(call.clone(), event_id.clone());
             journal.call_events.push((call, old));
         }
-        // Each private write gets a salt (a replayed event keeps its own).
-        let salted = match cmd.expect {
-            Some(logged) => logged.salted.clone(),
-            None => self.salts_for(&cmd.writes)?,
+        // Each private write gets a salt (an event applied again keeps its own).
+        let (salted, redacted) = match cmd.expect {
+            Expect::Logged(e) => (e.salted.clone(), e.redacted.clone()),
+            Expect::Held(h) => (h.salted().clone(), h.redacted().clone()),
+            Expect::New => (self.salts_for(&cmd.writes)?, Default::default()),
         };
-        let writes: Vec<(String, Write)> = cmd
-            .writes
-            .into_iter()
-            .map(|(i, w)| (self.specs.get(i).map(|s| s.name.clone()).unwrap_or_default(), w))
-            .collect();
-        let kind = EventType::of_writes(&writes);
-        // The payload is written out when the event is sealed (or now, to compare on replay).
-        let (payload, pending) =
-            if cmd.expect.is_some() { (payload_of(writes), None) } else { (Map::new(), Some(writes)) };
-        let mut event = Event {
-            event_id,
-            run_id: self.run_id.clone(),
-            sequence,
-            kind,
-            author: cmd.author,
-            payload,
-            created_at: now_ms,
-            correlation_id: cmd.correlation_id,
-            causation_id: cmd.causation_id,
-            prev_hash: String::new(),
-            hash: String::new(),
-            system: cmd.system,
-            salted,
-            redacted: Default::default(),
-            pending,
-        };
+        let names = |i: &usize| self.specs.get(*i).map_or("", |s| s.name.as_str());
+        let mut kind = EventType::of_writes(cmd.writes.iter().map(|(i, w)| (names(i), w)));
         // A redacted event's type was made from writes a follower does not see (a private
-        // messages channel's tool result): the type it logged, covered by its verified hash, stands.
-        if let Some(logged) = cmd.expect.filter(|l| !l.redacted.is_empty()) {
-            event.kind = logged.kind;
+        // messages channel's tool result): the type it logged, covered by its hash, stands.
+        match cmd.expect {
+            Expect::Logged(e) if !e.redacted.is_empty() => kind = e.kind,
+            Expect::Held(h) if !h.redacted().is_empty() => kind = h.kind,
+            _ => {}
         }
-        // Replaying a verified event: compare instead of hashing again; the event stays sealed.
+        let more = (cmd.correlation_id.is_some()
+            || cmd.causation_id.is_some()
+            || !salted.is_empty()
+            || !redacted.is_empty())
+        .then(|| {
+            Box::new(More { correlation_id: cmd.correlation_id, causation_id: cmd.causation_id, salted, redacted })
+        });
+        let mut held = Held {
+            hash: [0; 32],
+            created_at: now_ms,
+            author: self.log.author(&cmd.author),
+            body: Body::of(cmd.writes),
+            more,
+            kind,
+            system: cmd.system,
+        };
+        // Applied again: the event must be the one logged, and takes its hash (sealed at once).
+        let at = self.log.len();
         let replayed = match cmd.expect {
-            Some(logged) if same_event(&event, logged) => {
-                event.prev_hash = logged.prev_hash.clone();
-                event.hash = logged.hash.clone();
-                event.redacted = logged.redacted.clone();
+            Expect::New => false,
+            Expect::Held(source) => {
+                if !held.same_as(source) {
+                    return Err(not_reproduced(sequence));
+                }
+                held.hash = source.hash;
                 true
             }
-            Some(logged) => {
-                return Err(Error::new(
-                    ErrorCode::TamperedLog,
-                    format!("event {} does not reproduce: its payload was altered", logged.sequence),
-                ))
+            Expect::Logged(logged) => {
+                // The hash of what this store made covers every field the log gave but `type`
+                // (compared here) and the links (checked before): equal to the logged hash, the
+                // logged event is intact and reproduced.
+                match held.digest(self.place(at), &self.chain) {
+                    Some(d) if held.kind == logged.kind && hex_is(&d, logged.hash) => {
+                        held.hash = d;
+                        journal.hashed += 1;
+                    }
+                    Some(_) => return Err(not_reproduced(sequence)),
+                    // Not hashable here (a keyed chain followed without its key, a redacted write
+                    // without a commitment): compared field by field, its hash taken as given.
+                    None => {
+                        let bytes = hash_bytes(logged.hash).ok_or_else(|| {
+                            Error::new(
+                                ErrorCode::TamperedLog,
+                                format!("event {sequence} has a hash that is not 64 lowercase hex digits"),
+                            )
+                            .field("hash")
+                        })?;
+                        let made = held.to_event(self.place(at), HashText::Text(logged.hash));
+                        if !logged.event.is_some_and(|logged| same_event(&made, logged)) {
+                            return Err(not_reproduced(sequence));
+                        }
+                        held.hash = bytes;
+                    }
+                }
+                true
             }
-            None => false,
         };
         if replayed && self.sealed == self.log.len() {
             self.sealed += 1;
         }
-        self.log.push(event);
+        self.log.push(held);
         self.version = sequence;
         Ok(fx.ids)
     }
+}
+
+/// `TAMPERED_LOG` for an event applied again that does not give the event logged.
+fn not_reproduced(sequence: u64) -> Error {
+    Error::new(ErrorCode::TamperedLog, format!("event {sequence} does not reproduce: its payload was altered"))
 }

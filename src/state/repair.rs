@@ -5,11 +5,12 @@
 use super::command::Repaired;
 use super::message_ops::MessageOp;
 use super::schema::channel;
-use super::store::{Decoded, Mode, Slot, Store, Write};
+use super::store::{Decoded, Expect, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
 use crate::log::Event;
 use crate::repair::{materialize, plan, shapes_of_messages, Item, RepairOptions};
 use std::collections::HashSet;
+use std::rc::Rc;
 
 /// What `previewRepair` returns: `{version, report, ids, events}` — [`Repaired`] as the repair
 /// would answer, and the event it would log (none when there is nothing to repair).
@@ -73,7 +74,7 @@ impl Store {
             .iter()
             .filter(|it| matches!(it, Item::Synthetic { .. }))
             .filter_map(|it| materialize(it, list, opts))
-            .map(MessageOp::Put)
+            .map(|m| MessageOp::Put(Rc::new(m)))
             .collect();
         channel.assign_ids(&mut synthetic, &format!("{}:{}", self.run_id, self.version + 1));
         let mut synthetic =
@@ -84,7 +85,8 @@ impl Store {
             let (message, in_place) = match item {
                 Item::Keep(k, fix) => {
                     let Some(m) = list.get(*k) else { continue };
-                    let fixed = if fix.is_none() { None } else { Some(crate::repair::apply_fix(m.clone(), *fix)) };
+                    let fixed =
+                        if fix.is_none() { None } else { Some(Rc::new(crate::repair::apply_fix((**m).clone(), *fix))) };
                     if stay.contains(k) {
                         if let Some(f) = fixed {
                             ops.push(MessageOp::Replace { replace: f });
@@ -115,13 +117,13 @@ impl Store {
         // Removed messages that are not re-inserted stay removed; a moved message's insert
         // cancels its removal.
         let cmd = Decoded {
-            author: author.to_string(),
+            author: std::borrow::Cow::Borrowed(author),
             expected_version: None,
             writes: vec![(i, Write::Messages(ops))],
             correlation_id: None,
             causation_id: None,
             system: true,
-            expect: None,
+            expect: Expect::New,
             at: None,
         };
         let ran = self.run_batch(vec![cmd], now_ms, mode).map_err(|e| Error { command: None, ..e })?;

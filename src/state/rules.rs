@@ -14,12 +14,13 @@ use serde_json::Value;
 impl Store {
     /// The rules that span channels, on the state after the command's writes: approvals before
     /// tool results, leaving `waiting_approval`, budget counters and the deadline.
-    /// `before` is the run status and budget before the command; `slots` the run, approvals and
-    /// budget channels.
+    /// `before` is the run status before the command, and its budget counters when the command
+    /// wrote the budget channel (otherwise the budget is still as it was, and read here);
+    /// `slots` the run, approvals and budget channels.
     pub(super) fn check_cross(
         &mut self,
         fx: &Effects,
-        (run_before, before): (RunStatus, [u64; 3]),
+        (run_before, budget_before): (RunStatus, Option<[u64; 3]>),
         (run_i, approvals_i, budget_i): (Option<usize>, Option<usize>, Option<usize>),
         now_ms: u64,
         journal: &mut Journal,
@@ -51,7 +52,16 @@ impl Store {
             }
         }
         let Some(bi) = budget_i else { return Ok(()) };
-        if fx.turns + fx.tokens + fx.tool_calls > 0 {
+        let counts = fx.turns + fx.tokens + fx.tool_calls > 0;
+        // A command that neither counts, nor sets the budget, nor writes a model or tool message
+        // (which the deadline stops) cannot break the budget: no need to read it.
+        if !counts && budget_before.is_none() && !fx.model_or_tool {
+            return Ok(());
+        }
+        // Without limits nothing is checked: the counters before the command are read only to check.
+        let limited = self.json(Some(bi)).is_some_and(domain::has_limits);
+        let before = limited.then(|| budget_before.unwrap_or_else(|| used_counters(self.json(Some(bi)))));
+        if counts {
             // Counting is the hot path (every model turn): journal the three counters, not the value.
             if journal.counters.is_none() {
                 journal.counters = Some((bi, used_counters(self.json(Some(bi)))));
@@ -62,9 +72,9 @@ impl Store {
                 add_used(budget, "tool_calls", fx.tool_calls);
             }
         }
-        match self.json(Some(bi)) {
-            Some(budget) => domain::check_budget(budget, before, now_ms, fx.model_or_tool),
-            None => Ok(()),
+        match (self.json(Some(bi)), before) {
+            (Some(budget), Some(before)) => domain::check_budget(budget, before, now_ms, fx.model_or_tool),
+            _ => Ok(()),
         }
     }
 }

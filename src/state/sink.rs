@@ -2,8 +2,8 @@
 //! whether a change is kept at all (a dry run is checked, then rolled back); and its entropy
 //! source, which salts private writes.
 
+use super::events::Events;
 use crate::error::Result;
-use crate::log::Event;
 
 /// The write-ahead sink of a store: receives the events of every change (a command, a batch, a
 /// repair, a compaction, artifacts, delivered notifications — everything that gets an event)
@@ -12,7 +12,7 @@ use crate::log::Event;
 /// (`run_batch`) that hands its events here.
 pub trait EventSink {
     /// Persists `events` (sealed, in order) or fails; failing refuses the change.
-    fn write(&self, events: &[Event]) -> Result<()>;
+    fn write(&self, events: &Events<'_>) -> Result<()>;
 }
 
 /// The store's sink, shared by clones (a past view never writes, so sharing is harmless).

@@ -9,7 +9,9 @@ pub(super) use super::sink::Mode;
 pub use super::sink::{Entropy, EventSink};
 use super::sink::{EntropySlot, SinkSlot};
 use crate::error::{Error, ErrorCode, Result};
-use crate::log::{payload_of, Chain, Event, GENESIS_HASH};
+use crate::log::held::{Held, HeldLog};
+use crate::log::{Chain, Event, GENESIS_HASH};
+use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -37,6 +39,17 @@ pub enum Write {
     Json(Value),
 }
 
+impl serde::Serialize for Write {
+    /// As an event's payload holds it: a messages write as its list of ops (canonical messages
+    /// and op objects), any other write as its value.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Write::Messages(ops) => ops.serialize(s),
+            Write::Json(v) => v.serialize(s),
+        }
+    }
+}
+
 /// A channel's value. A messages channel is boxed: it is several times the size of a JSON
 /// value, and most slots hold JSON (an idle store's memory is mostly its slots).
 #[derive(Debug, Clone)]
@@ -47,7 +60,7 @@ pub(super) enum Slot {
 
 /// A command after decoding: channel indices and typed writes.
 pub(super) struct Decoded<'e> {
-    pub(super) author: String,
+    pub(super) author: std::borrow::Cow<'e, str>,
     pub(super) expected_version: Option<u64>,
     pub(super) writes: Vec<(usize, Write)>,
     pub(super) correlation_id: Option<String>,
@@ -55,11 +68,42 @@ pub(super) struct Decoded<'e> {
     /// A repair by the store itself: exempt from the run-ended, deadline, approval and turn rules
     /// (it only answers dangling calls with error results and tidies the list).
     pub(super) system: bool,
-    /// When replaying: the logged event this command must reproduce (its hash was verified, so
-    /// the new event is compared field by field instead of hashed again).
-    pub(super) expect: Option<&'e Event>,
+    /// When applying logged events again: the event this command must reproduce.
+    pub(super) expect: Expect<'e>,
     /// The command's own time (a logged event's `created_at`) instead of the batch's.
     pub(super) at: Option<u64>,
+}
+
+/// The event a command applied again must reproduce.
+#[derive(Clone, Copy)]
+pub(super) enum Expect<'e> {
+    /// None: a new command.
+    New,
+    /// A logged event read from elsewhere: the new event must hash to its `hash` (or, when the
+    /// hash cannot be computed here, equal it field by field), and its hash is taken.
+    Logged(Logged<'e>),
+    /// An event of this store's own log (a past view rebuilt): the new event must equal it,
+    /// and takes its hash.
+    Held(&'e Held),
+}
+
+/// What a command applied again takes from the logged event it must reproduce.
+#[derive(Clone, Copy)]
+pub(super) struct Logged<'e> {
+    pub(super) hash: &'e str,
+    pub(super) kind: crate::log::EventType,
+    pub(super) salted: &'e crate::log::SideMap,
+    pub(super) redacted: &'e crate::log::SideMap,
+    /// The whole event, to compare field by field when its hash cannot be computed here
+    /// (absent for a line read without a tree: such an event is then refused here and read
+    /// again as an [`Event`]).
+    pub(super) event: Option<&'e Event>,
+}
+
+impl<'e> From<&'e Event> for Logged<'e> {
+    fn from(e: &'e Event) -> Logged<'e> {
+        Logged { hash: &e.hash, kind: e.kind, salted: &e.salted, redacted: &e.redacted, event: Some(e) }
+    }
 }
 
 /// What a store may do besides being read.
@@ -85,7 +129,7 @@ pub(super) struct Base {
 }
 
 /// The default schema's specs, index and initial values, built once per thread.
-type Template = (Rc<Vec<ChannelSpec>>, Rc<HashMap<String, usize>>, Rc<Vec<Slot>>);
+type Template = (Rc<Vec<ChannelSpec>>, Rc<FxHashMap<String, usize>>, Rc<Vec<Slot>>);
 
 thread_local! {
     static DEFAULT: Result<Template> = {
@@ -104,13 +148,14 @@ pub struct Store {
     /// The schema, shared with every store of the same schema until one adds a channel (the
     /// default schema is built once per thread: an idle store holds two pointers to it).
     pub(super) specs: Rc<Vec<ChannelSpec>>,
-    pub(super) by_name: Rc<HashMap<String, usize>>,
+    pub(super) by_name: Rc<FxHashMap<String, usize>>,
     /// Channel values by schema index, shared (like the schema) until the first write: an idle
     /// store holds the default schema's initial values by reference.
     pub(super) slots: Rc<Vec<Slot>>,
     pub(super) version: u64,
-    /// Events since `base` (all of them unless the store was restored from a checkpoint).
-    pub(super) log: Vec<Event>,
+    /// Events since `base` (all of them unless the store was restored from a checkpoint), held
+    /// compactly ([`crate::log::held`]).
+    pub(super) log: HeldLog,
     /// How many events of `log` carry their `prev_hash` and `hash`. Hashing is deferred until
     /// events leave the store (read, persisted, checkpointed): the chain is deterministic, so
     /// sealing later gives the very same hashes, and appends stay cheap.
@@ -120,7 +165,7 @@ pub struct Store {
     /// Owner name → key, for private channels (absent until claimed after a restore).
     pub(super) keys: HashMap<String, String>,
     /// Tool call id → the event that recorded the call (causation of its result's event).
-    pub(super) call_events: HashMap<String, String>,
+    pub(super) call_events: FxHashMap<String, String>,
     /// A past view or a follower: commands are refused with `READ_ONLY`.
     pub(super) access: Access,
     /// How events are hashed and checkpoints sealed (the `chainKey`; never persisted).
@@ -163,11 +208,11 @@ impl Store {
             by_name: Rc::default(),
             slots: Rc::default(),
             version: 0,
-            log: Vec::new(),
+            log: HeldLog::default(),
             sealed: 0,
             base: Base { sequence: 0, hash: Cow::Borrowed(GENESIS_HASH), checkpoint: None },
             keys: HashMap::new(),
-            call_events: HashMap::new(),
+            call_events: FxHashMap::default(),
             access: Access::Live,
             chain,
             follows: false,
@@ -285,30 +330,6 @@ impl Store {
         &self.specs
     }
 
-    /// Every applied command's event in memory, in order, sealed (hashed).
-    pub fn events(&mut self) -> &[Event] {
-        self.seal();
-        &self.log
-    }
-
-    /// Computes `prev_hash` and `hash` of the events not yet sealed, in order.
-    pub(super) fn seal(&mut self) {
-        for i in self.sealed..self.log.len() {
-            let prev = match i.checked_sub(1).and_then(|j| self.log.get(j)) {
-                Some(e) => e.hash.clone(),
-                None => self.base.hash.to_string(),
-            };
-            if let Some(e) = self.log.get_mut(i) {
-                if let Some(writes) = e.pending.take() {
-                    e.payload = payload_of(writes);
-                }
-                e.prev_hash = prev;
-                e.hash = e.compute_hash(&self.chain).unwrap_or_default();
-            }
-        }
-        self.sealed = self.log.len();
-    }
-
     pub(super) fn index(&self, channel: &str) -> Result<usize> {
         self.by_name.get(channel).copied().ok_or_else(|| {
             Error::new(ErrorCode::UnknownChannel, format!("no channel named '{channel}'; register it first"))
@@ -390,11 +411,5 @@ impl Store {
             .filter(|(_, s)| s.visibility == Visibility::Private && s.owner.as_deref() == Some(owner))
             .map(|(i, s)| (s.name.clone(), self.value_of(i)))
             .collect())
-    }
-
-    /// The hash of the last event (the checkpoint's, or [`GENESIS_HASH`], before any).
-    pub fn last_hash(&mut self) -> &str {
-        self.seal();
-        self.log.last().map(|e| e.hash.as_str()).unwrap_or(&self.base.hash)
     }
 }

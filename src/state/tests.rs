@@ -342,8 +342,9 @@ fn repair_places_synthetic_results_after_their_calls() {
     );
     assert!(msgs[2]["content"].as_str().unwrap().contains("interrupted"));
     assert_eq!(msgs[2]["status"], "error");
-    assert!(crate::repair::validate(s.messages("messages").unwrap().messages(), crate::repair::Provider::Anthropic)
-        .is_empty());
+    let held: Vec<crate::message::Message> =
+        s.messages("messages").unwrap().messages().iter().map(|m| (**m).clone()).collect();
+    assert!(crate::repair::validate(&held, crate::repair::Provider::Anthropic).is_empty());
     // Nothing left to repair: no command.
     assert_eq!(s.repair(&opts, "repair", 6).unwrap(), Repaired { version: 4, report: vec![], ids: vec![] });
     assert_eq!(s.events().len(), 4);
@@ -421,7 +422,7 @@ fn repair_works_on_an_ended_run_and_private_errors_say_nothing() {
     assert_eq!(out.report.len(), 1);
     assert!(s.events().last().unwrap().system);
     // The repair event replays (it is marked as the store's own).
-    let replayed = Store::replay(StoreOptions::default(), s.events()).unwrap();
+    let replayed = Store::replay(StoreOptions::default(), &s.events()).unwrap();
     assert_eq!(replayed.system_view(), s.system_view());
 
     let mut spec = ChannelSpec::new("pmsgs", Reducer::Messages);
@@ -447,11 +448,16 @@ struct Collect {
 }
 
 impl super::EventSink for Collect {
-    fn write(&self, events: &[crate::log::Event]) -> crate::error::Result<()> {
+    fn write(&self, events: &super::Events<'_>) -> crate::error::Result<()> {
         if self.fail {
             return Err(crate::Error::new(ErrorCode::StorageError, "disk full"));
         }
-        self.events.borrow_mut().extend_from_slice(events);
+        // The JSON the store writes for the sink is the JSON of the events it hands out.
+        let made = events.to_vec();
+        let json = events.to_json().unwrap();
+        assert_eq!(json, serde_json::to_string(&made).unwrap());
+        assert_eq!(serde_json::from_str::<Vec<crate::log::Event>>(&json).unwrap(), made);
+        self.events.borrow_mut().extend(made);
         Ok(())
     }
 }

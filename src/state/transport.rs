@@ -8,6 +8,7 @@ use super::history::{tampered, EventFilter};
 use super::schema::Visibility;
 use super::store::{Access, Store};
 use crate::error::{Error, ErrorCode, Result};
+use crate::log::held::{HashText, Held};
 use crate::log::{commitment, verify_log, Chain, Checkpoint, Event, EXPORT_FORMAT};
 use serde::Serialize;
 use serde_json::Value;
@@ -32,6 +33,14 @@ pub struct Ingested {
 /// The private channel `e` wrote without a salt, if any.
 fn unsalted_private(e: &Event, private: &[String]) -> Option<String> {
     private.iter().find(|c| e.payload.contains_key(*c) && !e.salted.contains_key(c)).cloned()
+}
+
+/// [`unsalted_private`] for an event a store holds (`specs` names its channels).
+fn unsalted_private_held(h: &Held, specs: &[super::schema::ChannelSpec]) -> Option<String> {
+    h.writes()
+        .filter_map(|(c, _)| usize::try_from(c).ok().and_then(|c| specs.get(c)))
+        .find(|s| s.visibility == Visibility::Private && !h.salted().contains_key(&s.name))
+        .map(|s| s.name.clone())
 }
 
 /// `PRIVATE_LEAK` for an unsalted private write whose hash would leave the machine.
@@ -91,7 +100,7 @@ impl Store {
                 .field("hash"));
             }
             if let Some((hash, prev)) = self.own_event(e.sequence) {
-                if hash != e.hash && prev == Some(e.prev_hash.as_str()) {
+                if !hash.is(&e.hash) && prev.is_some_and(|p| p.is(&e.prev_hash)) {
                     return Err(Error::new(
                         ErrorCode::VersionConflict,
                         format!(
@@ -101,7 +110,7 @@ impl Store {
                     )
                     .at(i));
                 }
-                if hash != e.hash {
+                if !hash.is(&e.hash) {
                     return Err(tampered(
                         i,
                         format!(
@@ -160,13 +169,13 @@ impl Store {
     }
 
     /// The hash (and, when in memory, the `prev_hash`) of this store's event at `sequence`;
-    /// `None` before the checkpoint it was restored from.
-    fn own_event(&self, sequence: u64) -> Option<(&str, Option<&str>)> {
+    /// `None` before the checkpoint it was restored from. The log is sealed.
+    fn own_event(&self, sequence: u64) -> Option<(HashText<'_>, Option<HashText<'_>>)> {
         if sequence > self.base.sequence {
             let at = usize::try_from(sequence - self.base.sequence - 1).ok()?;
-            self.log.get(at).map(|e| (e.hash.as_str(), Some(e.prev_hash.as_str())))
+            self.log.get(at).map(|e| (HashText::Bytes(&e.hash), Some(self.hash_before(at))))
         } else if sequence == self.base.sequence && sequence > 0 {
-            Some((self.base.hash.as_ref(), None))
+            Some((HashText::Text(self.base.hash.as_ref()), None))
         } else {
             None
         }
@@ -195,10 +204,8 @@ impl Store {
     /// channel when a private value was copied into a public channel.
     pub fn export_for_transport(&mut self) -> Result<Vec<u8>> {
         self.seal();
-        let private: Vec<String> =
-            self.specs.iter().filter(|s| s.visibility == Visibility::Private).map(|s| s.name.clone()).collect();
-        if let Some((e, channel)) = self.log.last().and_then(|e| unsalted_private(e, &private).map(|c| (e, c))) {
-            return Err(unsalted_error(e.sequence, &channel));
+        if let Some(channel) = self.log.last().and_then(|e| unsalted_private_held(e, &self.specs)) {
+            return Err(unsalted_error(self.version, &channel));
         }
         let export = self.snapshot(EXPORT_FORMAT, false);
         check_sent(&[Value::Object(export.values.clone())], &self.private_values())?;
@@ -216,18 +223,20 @@ impl Store {
             self.specs.iter().filter(|s| s.visibility == Visibility::Private).map(|s| s.name.clone()).collect();
         let mut secrets = self.private_values();
         self.seal();
-        let selected = self.sealed_matching(filter);
+        let selected: Vec<Event> = self.sealed_matching(filter).into_iter().filter_map(|i| self.event_at(i)).collect();
         // An unsalted private write (logged before salts, or without an entropy source) has a
         // hash that could confirm a guess of its value; the next event repeats it as `prev_hash`.
-        let before = selected.first().and_then(|e| e.sequence.checked_sub(1));
-        let exposed = selected.iter().copied().chain(self.log.iter().filter(|e| Some(e.sequence) == before));
-        if let Some((e, channel)) = exposed.filter_map(|e| unsalted_private(e, &private).map(|c| (e, c))).next() {
+        let before = selected.first().and_then(|e| e.sequence.checked_sub(self.base.sequence + 2));
+        let exposed = before.and_then(|i| usize::try_from(i).ok()).and_then(|i| self.log.get(i).map(|h| (i, h)));
+        if let Some((e, channel)) = selected.iter().find_map(|e| unsalted_private(e, &private).map(|c| (e, c))) {
             return Err(unsalted_error(e.sequence, &channel));
+        }
+        if let Some((i, channel)) = exposed.and_then(|(i, h)| unsalted_private_held(h, &self.specs).map(|c| (i, c))) {
+            return Err(unsalted_error(self.base.sequence + i as u64 + 1, &channel));
         }
         let events = selected
             .into_iter()
-            .map(|e| {
-                let mut e = e.clone();
+            .map(|mut e| {
                 let salted = std::mem::take(&mut e.salted);
                 let mut removed = Vec::new();
                 for name in &private {

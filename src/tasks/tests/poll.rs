@@ -27,7 +27,7 @@ fn poll_notifies_each_status_change_once_and_delivery_is_exactly_once_at_a_safe_
     w.apply(json!({"messages": [{"type": "tool", "tool_call_id": "x1", "content": "ok"}]}));
     let d = deliver(&mut w.store, w.now).unwrap();
     assert_eq!((d.delivered.clone(), d.deferred), (vec![format!("{a}:run-2:success")], 0));
-    let m = w.store.messages("messages").unwrap().messages().last().unwrap().clone();
+    let m = (**w.store.messages("messages").unwrap().messages().last().unwrap()).clone();
     assert_eq!(m.role, crate::message::Role::User);
     let text = m.content.text();
     assert!(text.contains(&format!("<task-id>{a}</task-id>")) && text.contains("<status>success</status>"), "{text}");
