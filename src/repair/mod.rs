@@ -5,12 +5,17 @@
 //! the canonical-message entry points.
 
 mod plan;
+#[cfg(test)]
+mod props;
+#[cfg(test)]
+mod reference;
 mod shape;
 pub mod skeleton;
+mod turns;
 mod validate;
 
 pub use plan::{plan, Action, ContentFix, Fix, FixKind, Item, Reason, RepairOptions};
-pub use shape::{is_placeholder, shapes_of, CallShape, Shape, ToolContent};
+pub use shape::{is_placeholder, shapes_of, CallShape, Shape, Shapes, ToolContent};
 pub use validate::{validate as validate_shapes, Provider, Rule, Violation};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -22,8 +27,14 @@ use serde_json::Value;
 pub type RepairReport = Vec<Fix>;
 
 /// Shapes of canonical messages that are their own input (message `i` came from input `i`).
-pub fn shapes_of_messages(messages: &[Message]) -> Vec<Shape> {
-    messages.iter().enumerate().map(|(i, m)| Shape::of(m, i, 0, m.origin.unwrap_or(Format::Openai))).collect()
+pub fn shapes_of_messages<M: std::borrow::Borrow<Message>>(messages: &[M]) -> Shapes<'_> {
+    let n_calls = messages.iter().map(|m| m.borrow().tool_calls.len() + m.borrow().invalid_tool_calls.len()).sum();
+    let mut out = Shapes::with_capacity(messages.len(), n_calls);
+    for (i, m) in messages.iter().enumerate() {
+        let m = m.borrow();
+        out.push_message(m, i, 0, m.origin.unwrap_or(Format::Openai));
+    }
+    out
 }
 
 /// Every violation of `provider`'s rules in `messages`, in order. Indices are positions in `messages`.
@@ -94,7 +105,7 @@ pub enum Output {
 /// format one or more items).
 pub fn assemble(
     items: &[Item],
-    shapes: &[Shape],
+    shapes: &[Shape<'_>],
     opts: &RepairOptions,
     mut unit: impl FnMut(usize) -> Result<Message>,
 ) -> Result<Vec<Output>> {

@@ -11,13 +11,14 @@
 //! path's.
 //!
 //! Layout: `meta` holds, per message, a header word `format | role << 1 | status << 3 | content << 5 |
-//! placeholder << 7 | calls << 8`, then the UTF-16 length + 1 of the id the result answers (0:
-//! none), then (placeholder) the UTF-16 length of the content, then per call its kind
-//! ([`CALL_VALID`], [`CALL_INVALID`], [`CALL_ARGS_TEXT`]), the lengths of its id and name and, for
+//! placeholder << 7 | calls << 8`, then the length + 1 of the id the result answers (0: none),
+//! then (placeholder) the length of the content, then per call its kind ([`CALL_VALID`],
+//! [`CALL_INVALID`], [`CALL_ARGS_TEXT`]), the lengths of its id and name and, for
 //! [`CALL_ARGS_TEXT`], of its arguments. `text` is those strings, in that order, as UTF-8 (lone
-//! surrogates as U+FFFD, as the full path reads them); lengths are UTF-16 code units.
+//! surrogates as U+FFFD, as the full path reads them); lengths are in bytes of `text`, so each
+//! string is a slice of it, borrowed, never copied.
 
-use super::shape::{is_placeholder, CallShape, Shape, ToolContent};
+use super::shape::{is_placeholder, CallShape, Shape, Shapes, ToolContent};
 use crate::message::formats::Format;
 use crate::message::Role;
 
@@ -28,30 +29,13 @@ pub const CALL_INVALID: u32 = 1;
 /// An OpenAI call whose `function.arguments` text decides whether it is valid (it parses as JSON).
 pub const CALL_ARGS_TEXT: u32 = 2;
 
-/// Reads `units` UTF-16 code units of `text` from byte `*pos`, moving `*pos` past them.
-fn take<'a>(text: &'a str, pos: &mut usize, units: usize) -> Option<&'a str> {
-    let bytes = text.as_bytes();
-    let start = *pos;
-    let ascii_end = start.checked_add(units)?;
-    if bytes.get(start..ascii_end).is_some_and(|b| b.is_ascii()) {
-        *pos = ascii_end;
-        return text.get(start..ascii_end);
-    }
-    let rest = text.get(start..)?;
-    let mut left = units;
-    let mut end = start;
-    for c in rest.chars() {
-        if left == 0 {
-            break;
-        }
-        left = left.checked_sub(c.len_utf16())?;
-        end += c.len_utf8();
-    }
-    if left != 0 {
-        return None;
-    }
+/// Reads `len` bytes of `text` from byte `*pos` (`None` past the end or off a character
+/// boundary), moving `*pos` past them.
+fn take<'a>(text: &'a str, pos: &mut usize, len: usize) -> Option<&'a str> {
+    let end = pos.checked_add(len)?;
+    let s = text.get(*pos..end)?;
     *pos = end;
-    text.get(start..end)
+    Some(s)
 }
 
 /// Whether OpenAI arguments text makes a valid call, as `util::call_from_json_text` decides.
@@ -60,14 +44,17 @@ fn args_parse(text: &str) -> bool {
 }
 
 /// The shapes of the messages `meta` and `text` describe, exactly as decoding the messages and
-/// [`super::shapes_of`] would give them; `None` when the skeleton is not one the builder writes
-/// or a message needs the full path (a call id repeated in one message, a result without the id
-/// of its call, a call from another role: the decoder's errors).
-pub fn shapes(meta: &[u32], text: &[u8]) -> Option<Vec<Shape>> {
+/// [`super::shapes_of`] would give them (ids and names borrowed from `text`); `None` when the
+/// skeleton is not one the builder writes or a message needs the full path (a call id repeated
+/// in one message, a result without the id of its call, a call from another role: the decoder's
+/// errors).
+pub fn shapes<'a>(meta: &[u32], text: &'a [u8]) -> Option<Shapes<'a>> {
     let text = std::str::from_utf8(text).ok()?;
     let mut words = meta.iter().copied();
     let mut pos = 0usize;
-    let mut out = Vec::new();
+    // A message takes at least two words, a call at least three.
+    let mut out = Shapes::with_capacity(meta.len() / 2, meta.len() / 3);
+    let mut calls: Vec<CallShape<'a>> = Vec::new();
     while let Some(head) = words.next() {
         let format = if head & 1 == 1 { Format::Langchain } else { Format::Openai };
         let role = match (head >> 1) & 3 {
@@ -83,11 +70,10 @@ pub fn shapes(meta: &[u32], text: &[u8]) -> Option<Vec<Shape>> {
         let tcid_units = words.next()? as usize;
         let tool_call_id = match tcid_units {
             0 => None,
-            n => Some(take(text, &mut pos, n - 1)?.to_string()),
+            n => Some(take(text, &mut pos, n - 1)?),
         };
         let placeholder_text = if placeholder { Some(take(text, &mut pos, words.next()? as usize)?) } else { None };
-        let mut valid = Vec::with_capacity(n_calls);
-        let mut invalid = Vec::new();
+        calls.clear();
         for _ in 0..n_calls {
             let kind = words.next()?;
             let id = take(text, &mut pos, words.next()? as usize)?;
@@ -101,25 +87,18 @@ pub fn shapes(meta: &[u32], text: &[u8]) -> Option<Vec<Shape>> {
             if is_valid && name.is_empty() {
                 return None;
             }
-            let call = CallShape { id: id.to_string(), name: name.to_string(), invalid: !is_valid };
-            if is_valid {
-                valid.push(call);
-            } else {
-                invalid.push(call);
-            }
+            calls.push(CallShape { id, name, invalid: !is_valid });
         }
-        valid.append(&mut invalid);
-        let calls = valid;
         // The decoder's refusals: the full path names them.
         let repeated = if calls.len() <= 16 {
             calls.iter().enumerate().any(|(k, c)| calls.iter().take(k).any(|d| d.id == c.id))
         } else {
-            let mut seen = std::collections::HashSet::new();
-            !calls.iter().all(|c| seen.insert(c.id.as_str()))
+            let mut seen = rustc_hash::FxHashSet::default();
+            !calls.iter().all(|c| seen.insert(c.id))
         };
         if repeated
             || (role != Role::Assistant && !calls.is_empty())
-            || (role == Role::Tool && tool_call_id.as_deref().is_none_or(str::is_empty))
+            || (role == Role::Tool && tool_call_id.is_none_or(str::is_empty))
             || status > 2
         {
             return None;
@@ -127,13 +106,14 @@ pub fn shapes(meta: &[u32], text: &[u8]) -> Option<Vec<Shape>> {
         let empty = content != 3;
         let synthetic = role == Role::Tool
             && status != 1
-            && matches!((placeholder_text, tool_call_id.as_deref()), (Some(t), Some(id)) if is_placeholder(t, id));
-        out.push(Shape {
+            && matches!((placeholder_text, tool_call_id), (Some(t), Some(id)) if is_placeholder(t, id));
+        let shape = Shape {
             source: out.len(),
             part: 0,
             format,
             role,
-            calls,
+            calls_at: 0,
+            n_calls: 0,
             tool_call_id,
             empty_text_part: false,
             empty,
@@ -143,7 +123,8 @@ pub fn shapes(meta: &[u32], text: &[u8]) -> Option<Vec<Shape>> {
             error: status == 2,
             synthetic,
             aside: false,
-        });
+        };
+        out.push(shape, calls.iter().copied());
     }
     (pos == text.len()).then_some(out)
 }
@@ -153,22 +134,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn take_counts_utf16_units() {
+    fn take_reads_bytes_on_character_boundaries() {
         let t = "ab😀é-";
         let mut pos = 0;
         assert_eq!(take(t, &mut pos, 2), Some("ab"));
-        assert_eq!(take(t, &mut pos, 2), Some("😀"));
-        assert_eq!(take(t, &mut pos, 1), Some("é"));
+        assert_eq!(take(t, &mut pos, 4), Some("😀"));
+        assert_eq!(take(t, &mut pos, 2), Some("é"));
         assert_eq!(take(t, &mut pos, 1), Some("-"));
         assert_eq!(take(t, &mut pos, 1), None);
-        // Half of a surrogate pair is not a boundary.
+        assert_eq!(pos, t.len());
+        // Inside a character is not a boundary, and nothing moves.
         let mut pos = 2;
         assert_eq!(take(t, &mut pos, 1), None);
+        assert_eq!(pos, 2);
+        assert_eq!(take(t, &mut pos, usize::MAX), None);
     }
 
     #[test]
     fn malformed_skeletons_are_none_never_a_panic() {
-        assert_eq!(shapes(&[], b""), Some(vec![]));
+        assert_eq!(shapes(&[], b""), Some(Shapes::default()));
         assert_eq!(shapes(&[0], b""), None);
         assert_eq!(shapes(&[2 << 1 | 1 << 8, 0], b""), None);
         assert_eq!(shapes(&[2 << 1 | 1 << 8, 0, 7, 1, 1], b"ab"), None);
