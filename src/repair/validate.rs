@@ -136,7 +136,7 @@ fn v(rule: Rule, index: usize, id: Option<&str>, message: String) -> Violation {
 ///
 /// Indexed by position: each distinct id is numbered once (one hash per call and per result),
 /// and what is known per id, per call or per message is a vector; a turn and its result block
-/// are ranges ([`turn_spans`]).
+/// are ranges (`turns::turn_spans`).
 pub fn validate(shapes: &Shapes, provider: Provider) -> Vec<Violation> {
     // An AI SDK approval response is not part of what a provider is sent: it answers nothing and
     // breaks nothing (each shape keeps its input index).
