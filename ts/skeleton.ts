@@ -37,16 +37,24 @@ export interface Layout {
   maxChars: number;
   maxId: number;
   newMark: number;
+  /** The flag of a length word that names a recent string instead of writing it again. */
+  refMark: number;
+  /** How many recent call ids and tool names the references reach. */
+  idRing: number;
+  nameRing: number;
 }
 
 /** The layout from the core's `skeletonLayout()` words. */
 export function layoutOf(words: ArrayLike<number>): Layout {
-  return { maxChars: words[0], maxId: words[1], newMark: words[2] };
+  return { maxChars: words[0], maxId: words[1], newMark: words[2], refMark: words[3], idRing: words[4], nameRing: words[5] };
 }
 
-/** The core's limits for the build under way (set by {@link skeleton}). */
+/** The core's limits and marks for the build under way (set by {@link skeleton}). */
 let MAX_CHARS = 0;
 let MAX_ID = 0;
+let REF = 0;
+let ID_RING = 0;
+let NAME_RING = 0;
 
 const CALL_VALID = 0;
 const CALL_INVALID = 1;
@@ -117,6 +125,46 @@ function put(s: string): number {
 /** Appends a string to the text and its length in bytes to the words. */
 function str(s: string): void {
   meta[used++] = put(s);
+}
+
+/**
+ * The last call ids and tool names written, in rings both sides keep alike (`src/repair/skeleton.rs`):
+ * a result's call id and a repeated tool name are written as `REF | slot` instead of again
+ * (a result usually answers one of the last calls; a history calls a few tools).
+ */
+let ids: (string | undefined)[] = [];
+let idAt = 0;
+let names: (string | undefined)[] = [];
+let nameAt = 0;
+
+/** Writes a call id, remembered in the ring of ids. */
+function callId(s: string): void {
+  meta[used++] = put(s);
+  ids[idAt] = s;
+  idAt = idAt + 1 === ID_RING ? 0 : idAt + 1;
+}
+
+/** Writes a tool name, or a reference to the same name in the ring of names. */
+function callName(s: string): void {
+  for (let k = 0; k < NAME_RING; k++) {
+    if (names[k] === s) {
+      meta[used++] = REF | k;
+      return;
+    }
+  }
+  meta[used++] = put(s);
+  names[nameAt] = s;
+  nameAt = nameAt + 1 === NAME_RING ? 0 : nameAt + 1;
+}
+
+/** The word of a result's call id: `REF | slot` of a recent call id it equals, else its length + 1. */
+function resultId(s: string): number {
+  // The most recent first: a result follows its call.
+  for (let n = 1; n <= ID_RING; n++) {
+    const k = (idAt - n + ID_RING) % ID_RING;
+    if (ids[k] === s) return REF | k;
+  }
+  return put(s) + 1;
 }
 
 /** A value JSON drops when it is an object's field (and refuses in an array). */
@@ -227,8 +275,8 @@ function calls(list: unknown, lc: boolean, invalid: boolean): number | false {
       if (!(name === undefined || name === null || (typeof name === "string" && name.length <= MAX_ID))) return false;
       if (!(error === undefined || error === null || typeof error === "string")) return false;
       meta[used++] = CALL_INVALID;
-      str(cid);
-      str(typeof name === "string" ? name : "");
+      callId(cid);
+      callName(typeof name === "string" ? name : "");
       continue;
     }
     if (!lc && hasFn) {
@@ -246,8 +294,8 @@ function calls(list: unknown, lc: boolean, invalid: boolean): number | false {
       if (typeof fname !== "string" || fname.length === 0 || fname.length > MAX_ID) return false;
       if (!(fargs === undefined || fargs === null || typeof fargs === "string")) return false;
       meta[used++] = CALL_ARGS_TEXT;
-      str(cid);
-      str(fname);
+      callId(cid);
+      callName(fname);
       room -= 6 * fname.length + 20;
       const a = typeof fargs === "string" ? fargs : "";
       room -= 6 * a.length + 20;
@@ -259,8 +307,8 @@ function calls(list: unknown, lc: boolean, invalid: boolean): number | false {
     if (typeof name !== "string" || name.length === 0 || name.length > MAX_ID) return false;
     if (!lc && !isPlainObject(args)) return false;
     meta[used++] = CALL_VALID;
-    str(cid);
-    str(name);
+    callId(cid);
+    callName(name);
   }
   return list.length;
 }
@@ -359,7 +407,7 @@ function message(m: unknown): boolean {
   const placeholder = r === 3 && s !== 1 && typeof content === "string" && content.startsWith("Tool call ") ? 1 : 0;
   reserve(3);
   const head = used++;
-  meta[used++] = tcid === undefined ? 0 : put(tcid) + 1;
+  meta[used++] = tcid === undefined ? 0 : resultId(tcid);
   if (placeholder) str(content as string);
   // Valid calls first, then invalid ones: the order of the core's shapes.
   const n = calls(toolCalls, lc, false);
@@ -387,6 +435,13 @@ export function skeleton(messages: readonly unknown[], layout: Layout): Skeleton
   building = true;
   MAX_CHARS = layout.maxChars;
   MAX_ID = layout.maxId;
+  REF = layout.refMark;
+  ID_RING = layout.idRing;
+  NAME_RING = layout.nameRing;
+  ids = new Array(ID_RING).fill(undefined);
+  idAt = 0;
+  names = new Array(NAME_RING).fill(undefined);
+  nameAt = 0;
   room = MAX_CHARS - 2;
   used = 0;
   at = 0;

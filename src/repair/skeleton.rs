@@ -16,7 +16,12 @@
 //! [`CALL_INVALID`], [`CALL_ARGS_TEXT`]), the lengths of its id and name and, for
 //! [`CALL_ARGS_TEXT`], of its arguments. `text` is those strings, in that order, as UTF-8 (lone
 //! surrogates as U+FFFD, as the full path reads them); lengths are in bytes of `text`, so each
-//! string is a slice of it, borrowed, never copied.
+//! string is a slice of it, borrowed, never copied. A result's call id and a call's tool name
+//! may instead be a reference, [`REF`] `| slot`, to a string written before: both sides keep the
+//! last [`ID_RING`] call ids and the last [`NAME_RING`] distinct tool names written in rings (a
+//! call id goes to slot `i % ID_RING` for the `i`-th call; a name not found in its ring goes to
+//! the next slot of that ring), so a result is not written twice and a tool's name once per run
+//! of calls.
 
 use super::shape::{is_placeholder, CallShape, Shape, Shapes, ToolContent};
 use crate::message::formats::Format;
@@ -28,6 +33,51 @@ pub const CALL_VALID: u32 = 0;
 pub const CALL_INVALID: u32 = 1;
 /// An OpenAI call whose `function.arguments` text decides whether it is valid (it parses as JSON).
 pub const CALL_ARGS_TEXT: u32 = 2;
+/// The flag of a string word that refers to a ring slot instead of giving a length.
+pub const REF: u32 = 1 << 31;
+/// How many recent call ids a result's reference reaches.
+pub const ID_RING: usize = 8;
+/// How many recent tool names a name's reference reaches.
+pub const NAME_RING: usize = 4;
+
+/// The strings a skeleton refers back to: the last call ids, the last distinct tool names.
+struct Rings<'a> {
+    ids: [Option<&'a str>; ID_RING],
+    id_at: usize,
+    names: [Option<&'a str>; NAME_RING],
+    name_at: usize,
+}
+
+impl<'a> Rings<'a> {
+    /// Reads a call id (always written out) and remembers it.
+    fn call_id(&mut self, text: &'a str, pos: &mut usize, word: u32) -> Option<&'a str> {
+        let id = take(text, pos, word as usize)?;
+        *self.ids.get_mut(self.id_at)? = Some(id);
+        self.id_at = (self.id_at + 1) % ID_RING;
+        Some(id)
+    }
+
+    /// Reads a tool name: a reference to a remembered one, or written out (and remembered).
+    fn name(&mut self, text: &'a str, pos: &mut usize, word: u32) -> Option<&'a str> {
+        if word & REF != 0 {
+            return *self.names.get((word & !REF) as usize)?;
+        }
+        let name = take(text, pos, word as usize)?;
+        *self.names.get_mut(self.name_at)? = Some(name);
+        self.name_at = (self.name_at + 1) % NAME_RING;
+        Some(name)
+    }
+
+    /// Reads the call id a result answers: a reference to a remembered call id, or its length + 1
+    /// and the text (`None` inside when it has none: the word is 0).
+    fn result_id(&self, text: &'a str, pos: &mut usize, word: u32) -> Option<Option<&'a str>> {
+        match word {
+            0 => Some(None),
+            w if w & REF != 0 => self.ids.get((w & !REF) as usize).copied().flatten().map(Some),
+            w => take(text, pos, w as usize - 1).map(Some),
+        }
+    }
+}
 
 /// Reads `len` bytes of `text` from byte `*pos` (`None` past the end or off a character
 /// boundary), moving `*pos` past them.
@@ -55,6 +105,7 @@ pub fn shapes<'a>(meta: &[u32], text: &'a [u8]) -> Option<Shapes<'a>> {
     // A message takes at least two words, a call at least three.
     let mut out = Shapes::with_capacity(meta.len() / 2, meta.len() / 3);
     let mut calls: Vec<CallShape<'a>> = Vec::new();
+    let mut rings = Rings { ids: [None; ID_RING], id_at: 0, names: [None; NAME_RING], name_at: 0 };
     while let Some(head) = words.next() {
         let format = if head & 1 == 1 { Format::Langchain } else { Format::Openai };
         let role = match (head >> 1) & 3 {
@@ -67,17 +118,13 @@ pub fn shapes<'a>(meta: &[u32], text: &'a [u8]) -> Option<Shapes<'a>> {
         let content = (head >> 5) & 3;
         let placeholder = (head >> 7) & 1 == 1;
         let n_calls = (head >> 8) as usize;
-        let tcid_units = words.next()? as usize;
-        let tool_call_id = match tcid_units {
-            0 => None,
-            n => Some(take(text, &mut pos, n - 1)?),
-        };
+        let tool_call_id = rings.result_id(text, &mut pos, words.next()?)?;
         let placeholder_text = if placeholder { Some(take(text, &mut pos, words.next()? as usize)?) } else { None };
         calls.clear();
         for _ in 0..n_calls {
             let kind = words.next()?;
-            let id = take(text, &mut pos, words.next()? as usize)?;
-            let name = take(text, &mut pos, words.next()? as usize)?;
+            let id = rings.call_id(text, &mut pos, words.next()?)?;
+            let name = rings.name(text, &mut pos, words.next()?)?;
             let is_valid = match kind {
                 CALL_VALID => true,
                 CALL_INVALID => false,
@@ -148,6 +195,21 @@ mod tests {
         assert_eq!(take(t, &mut pos, 1), None);
         assert_eq!(pos, 2);
         assert_eq!(take(t, &mut pos, usize::MAX), None);
+    }
+
+    #[test]
+    fn references_read_the_strings_written_before() {
+        // An assistant message (LangChain) calling t twice, a result for its second call by
+        // reference, one written out; then a reference to an empty slot.
+        let ai = 1 | 2 << 1 | 2 << 8;
+        let tool = 1 | 3 << 1;
+        let meta = [ai, 0, CALL_VALID, 2, 1, CALL_VALID, 2, REF, tool, REF | 1, tool, 3];
+        let read = shapes(&meta, b"c1tc2zz").expect("a well-formed skeleton");
+        let calls: Vec<(&str, &str)> = read.all_calls().iter().map(|c| (c.id, c.name)).collect();
+        assert_eq!(calls, [("c1", "t"), ("c2", "t")]);
+        assert_eq!(read.iter().map(|s| s.tool_call_id).collect::<Vec<_>>(), [None, Some("c2"), Some("zz")]);
+        assert_eq!(shapes(&[tool, REF | 2], b""), None, "no call id remembered in slot 2");
+        assert_eq!(shapes(&[ai, 0, CALL_VALID, 2, REF | 1], b"c1"), None, "no name in slot 1");
     }
 
     #[test]
