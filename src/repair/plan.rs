@@ -240,8 +240,10 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
         calls.retain(|(ci, _)| !flag(&repeated, *ci));
         if calls.len().saturating_mul(block.len()) <= 256 {
             for &(ci, id) in &calls {
-                let found =
-                    block.clone().filter(real).find(|&r| !is_used(&used, r) && result_id(shapes, r) == Some(id));
+                let found = block
+                    .clone()
+                    .filter(real)
+                    .find(|&r| !is_used(&used, r) && result_id(shapes, r).is_some_and(|t| same_id(t, id)));
                 take(found, ci, &mut used, &mut picked);
             }
         } else {
@@ -445,6 +447,11 @@ fn mark_repeats(calls: &[(usize, &str)], repeated: &mut [bool]) {
 
 fn flag(flags: &[bool], i: usize) -> bool {
     flags.get(i).copied().unwrap_or(false)
+}
+
+/// `a == b`, at once when both are the same slice (a skeleton's result refers to its call's id).
+fn same_id(a: &str, b: &str) -> bool {
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
 }
 
 fn result_id<'a>(shapes: &Shapes<'a>, r: usize) -> Option<&'a str> {
