@@ -191,7 +191,8 @@ pub struct Report {
 /// A projection: the canonical messages, the same encoded in the requested format, the report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Projection {
-    /// Canonical messages, in order.
+    /// Canonical messages, in order (empty when written through a [`ViewCache`]: the view is
+    /// its slots).
     pub messages: Vec<Message>,
     /// The messages in `opts.format` (empty when written through a [`ViewCache`]: they are
     /// there, as `delta` says).
@@ -514,13 +515,8 @@ pub fn project_into(
     for (i, m) in out.iter().enumerate().skip(body_at) {
         let tokens = tok.of(m)?;
         let output = output_of.get(i).copied().unwrap_or_default();
-        report.messages.push(MessageReport {
-            id: m.id.clone().unwrap_or_default(),
-            role: m.role,
-            tokens,
-            output,
-            tool_call_id: m.tool_call_id.clone().filter(|_| m.role == Role::Tool),
-        });
+        // The ids are filled in below (moved, when the messages are not handed out).
+        report.messages.push(MessageReport { id: String::new(), role: m.role, tokens, output, tool_call_id: None });
     }
     report.used = tok.sum(&out)?;
     match &delta {
@@ -531,6 +527,18 @@ pub fn project_into(
         Some(_) => {}
     }
     let delta = delta.map(|(delta, _)| delta);
+    // Written through a cache, the view is its slots: the messages are not handed out, and their
+    // ids move into the report instead of being copied.
+    let moved = delta.is_some();
+    for (r, m) in report.messages.iter_mut().zip(out.iter_mut().skip(body_at)) {
+        let (id, call) =
+            if moved { (m.id.take(), m.tool_call_id.take()) } else { (m.id.clone(), m.tool_call_id.clone()) };
+        r.id = id.unwrap_or_default();
+        r.tool_call_id = call.filter(|_| m.role == Role::Tool);
+    }
+    if moved {
+        out = Vec::new();
+    }
     Ok(Projection { messages: out, encoded, delta, report })
 }
 
