@@ -5,9 +5,10 @@
 //! the canonical-message entry points.
 
 mod plan;
-#[cfg(test)]
+// proptest is a native dev-dependency only (the wasm32 test build has no proptest).
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod props;
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod reference;
 mod shape;
 pub mod skeleton;
