@@ -15,7 +15,7 @@ pub mod skeleton;
 mod turns;
 mod validate;
 
-pub use plan::{plan, Action, ContentFix, Fix, FixKind, Item, Reason, RepairOptions};
+pub use plan::{plan, Action, ContentFix, Fix, FixKind, Item, Reason, RepairOptions, Synthetic};
 pub use shape::{is_placeholder, shapes_of, CallShape, Shape, Shapes, ToolContent};
 pub use validate::{validate as validate_shapes, Provider, Rule, Violation};
 
@@ -61,7 +61,8 @@ pub fn repair(messages: &[Message], opts: &RepairOptions) -> (Vec<Message>, Repa
 pub fn materialize(item: &Item, messages: &[Message], opts: &RepairOptions) -> Option<Message> {
     match item {
         Item::Keep(i, fix) => messages.get(*i).map(|m| apply_fix(m.clone(), *fix)),
-        Item::Synthetic { id, name, reason, .. } => {
+        Item::Synthetic(synthetic) => {
+            let Synthetic { id, name, reason, .. } = &**synthetic;
             let text = match &opts.text {
                 Some(t) => t.replace("{name}", name).replace("{id}", id).replace("{reason}", reason.as_str()),
                 None => reason.text(name, id),
@@ -113,7 +114,7 @@ pub fn assemble(
     let format_of = |item: &Item| {
         let i = match item {
             Item::Keep(i, _) => *i,
-            Item::Synthetic { after, .. } => *after,
+            Item::Synthetic(s) => s.after,
         };
         shapes.get(i).map_or(Format::Openai, |s| s.format)
     };
@@ -139,7 +140,32 @@ pub fn assemble(
             let before = run.get(..k).unwrap_or_default().iter().rev().find_map(|it| source_of(Some(it)));
             source_of(run.get(k)).is_some() && source_of(run.get(k)) == before
         };
-        for range in group_with(&roles, continues, format) {
+        let groups = group_with(&roles, continues, format);
+        if groups.len() == run.len() {
+            // Every item its own group (no format rule joins two): an unchanged input message is
+            // itself, without building the group.
+            for item in run {
+                if let Item::Keep(i, fix) = item {
+                    let s = shapes.get(*i);
+                    let alone =
+                        s.is_some_and(|s| s.part == 0 && shapes.get(i + 1).is_none_or(|n| n.source != s.source));
+                    if fix.is_none() && alone {
+                        out.push(Output::Original(s.map_or(0, |s| s.source)));
+                        continue;
+                    }
+                }
+                let message = match item {
+                    Item::Keep(i, fix) => apply_fix(unit(*i)?, *fix),
+                    synthetic => materialize(synthetic, &[], opts).ok_or_else(|| {
+                        Error::new(ErrorCode::InvalidOption, "the placeholder text template could not be applied")
+                    })?,
+                };
+                out.extend(encode_group(std::slice::from_ref(&message), format).into_iter().map(Output::New));
+            }
+            start = end;
+            continue;
+        }
+        for range in groups {
             let group = run.get(range).unwrap_or_default();
             if let Some(src) = whole_source(group, shapes, &units_of_source) {
                 out.push(Output::Original(src));

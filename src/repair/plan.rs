@@ -193,17 +193,22 @@ impl ContentFix {
 pub enum Item {
     /// The canonical message at this position of the input, maybe with its content fixed.
     Keep(usize, ContentFix),
-    /// A synthetic error result for call `id` of tool `name`, made by the message at `after`.
-    Synthetic {
-        /// The call id.
-        id: String,
-        /// The tool's name.
-        name: String,
-        /// Why it has no result.
-        reason: Reason,
-        /// The canonical message (assistant) that made the call.
-        after: usize,
-    },
+    /// A synthetic error result (boxed: an item is one per message of a history, a placeholder
+    /// rare, and a plan's list of items four times smaller so).
+    Synthetic(Box<Synthetic>),
+}
+
+/// A synthetic error result for call `id` of tool `name`, made by the message at `after`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Synthetic {
+    /// The call id.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// Why it has no result.
+    pub reason: Reason,
+    /// The canonical message (assistant) that made the call.
+    pub after: usize,
 }
 
 /// Computes the repaired order of messages and the report.
@@ -286,7 +291,7 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     }
     // Per turn: the placeholders, in call order, then the real results in input order; both go
     // after the turn's last message.
-    let mut answers: Vec<Item> = Vec::new();
+    let mut answers: Vec<Item> = Vec::with_capacity(n_calls);
     let mut answer_at: Vec<(usize, std::ops::Range<usize>)> = Vec::with_capacity(spans.len());
     let mut real: Vec<usize> = Vec::new();
     for span in &spans {
@@ -315,12 +320,12 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                             opts.reasons.get(c.id).copied().unwrap_or(default)
                         };
                         report.push(fix(fix_kind_of(reason), Action::Inserted, s.source, Some(c.id)));
-                        answers.push(Item::Synthetic {
+                        answers.push(Item::Synthetic(Box::new(Synthetic {
                             id: c.id.to_string(),
                             name: c.name.to_string(),
                             reason,
                             after: a,
-                        });
+                        })));
                     }
                 }
             }

@@ -4,8 +4,8 @@
 //! for reading each message's calls through [`Shapes::calls`].
 
 use super::{
-    Action, ContentFix, Fix, FixKind, Item, Provider, Reason, RepairOptions, Rule, Shape, Shapes, ToolContent,
-    Violation,
+    Action, ContentFix, Fix, FixKind, Item, Provider, Reason, RepairOptions, Rule, Shape, Shapes, Synthetic,
+    ToolContent, Violation,
 };
 use crate::message::formats::{same_turn, Format};
 use crate::message::Role;
@@ -143,12 +143,12 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                         Reason::Rejected => FixKind::Rejected,
                     };
                     report.push(fix(kind, Action::Inserted, s.source, Some(c.id)));
-                    synthetic.push(Item::Synthetic {
+                    synthetic.push(Item::Synthetic(Box::new(Synthetic {
                         id: c.id.to_string(),
                         name: c.name.to_string(),
                         reason,
                         after: a,
-                    });
+                    })));
                 }
             }
         }

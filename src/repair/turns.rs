@@ -19,7 +19,7 @@ pub(crate) struct TurnSpan {
 /// The assistant turns of a history, in order, each with its result block.
 pub(crate) fn turn_spans(shapes: &[Shape]) -> Vec<TurnSpan> {
     let role_at = |i: usize| shapes.get(i).map(|s| s.role);
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(shapes.iter().filter(|s| s.role == Role::Assistant).count());
     let mut i = 0;
     while i < shapes.len() {
         if role_at(i) != Some(Role::Assistant) {
