@@ -351,3 +351,15 @@ test("7. a getter that repairs while the builder reads it leaves the build under
   assert.ok(calls > 0, "the getter ran");
   assert.deepEqual(repairMessages(inner).report.map((f) => f.toolCallId), ["i1"]);
 });
+
+test("8. a type or role named like an Object.prototype member is refused as the full path refuses it", () => {
+  // The builder once looked roles up in an object literal, so `constructor` or `toString` found
+  // Object.prototype's function and was read as a system message: [] where the full path says
+  // UNKNOWN_ROLE.
+  for (const m of [{ type: "constructor", content: "x" }, { type: "toString", content: "x" }, { role: "__proto__", content: "x" }, { role: "hasOwnProperty", content: "x" }, { role: "valueOf", content: "x" }]) {
+    const h = [{ type: "human", content: "q" }, m];
+    assert.equal(skeleton(h), undefined, JSON.stringify(m));
+    same(h, `role ${JSON.stringify(m)}`);
+    assert.equal(outcome(() => validateMessages(h, { provider: "openai" })).code, "UNKNOWN_ROLE");
+  }
+});
