@@ -168,7 +168,7 @@ pub fn count(m: &Message, counter: &mut dyn TokenCounter) -> Result<usize> {
 struct Counted {
     fingerprint: u64,
     tokens: usize,
-    checked: u64,
+    checked: u32,
     shape: Shape,
 }
 
@@ -178,8 +178,8 @@ struct Counted {
 pub struct TokenCache {
     counter_id: String,
     counts: FxHashMap<String, Counted>,
-    /// The projection under way ([`TokenCache::begin`]).
-    projection: u64,
+    /// The projection under way ([`TokenCache::begin`]; never 0, which no count was checked in).
+    projection: u32,
 }
 
 impl TokenCache {
@@ -205,6 +205,11 @@ impl TokenCache {
         if self.counter_id != counter_id {
             self.counts.clear();
             self.counter_id = counter_id.to_string();
+        }
+        if self.projection == u32::MAX {
+            // Numbers are about to be reused: no count was checked in a projection to come.
+            self.counts.values_mut().for_each(|c| c.checked = 0);
+            self.projection = 0;
         }
         self.projection += 1;
     }
