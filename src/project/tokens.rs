@@ -257,3 +257,67 @@ fn fingerprint(m: &Message) -> u64 {
     images.hash(&mut fingerprint.0);
     fingerprint.0.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Role;
+
+    /// Counts every text as its length and every call to it.
+    struct Calls(usize);
+    impl TokenCounter for Calls {
+        fn count(&mut self, text: &str) -> Result<usize> {
+            self.0 += 1;
+            Ok(text.len())
+        }
+    }
+
+    fn message(id: &str, text: &str) -> Message {
+        let mut m = Message::new(Role::User, text);
+        m.id = Some(id.to_string());
+        m
+    }
+
+    #[test]
+    fn within_a_projection_a_message_is_read_once_and_a_changed_one_counted_again() {
+        let mut cache = TokenCache::default();
+        let mut c = Calls(0);
+        let a = message("a", "hello");
+        cache.begin("c");
+        let n = cache.in_projection(&a, shape_of(&a), &mut c).unwrap();
+        assert_eq!(n, Some(5 + "user\n".len() + PER_MESSAGE));
+        assert_eq!(cache.in_projection(&a, shape_of(&a), &mut c).unwrap(), n);
+        let longer = message("a", "hello, world");
+        assert_eq!(cache.in_projection(&longer, shape_of(&longer), &mut c).unwrap(), None, "another shape of a");
+        assert_eq!(c.0, 1);
+        // Next projection: the same text is not counted again, a changed one of the same shape is.
+        cache.begin("c");
+        let same_shape = message("a", "HELLO");
+        assert_eq!(cache.in_projection(&a, shape_of(&a), &mut c).unwrap(), n);
+        assert_eq!(c.0, 1);
+        cache.begin("c");
+        assert!(cache.in_projection(&same_shape, shape_of(&same_shape), &mut c).unwrap().is_some());
+        assert_eq!(c.0, 2, "the fingerprint, not the shape, decides across projections");
+        // Another counter starts afresh.
+        cache.begin("other");
+        assert!(cache.in_projection(&a, shape_of(&a), &mut c).unwrap().is_some());
+        assert_eq!(c.0, 3);
+    }
+
+    #[test]
+    fn a_stamp_about_to_wrap_clears_every_check() {
+        let mut cache = TokenCache::default();
+        let mut c = Calls(0);
+        let a = message("a", "hello");
+        cache.begin("c");
+        cache.projection = u32::MAX;
+        cache.in_projection(&a, shape_of(&a), &mut c).unwrap();
+        cache.begin("c");
+        assert_eq!(cache.projection, 1);
+        assert!(cache.counts.values().all(|c| c.checked == 0), "no count looks checked in projection 1");
+        // A change of the same shape in the next projection is seen (by its fingerprint).
+        let changed = message("a", "HELLO");
+        cache.in_projection(&changed, shape_of(&changed), &mut c).unwrap();
+        assert_eq!(c.0, 2);
+    }
+}
