@@ -178,10 +178,8 @@ message. (d): each measurement is a fresh \`node\` process (stategate and LangCh
 clock runs from the start of the library's import to the end of the first call, stopped while the
 input is built (stategate: the store filled with \`applyBatch\` after the import; LangChain: its
 instances, after importing \`@langchain/core/messages\`). (c) measured ${again.toFixed(3)} ms (${range(againStat, 3)}) against the goal of ${GOAL_C} ms (issue 17; it was 0.3 ms).
-It re-projects the ~${kept} output messages each time. An earlier native profile (perf; not re-run by this
-script) put the projection of the window at ~0.2 ms, about half of it allocation (message clones, JSON maps while encoding; perf), and the result crosses as
-one JSON string and one \`JSON.parse\` (~0.09 ms). Getting reliably under the goal needs each
-message's encoded JSON cached by id, so unchanged messages are neither re-encoded nor
-re-serialised; that is future work.`,
+It projects the ~${kept} output messages each time; \`store.modelView\` keeps the output of the store's
+last view (docs/model-view.md, \`src/project/view_cache.rs\`), so only the appended message is encoded,
+written as JSON and parsed again; the others are copied from the slots the façade keeps.`,
   );
 }

@@ -19,6 +19,8 @@ import type {
   Violation,
   Fix,
   Message,
+  MessageReport,
+  Role,
   Provider,
   Format,
   Reason,
@@ -369,10 +371,74 @@ export function makeApi(wasm: typeof Wasm): Api {
   return bind(wasm);
 }
 
+/**
+ * A JSON value (as `JSON.parse` makes them: plain objects, arrays, strings, numbers, booleans,
+ * null) copied whole, keys in the same order; a `__proto__` key stays an own property.
+ */
+function copyJson(v: unknown): unknown {
+  if (typeof v !== "object" || v === null) return v;
+  if (Array.isArray(v)) {
+    const a = new Array(v.length);
+    for (let i = 0; i < v.length; i++) a[i] = copyJson(v[i]);
+    return a;
+  }
+  const o: Record<string, unknown> = {};
+  for (const k in v) {
+    const x = copyJson((v as Record<string, unknown>)[k]);
+    if (k === "__proto__") Object.defineProperty(o, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else o[k] = x;
+  }
+  return o;
+}
+
+/**
+ * `store.modelView(opts)` over the core's `modelViewDelta`: the core sends, per output message,
+ * the slot it is kept in and only the messages that are new or changed since this store's last
+ * view (`src/project/view_cache.rs`); the others are copied from the slots kept here, so an
+ * unchanged message is neither encoded, written as JSON nor parsed again. The report's
+ * per-message entries come as numbers and one list of ids. Every call returns fresh objects
+ * (docs/model-view.md), equal to a projection from scratch.
+ */
+function modelViewOf(wasm: typeof Wasm) {
+  /** Per store: the epoch of its last view and its messages by slot. */
+  const views = new WeakMap<object, { epoch: number; slots: unknown[] }>();
+  let layout: { fresh: number; roles: Role[] } | undefined;
+  return function modelView(this: Wasm.StateStore, opts: ModelViewOptions): CoreModelView {
+    const { fresh, roles } = (layout ??= wasm.modelViewLayout());
+    let view = views.get(this);
+    if (!view) views.set(this, (view = { epoch: 0, slots: [] }));
+    const [slots, entries, json, epoch] = wasm.modelViewDelta(this, opts, view.epoch);
+    const answer = JSON.parse(json) as { fresh: unknown[]; report: CoreModelView["report"]; ids: string[] };
+    const messages = new Array<unknown>(slots.length);
+    let k = 0;
+    for (let j = 0; j < slots.length; j++) {
+      const s = slots[j];
+      if (s >= fresh) {
+        const m = answer.fresh[k++];
+        view.slots[s - fresh] = m;
+        messages[j] = copyJson(m);
+      } else messages[j] = copyJson(view.slots[s]);
+    }
+    view.epoch = epoch;
+    const { report, ids } = answer;
+    const reported: MessageReport[] = new Array(entries.length / 4);
+    for (let i = 0, e = 0, n = 0; i < reported.length; i++, e += 4) {
+      const entry: MessageReport = { id: ids[n++], role: roles[entries[e]], tokens: entries[e + 1], output: entries[e + 2] };
+      if (entries[e + 3] === 1) entry.toolCallId = ids[n++];
+      reported[i] = entry;
+    }
+    report.messages = reported;
+    return { messages, report };
+  };
+}
+
 /** The API over `wasm`'s exports; `before` runs before every call (the loaded check). */
 function bind(wasm: typeof Wasm, before?: () => void): Api {
   let classes = guardedModules.get(wasm);
   if (!classes) {
+    // `store.modelView` rebuilds each view from the messages of the last one (guarded below with
+    // every other method of the class).
+    Object.defineProperty(wasm.StateStore.prototype, "modelView", { configurable: true, writable: true, value: modelViewOf(wasm) });
     classes = {
       StateStore: guardClass(wasm.StateStore, [], before),
       AsyncTasks: guardClass(asyncTasksClass(wasm) as AsyncTasksConstructor & { name: string }, ["handle", "poll", "untracked"], before),

@@ -5,19 +5,21 @@
 
 use super::interop::{self, string_arg, to_js, to_js_error};
 use super::JsResult;
-use crate::repair::{self, Output, Provider, RepairOptions};
+use crate::repair::{self, skeleton, Output, Provider, RepairOptions};
 use wasm_bindgen::prelude::*;
 
 /// Marks an entry of the order that is a new message (its index in `news`), not a source index.
 const NEW: u32 = 1 << 31;
 
 /// What the skeleton builder (`ts/skeleton.ts`) and the façade must agree on with the core,
-/// written once here: `[MAX_INPUT_CHARS, MAX_ID_CHARS, NEW]` (the input limit in UTF-16 code units,
-/// the longest id or tool name, the mark of a new message in `repairSkeleton`'s order).
+/// written once here: `[MAX_INPUT_CHARS, MAX_ID_CHARS, NEW, REF, ID_RING, NAME_RING]` (the input
+/// limit in UTF-16 code units, the longest id or tool name, the mark of a new message in
+/// `repairSkeleton`'s order, and the skeleton's references to recent strings: `repair::skeleton`).
 #[wasm_bindgen(js_name = skeletonLayout)]
 pub fn skeleton_layout() -> Vec<u32> {
     let max_id = u32::try_from(crate::message::formats::MAX_ID_CHARS).unwrap_or(u32::MAX);
-    vec![interop::MAX_INPUT_CHARS, max_id, NEW]
+    let ring = |n: usize| u32::try_from(n).unwrap_or(0);
+    vec![interop::MAX_INPUT_CHARS, max_id, NEW, skeleton::REF, ring(skeleton::ID_RING), ring(skeleton::NAME_RING)]
 }
 
 /// Repairs a history given as its skeleton: `null`, or `[order, json]` where `order[i]` is the

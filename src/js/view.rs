@@ -4,8 +4,10 @@ use super::gate::Shared;
 use super::interop::{describe, from_js, from_js_json, to_js, to_js_error};
 use super::store::JsStateStore;
 use crate::error::{Error, ErrorCode};
+use crate::message::Role;
 use crate::project::tokens::{Estimate, TokenCounter};
-use crate::project::{record_artifacts, ProjectOptions};
+use crate::project::view_cache::FRESH;
+use crate::project::{record_artifacts, ProjectOptions, Projection};
 use crate::state::channel;
 use crate::state::privacy::leaking_channels;
 use wasm_bindgen::prelude::*;
@@ -75,16 +77,7 @@ impl JsStateStore {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue,
     ) -> JsResult<JsValue> {
-        let (opts, tokenizer) = view_options(&opts)?;
-        let mut s = self.lock()?;
-        let counter_id = s.counter_id(tokenizer.as_ref());
-        let Shared { inner, projector, .. } = &mut *s;
-        let projection = match &tokenizer {
-            Some(f) => projector.model_view(inner, &opts, &mut JsCounter(f), &counter_id),
-            None => projector.model_view(inner, &opts, &mut Estimate, &counter_id),
-        }
-        .map_err(to_js_error)?;
-        s.change("projector", vec![channel::ARTIFACTS.into()], |s, now| record_artifacts(s, &projection, now))?;
+        let (projection, ()) = self.project_view(&opts, None, |_, _| Ok(()))?;
         to_js(&ModelView { messages: &projection.encoded, report: &projection.report })
     }
 
@@ -145,6 +138,99 @@ impl JsStateStore {
         let author = c.author.unwrap_or_else(|| "compaction".into());
         to_js(&self.lock()?.inner.compaction_command(&c.summary, c.cut, &author).map_err(to_js_error)?)
     }
+}
+
+impl JsStateStore {
+    /// The model view of `opts` (its artifact refs recorded), then `then` with the store's
+    /// shared state and the projection, under one lock.
+    fn project_view<T>(
+        &self,
+        opts: &JsValue,
+        epoch: Option<u32>,
+        then: impl FnOnce(&mut Shared, &mut Projection) -> JsResult<T>,
+    ) -> JsResult<(Projection, T)> {
+        let (opts, tokenizer) = view_options(opts)?;
+        let mut s = self.lock()?;
+        let counter_id = s.counter_id(tokenizer.as_ref());
+        let Shared { inner, projector, .. } = &mut *s;
+        let mut projection = match (&tokenizer, epoch) {
+            (Some(f), None) => projector.model_view(inner, &opts, &mut JsCounter(f), &counter_id),
+            (None, None) => projector.model_view(inner, &opts, &mut Estimate, &counter_id),
+            (Some(f), Some(e)) => projector.model_view_slots(inner, &opts, &mut JsCounter(f), &counter_id, e),
+            (None, Some(e)) => projector.model_view_slots(inner, &opts, &mut Estimate, &counter_id, e),
+        }
+        .map_err(to_js_error)?;
+        s.change("projector", vec![channel::ARTIFACTS.into()], |s, now| record_artifacts(s, &projection, now))?;
+        let then = then(&mut s, &mut projection)?;
+        Ok((projection, then))
+    }
+}
+
+/// What the façade's `store.modelView` and the core agree on, written once here: `{fresh, roles}`
+/// — the flag of a slot whose value `modelViewDelta` sends (`project::view_cache::FRESH`), and
+/// the roles by the numbers `modelViewDelta`'s entries give them.
+#[wasm_bindgen(js_name = modelViewLayout, unchecked_return_type = "{ fresh: number; roles: Role[] }")]
+pub fn model_view_layout() -> JsResult<JsValue> {
+    #[derive(serde::Serialize)]
+    struct Layout {
+        fresh: u32,
+        roles: [Role; 4],
+    }
+    to_js(&Layout { fresh: FRESH, roles: ROLES })
+}
+
+/// The roles by number, in `modelViewDelta`'s entries.
+const ROLES: [Role; 4] = [Role::System, Role::User, Role::Assistant, Role::Tool];
+
+/// `store.modelView(opts)` as the façade asks for it (`ts/api.ts`): `[slots, entries, json,
+/// epoch]`. `slots[j]` is the slot of output message `j` (`| FRESH`: its value is the next of
+/// `json`'s `fresh`); `json` is `{"fresh": [...], "report": {...}, "ids": [...]}` with the
+/// report's `messages` left empty: they are `entries`, four numbers each — the role (by
+/// `modelViewLayout().roles`), tokens, output, and 1 when the entry has a `toolCallId` — with
+/// their ids (then that tool call id) in `ids`, in order. `epoch` is the one to send next
+/// (`project::view_cache`). Throws what `modelView` throws, and then leaves the slots as they were
+/// (the next view is sent whole).
+#[wasm_bindgen(js_name = modelViewDelta, unchecked_return_type = "[Uint32Array, Uint32Array, string, number]")]
+pub fn model_view_delta(
+    store: &JsStateStore,
+    #[wasm_bindgen(unchecked_param_type = "ModelViewOptions")] opts: JsValue,
+    epoch: u32,
+) -> JsResult<JsValue> {
+    let (_, (delta, entries, json)) = store.project_view(&opts, Some(epoch), |s, projection| {
+        // Always there: the projection was written through the cache.
+        let delta = projection.delta.take().ok_or_else(|| {
+            to_js_error(Error::new(ErrorCode::InvalidOption, "internal: the model view came without its slots"))
+        })?;
+        let fresh: Vec<&serde_json::Value> =
+            delta.slots.iter().filter(|&&slot| slot & FRESH != 0).filter_map(|&slot| s.projector.slot(slot)).collect();
+        let messages = std::mem::take(&mut projection.report.messages);
+        let mut entries = Vec::with_capacity(messages.len() * 4);
+        let mut ids = Vec::with_capacity(messages.len());
+        for m in &messages {
+            let role = ROLES.iter().position(|r| *r == m.role).unwrap_or_default();
+            let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+            entries.extend([at(role), at(m.tokens), at(m.output), u32::from(m.tool_call_id.is_some())]);
+            ids.push(m.id.as_str());
+            ids.extend(m.tool_call_id.as_deref());
+        }
+        #[derive(serde::Serialize)]
+        struct Answer<'a> {
+            fresh: &'a [&'a serde_json::Value],
+            report: &'a crate::project::Report,
+            ids: &'a [&'a str],
+        }
+        let json =
+            serde_json::to_string(&Answer { fresh: &fresh, report: &projection.report, ids: &ids }).map_err(|e| {
+                to_js_error(Error::new(ErrorCode::InvalidOption, format!("could not write the result as JSON: {e}")))
+            })?;
+        Ok((delta, entries, json))
+    })?;
+    let out = js_sys::Array::new();
+    out.push(&js_sys::Uint32Array::from(&delta.slots[..]));
+    out.push(&js_sys::Uint32Array::from(&entries[..]));
+    out.push(&JsValue::from_str(&json));
+    out.push(&JsValue::from(delta.epoch));
+    Ok(out.into())
 }
 
 /// The options of `compact` and `compactionCommand`.

@@ -8,7 +8,8 @@
 //! output passes the provider's validator; tool results over `maxToolResultTokens` become a
 //! head/tail preview pointing to an artifact instead of being dropped. A final scan refuses any
 //! private string value in the encoded output (`PRIVATE_LEAK`). Same input and options, same
-//! bytes out.
+//! bytes out. A store's views may be written through a [`ViewCache`] ([`project_into`]), which
+//! encodes only what changed since its last view and gives the same bytes.
 
 pub mod agents;
 pub mod sections;
@@ -16,6 +17,7 @@ mod store_view;
 #[cfg(test)]
 mod tests;
 pub mod tokens;
+pub mod view_cache;
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::{encode_messages, Format};
@@ -30,6 +32,7 @@ use std::borrow::Borrow;
 use std::rc::Rc;
 pub use store_view::{fork_view, record_artifacts, Projector};
 use tokens::{TokenCache, TokenCounter};
+use view_cache::{Delta, ViewCache};
 
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
@@ -190,10 +193,14 @@ pub struct Report {
 /// A projection: the canonical messages, the same encoded in the requested format, the report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Projection {
-    /// Canonical messages, in order.
+    /// Canonical messages, in order (empty when written through a [`ViewCache`]: the view is
+    /// its slots).
     pub messages: Vec<Message>,
-    /// The messages in `opts.format`.
+    /// The messages in `opts.format` (empty when written through a [`ViewCache`]: they are
+    /// there, as `delta` says).
     pub encoded: Vec<Value>,
+    /// The messages as slots of the [`ViewCache`] they were written through, if any.
+    pub delta: Option<Delta>,
     /// The report.
     pub report: Report,
 }
@@ -229,50 +236,30 @@ fn preview(text: &str, keep_tokens: usize, omitted_tokens: usize, artifact: &str
     Some(format!("{head}\n[… {omitted_tokens} tokens omitted; the full result is {artifact} …]\n{tail}"))
 }
 
-/// Token counts within one projection: each message is counted once, memoised by id and a
-/// cheap shape that changes whenever repair or a preview rewrites it, over the caller's cache.
+/// Token counts within one projection: each message is counted once, remembered by id and a
+/// cheap shape that changes whenever repair or a preview rewrites it, in the caller's cache
+/// ([`TokenCache::in_projection`]: no allocation for a message seen before).
 struct Tokens<'a> {
     counter: &'a mut dyn TokenCounter,
     counter_id: &'a str,
     cache: &'a mut TokenCache,
-    /// By id, then shape: looked up by `&str`, so a hit allocates nothing; the first shape of an
-    /// id is held inline (a message is rarely rewritten twice in one projection).
-    memo: rustc_hash::FxHashMap<String, Shapes>,
+    /// An id's other shapes in this projection (a result and its preview): rare.
+    others: Vec<(String, tokens::Shape, usize)>,
 }
-
-/// The token counts of one id's shapes within a projection: the first inline, any others after.
-type Shapes = (([usize; 5], usize), Vec<([usize; 5], usize)>);
 
 impl Tokens<'_> {
     /// The tokens of one message as sent.
     fn of(&mut self, m: &Message) -> Result<usize> {
         let Some(id) = &m.id else { return self.cache.tokens(m, self.counter, self.counter_id) };
-        let shape = match &m.content {
-            Content::Text(t) => [1, t.len(), 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
-            Content::Parts(p) => [
-                2,
-                p.len(),
-                p.iter()
-                    .map(|x| if let crate::message::ContentPart::Text { text, .. } = x { text.len() } else { 1 })
-                    .sum(),
-                m.tool_calls.len(),
-                m.invalid_tool_calls.len(),
-            ],
-            Content::Null | Content::Absent => [3, 0, 0, m.tool_calls.len(), m.invalid_tool_calls.len()],
-        };
-        let known = self.memo.get(id.as_str());
-        if let Some(&(_, n)) =
-            known.and_then(|(first, more)| std::iter::once(first).chain(more).find(|(s, _)| *s == shape))
-        {
+        let shape = tokens::shape_of(m);
+        if let Some(n) = self.cache.in_projection(m, shape, self.counter)? {
             return Ok(n);
         }
-        let n = self.cache.tokens(m, self.counter, self.counter_id)?;
-        match self.memo.get_mut(id.as_str()) {
-            Some((_, more)) => more.push((shape, n)),
-            None => {
-                self.memo.insert(id.clone(), ((shape, n), Vec::new()));
-            }
+        if let Some(&(_, _, n)) = self.others.iter().find(|(i, s, _)| i == id && *s == shape) {
+            return Ok(n);
         }
+        let n = tokens::count(m, self.counter)?;
+        self.others.push((id.clone(), shape, n));
         Ok(n)
     }
 
@@ -417,15 +404,29 @@ pub fn project<M: Borrow<Message> + Clone + From<Message>>(
     counter_id: &str,
     cache: &mut TokenCache,
 ) -> Result<Projection> {
+    project_into(history, opts, ctx, counter, counter_id, cache, None)
+}
+
+/// [`project`], its messages written through `view` (a [`ViewCache`] and the epoch its caller
+/// last received) when given: only the groups of messages that changed since the cache's last
+/// view are encoded, and the projection carries the view as slots ([`Projection::delta`]).
+pub fn project_into<M: Borrow<Message> + Clone + From<Message>>(
+    history: &[M],
+    opts: &ProjectOptions,
+    ctx: &Context,
+    counter: &mut dyn TokenCounter,
+    counter_id: &str,
+    cache: &mut TokenCache,
+    view: Option<(&mut ViewCache, u32)>,
+) -> Result<Projection> {
     let mut report = Report { budget: opts.budget, redacted: ctx.redacted.clone(), ..Report::default() };
     let history = match &opts.agent {
         Some(agent) => agents::as_context(history, agent, &opts.context_prefix),
         None => std::borrow::Cow::Borrowed(history),
     };
     let history = &history[..];
-    // Room for the ids of a typical window, so the memo rarely grows while it fills.
-    let memo = rustc_hash::FxHashMap::with_capacity_and_hasher(256, Default::default());
-    let tok = &mut Tokens { counter, counter_id, cache, memo };
+    cache.begin(counter_id);
+    let tok = &mut Tokens { counter, counter_id, cache, others: Vec::new() };
 
     // The fixed prefix: rules, the leading system message.
     let mut prefix: Vec<Message> = Vec::new();
@@ -508,22 +509,45 @@ pub fn project<M: Borrow<Message> + Clone + From<Message>>(
     out.extend(summary);
     let body_at = out.len();
     out.extend(window);
-    let (mut encoded, output_of) = crate::message::formats::encode_indexed(&out, opts.format);
-    crate::message::formats::keep_request_fields(&mut encoded, opts.format);
+    let (encoded, delta, output_of) = match view {
+        None => {
+            let (mut encoded, output_of) = crate::message::formats::encode_indexed(&out, opts.format);
+            crate::message::formats::keep_request_fields(&mut encoded, opts.format);
+            (encoded, None, output_of)
+        }
+        Some((cache, epoch)) => {
+            let (delta, output_of) = cache.write(epoch, &out, opts.format);
+            (Vec::new(), Some((delta, &*cache)), output_of)
+        }
+    };
     for (i, m) in out.iter().enumerate().skip(body_at) {
         let tokens = tok.of(m)?;
         let output = output_of.get(i).copied().unwrap_or_default();
-        report.messages.push(MessageReport {
-            id: m.id.clone().unwrap_or_default(),
-            role: m.role,
-            tokens,
-            output,
-            tool_call_id: m.tool_call_id.clone().filter(|_| m.role == Role::Tool),
-        });
+        // The ids are filled in below (moved, when the messages are not handed out).
+        report.messages.push(MessageReport { id: String::new(), role: m.role, tokens, output, tool_call_id: None });
     }
     report.used = tok.sum(&out)?;
-    check_leaks(&encoded, &ctx.private)?;
-    Ok(Projection { messages: out, encoded, report })
+    match &delta {
+        None => check_leaks(&encoded, &ctx.private)?,
+        Some((delta, cache)) if !ctx.private.is_empty() => {
+            check_leaks(&cache.values(delta).cloned().collect::<Vec<_>>(), &ctx.private)?;
+        }
+        Some(_) => {}
+    }
+    let delta = delta.map(|(delta, _)| delta);
+    // Written through a cache, the view is its slots: the messages are not handed out, and their
+    // ids move into the report instead of being copied.
+    let moved = delta.is_some();
+    for (r, m) in report.messages.iter_mut().zip(out.iter_mut().skip(body_at)) {
+        let (id, call) =
+            if moved { (m.id.take(), m.tool_call_id.take()) } else { (m.id.clone(), m.tool_call_id.clone()) };
+        r.id = id.unwrap_or_default();
+        r.tool_call_id = call.filter(|_| m.role == Role::Tool);
+    }
+    if moved {
+        out = Vec::new();
+    }
+    Ok(Projection { messages: out, encoded, delta, report })
 }
 
 /// The most messages a projection under `budget` can send: every message costs at least

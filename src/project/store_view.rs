@@ -5,18 +5,22 @@
 
 use super::sections::{render, SectionInput, SectionSource};
 use super::tokens::{Estimate, TokenCache, TokenCounter};
-use super::{project, Context, ProjectOptions, Projection};
+use super::view_cache::ViewCache;
+use super::{project_into, Context, ProjectOptions, Projection};
 use crate::error::Result;
 use crate::message::{Message, Role};
 use crate::state::{channel, Applied, Command, Store, Visibility};
 use serde_json::{json, Map, Value};
 
 /// A projector for one store: the model view with its token counts cached by message id across
-/// calls (one counter at a time; another `counter_id` starts a new cache). The caller owns it,
-/// beside the store it projects.
+/// calls (one counter at a time; another `counter_id` starts a new cache), and the output of the
+/// last view kept for a caller that rebuilds views from slots ([`Projector::model_view_slots`]). The caller
+/// owns it, beside the store it projects.
 #[derive(Debug, Default, Clone)]
 pub struct Projector {
     cache: TokenCache,
+    /// Boxed: most stores never give a view, and an idle store stays small.
+    view: Option<Box<ViewCache>>,
 }
 
 impl Projector {
@@ -35,6 +39,27 @@ impl Projector {
         self.model_view_before(store, opts, counter, counter_id, None)
     }
 
+    /// [`Projector::model_view`], written through this projector's [`ViewCache`] (`epoch`: the
+    /// one the caller last received, 0 at first): only what changed since the last view is
+    /// encoded, the projection's `delta` gives the view as slots, [`Projector::slot`] their
+    /// values. Errors: those of [`Projector::model_view`] (the caller's next epoch is then stale:
+    /// its next view is sent whole).
+    pub fn model_view_slots(
+        &mut self,
+        store: &Store,
+        opts: &ProjectOptions,
+        counter: &mut dyn TokenCounter,
+        counter_id: &str,
+        epoch: u32,
+    ) -> Result<Projection> {
+        self.view_of(store, opts, counter, counter_id, None, Some(epoch))
+    }
+
+    /// The output message a slot of the last [`Projector::model_view_slots`] holds.
+    pub fn slot(&self, slot: u32) -> Option<&Value> {
+        self.view.as_ref().and_then(|v| v.value(slot))
+    }
+
     /// The model view of the messages before the message `before` (all of them when `None` or
     /// not found): what a forked subagent inherits at launch, without the assistant turn that
     /// launches it (deepagents pops the trailing tool-calling message).
@@ -45,6 +70,18 @@ impl Projector {
         counter: &mut dyn TokenCounter,
         counter_id: &str,
         before: Option<&str>,
+    ) -> Result<Projection> {
+        self.view_of(store, opts, counter, counter_id, before, None)
+    }
+
+    fn view_of(
+        &mut self,
+        store: &Store,
+        opts: &ProjectOptions,
+        counter: &mut dyn TokenCounter,
+        counter_id: &str,
+        before: Option<&str>,
+        epoch: Option<u32>,
     ) -> Result<Projection> {
         let mut ctx = Context { private: store.private_values(), ..Context::default() };
         if opts.sections {
@@ -68,7 +105,11 @@ impl Projector {
         ctx.compaction = store.compaction();
         let all = store.messages(channel::MESSAGES)?.messages();
         let end = before.and_then(|id| all.iter().position(|m| m.id.as_deref() == Some(id))).unwrap_or(all.len());
-        project(all.get(..end).unwrap_or(all), opts, &ctx, counter, counter_id, &mut self.cache)
+        let view = match epoch {
+            Some(e) => Some((&mut **self.view.get_or_insert_with(Box::default), e)),
+            None => None,
+        };
+        project_into(all.get(..end).unwrap_or(all), opts, &ctx, counter, counter_id, &mut self.cache, view)
     }
 }
 

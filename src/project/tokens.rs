@@ -135,12 +135,51 @@ fn role_name(m: &Message) -> &'static str {
     }
 }
 
+/// What a message's count is remembered by within one projection: the kind of its content, its
+/// length, the length of its text parts, its calls and invalid calls. Repair and previews change
+/// it whenever they rewrite a message.
+pub type Shape = [usize; 5];
+
+/// The [`Shape`] of a message.
+pub fn shape_of(m: &Message) -> Shape {
+    let (calls, invalid) = (m.tool_calls.len(), m.invalid_tool_calls.len());
+    match &m.content {
+        Content::Text(t) => [1, t.len(), 0, calls, invalid],
+        Content::Parts(p) => [
+            2,
+            p.len(),
+            p.iter().map(|x| if let ContentPart::Text { text, .. } = x { text.len() } else { 1 }).sum(),
+            calls,
+            invalid,
+        ],
+        Content::Null | Content::Absent => [3, 0, 0, calls, invalid],
+    }
+}
+
+/// The tokens of `m` by `counter`, counted now.
+pub fn count(m: &Message, counter: &mut dyn TokenCounter) -> Result<usize> {
+    let (text, images) = text_of(m);
+    Ok(counter.count(&text)?.saturating_add(images * PER_IMAGE + PER_MESSAGE))
+}
+
+/// A message's count, the fingerprint of the text it was counted from, and the projection that
+/// last checked it against the message (with the message's shape then).
+#[derive(Debug, Clone)]
+struct Counted {
+    fingerprint: u64,
+    tokens: usize,
+    checked: u32,
+    shape: Shape,
+}
+
 /// Per-message token counts, cached by message id and a fingerprint of the message's text, for
 /// one counter at a time (a different `counter_id` clears the cache).
 #[derive(Debug, Clone, Default)]
 pub struct TokenCache {
     counter_id: String,
-    counts: FxHashMap<String, (u64, usize)>,
+    counts: FxHashMap<String, Counted>,
+    /// The projection under way ([`TokenCache::begin`]; never 0, which no count was checked in).
+    projection: u32,
 }
 
 impl TokenCache {
@@ -150,23 +189,135 @@ impl TokenCache {
             self.counts.clear();
             self.counter_id = counter_id.to_string();
         }
-        // The fingerprint of the counted text, taken without building it: a hit allocates nothing.
-        let mut fingerprint = Fingerprint(FxHasher::default());
-        let images = pieces(m, &mut fingerprint);
-        images.hash(&mut fingerprint.0);
-        let fp = fingerprint.0.finish();
-        if let Some(id) = &m.id {
-            if let Some(&(f, n)) = self.counts.get(id) {
-                if f == fp {
-                    return Ok(n);
-                }
+        let fp = fingerprint(m);
+        let Some(id) = &m.id else { return count(m, counter) };
+        if let Some(c) = self.counts.get(id.as_str()).filter(|c| c.fingerprint == fp) {
+            return Ok(c.tokens);
+        }
+        let n = count(m, counter)?;
+        self.put(id, Counted { fingerprint: fp, tokens: n, checked: 0, shape: [0; 5] });
+        Ok(n)
+    }
+
+    /// Starts a projection with `counter_id` (another counter than the last clears the cache):
+    /// each message is checked against its cached count once in it ([`TokenCache::in_projection`]).
+    pub fn begin(&mut self, counter_id: &str) {
+        if self.counter_id != counter_id {
+            self.counts.clear();
+            self.counter_id = counter_id.to_string();
+        }
+        if self.projection == u32::MAX {
+            // Numbers are about to be reused: no count was checked in a projection to come.
+            self.counts.values_mut().for_each(|c| c.checked = 0);
+            self.projection = 0;
+        }
+        self.projection += 1;
+    }
+
+    /// Tokens of `m` (which has an id, and shape `shape`) within the projection under way: the
+    /// first time, as [`TokenCache::tokens`] (the count kept while the text did not change);
+    /// then from the cache without reading the message again while its shape is the same.
+    /// `None` when the id was seen in this projection with another shape (the caller counts it:
+    /// a result next to its preview).
+    pub fn in_projection(
+        &mut self,
+        m: &Message,
+        shape: Shape,
+        counter: &mut dyn TokenCounter,
+    ) -> Result<Option<usize>> {
+        let Some(id) = &m.id else { return count(m, counter).map(Some) };
+        let known = self.counts.get(id.as_str());
+        if let Some(c) = known.filter(|c| c.checked == self.projection) {
+            return Ok((c.shape == shape).then_some(c.tokens));
+        }
+        let fp = fingerprint(m);
+        let tokens = match known.filter(|c| c.fingerprint == fp) {
+            Some(c) => c.tokens,
+            None => count(m, counter)?,
+        };
+        self.put(id, Counted { fingerprint: fp, tokens, checked: self.projection, shape });
+        Ok(Some(tokens))
+    }
+
+    /// Stores an id's count (its key allocated only for a new id).
+    fn put(&mut self, id: &str, counted: Counted) {
+        match self.counts.get_mut(id) {
+            Some(c) => *c = counted,
+            None => {
+                self.counts.insert(id.to_string(), counted);
             }
         }
-        let (text, images) = text_of(m);
-        let n = counter.count(&text)?.saturating_add(images * PER_IMAGE + PER_MESSAGE);
-        if let Some(id) = &m.id {
-            self.counts.insert(id.clone(), (fp, n));
+    }
+}
+
+/// The fingerprint of the counted text of `m`, taken without building it.
+fn fingerprint(m: &Message) -> u64 {
+    let mut fingerprint = Fingerprint(FxHasher::default());
+    let images = pieces(m, &mut fingerprint);
+    images.hash(&mut fingerprint.0);
+    fingerprint.0.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Role;
+
+    /// Counts every text as its length and every call to it.
+    struct Calls(usize);
+    impl TokenCounter for Calls {
+        fn count(&mut self, text: &str) -> Result<usize> {
+            self.0 += 1;
+            Ok(text.len())
         }
-        Ok(n)
+    }
+
+    fn message(id: &str, text: &str) -> Message {
+        let mut m = Message::new(Role::User, text);
+        m.id = Some(id.to_string());
+        m
+    }
+
+    #[test]
+    fn within_a_projection_a_message_is_read_once_and_a_changed_one_counted_again() {
+        let mut cache = TokenCache::default();
+        let mut c = Calls(0);
+        let a = message("a", "hello");
+        cache.begin("c");
+        let n = cache.in_projection(&a, shape_of(&a), &mut c).unwrap();
+        assert_eq!(n, Some(5 + "user\n".len() + PER_MESSAGE));
+        assert_eq!(cache.in_projection(&a, shape_of(&a), &mut c).unwrap(), n);
+        let longer = message("a", "hello, world");
+        assert_eq!(cache.in_projection(&longer, shape_of(&longer), &mut c).unwrap(), None, "another shape of a");
+        assert_eq!(c.0, 1);
+        // Next projection: the same text is not counted again, a changed one of the same shape is.
+        cache.begin("c");
+        let same_shape = message("a", "HELLO");
+        assert_eq!(cache.in_projection(&a, shape_of(&a), &mut c).unwrap(), n);
+        assert_eq!(c.0, 1);
+        cache.begin("c");
+        assert!(cache.in_projection(&same_shape, shape_of(&same_shape), &mut c).unwrap().is_some());
+        assert_eq!(c.0, 2, "the fingerprint, not the shape, decides across projections");
+        // Another counter starts afresh.
+        cache.begin("other");
+        assert!(cache.in_projection(&a, shape_of(&a), &mut c).unwrap().is_some());
+        assert_eq!(c.0, 3);
+    }
+
+    #[test]
+    fn a_stamp_about_to_wrap_clears_every_check() {
+        let mut cache = TokenCache::default();
+        let mut c = Calls(0);
+        let a = message("a", "hello");
+        cache.begin("c");
+        cache.projection = u32::MAX;
+        cache.in_projection(&a, shape_of(&a), &mut c).unwrap();
+        cache.begin("c");
+        assert_eq!(cache.projection, 1);
+        assert!(cache.counts.values().all(|c| c.checked == 0), "no count looks checked in projection 1");
+        // A change of the same shape in the next projection is seen (by its fingerprint).
+        let changed = message("a", "HELLO");
+        cache.in_projection(&changed, shape_of(&changed), &mut c).unwrap();
+        assert_eq!(c.0, 2);
     }
 }

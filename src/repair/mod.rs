@@ -5,12 +5,18 @@
 //! the canonical-message entry points.
 
 mod plan;
+// proptest is a native dev-dependency only (the wasm32 test build has no proptest).
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod props;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod reference;
 mod shape;
 pub mod skeleton;
+mod turns;
 mod validate;
 
-pub use plan::{plan, Action, ContentFix, Fix, FixKind, Item, Reason, RepairOptions};
-pub use shape::{is_placeholder, shapes_of, CallShape, Shape, ToolContent};
+pub use plan::{plan, Action, ContentFix, Fix, FixKind, Item, Reason, RepairOptions, Synthetic};
+pub use shape::{is_placeholder, shapes_of, CallShape, Shape, Shapes, ToolContent};
 pub use validate::{validate as validate_shapes, Provider, Rule, Violation};
 
 use crate::error::{Error, ErrorCode, Result};
@@ -22,15 +28,15 @@ use std::borrow::Borrow;
 /// The report of a repair: every fix, in input order.
 pub type RepairReport = Vec<Fix>;
 
-/// Shapes of canonical messages that are their own input (message `i` came from input `i`),
-/// held or shared (a store's channel: `Rc<Message>`).
-pub fn shapes_of_messages<M: Borrow<Message>>(messages: &[M]) -> Vec<Shape> {
-    messages
-        .iter()
-        .map(Borrow::borrow)
-        .enumerate()
-        .map(|(i, m): (usize, &Message)| Shape::of(m, i, 0, m.origin.unwrap_or(Format::Openai)))
-        .collect()
+/// Shapes of canonical messages that are their own input (message `i` came from input `i`).
+pub fn shapes_of_messages<M: Borrow<Message>>(messages: &[M]) -> Shapes<'_> {
+    let n_calls = messages.iter().map(|m| m.borrow().tool_calls.len() + m.borrow().invalid_tool_calls.len()).sum();
+    let mut out = Shapes::with_capacity(messages.len(), n_calls);
+    for (i, m) in messages.iter().enumerate() {
+        let m = m.borrow();
+        out.push_message(m, i, 0, m.origin.unwrap_or(Format::Openai));
+    }
+    out
 }
 
 /// Every violation of `provider`'s rules in `messages`, in order. Indices are positions in `messages`.
@@ -56,7 +62,8 @@ pub fn repair<M: Borrow<Message>>(messages: &[M], opts: &RepairOptions) -> (Vec<
 pub fn materialize<M: Borrow<Message>>(item: &Item, messages: &[M], opts: &RepairOptions) -> Option<Message> {
     match item {
         Item::Keep(i, fix) => messages.get(*i).map(|m| apply_fix(m.borrow().clone(), *fix)),
-        Item::Synthetic { id, name, reason, .. } => {
+        Item::Synthetic(synthetic) => {
+            let Synthetic { id, name, reason, .. } = &**synthetic;
             let text = match &opts.text {
                 Some(t) => t.replace("{name}", name).replace("{id}", id).replace("{reason}", reason.as_str()),
                 None => reason.text(name, id),
@@ -101,14 +108,14 @@ pub enum Output {
 /// format one or more items).
 pub fn assemble(
     items: &[Item],
-    shapes: &[Shape],
+    shapes: &[Shape<'_>],
     opts: &RepairOptions,
     mut unit: impl FnMut(usize) -> Result<Message>,
 ) -> Result<Vec<Output>> {
     let format_of = |item: &Item| {
         let i = match item {
             Item::Keep(i, _) => *i,
-            Item::Synthetic { after, .. } => *after,
+            Item::Synthetic(s) => s.after,
         };
         shapes.get(i).map_or(Format::Openai, |s| s.format)
     };
@@ -134,7 +141,32 @@ pub fn assemble(
             let before = run.get(..k).unwrap_or_default().iter().rev().find_map(|it| source_of(Some(it)));
             source_of(run.get(k)).is_some() && source_of(run.get(k)) == before
         };
-        for range in group_with(&roles, continues, format) {
+        let groups = group_with(&roles, continues, format);
+        if groups.len() == run.len() {
+            // Every item its own group (no format rule joins two): an unchanged input message is
+            // itself, without building the group.
+            for item in run {
+                if let Item::Keep(i, fix) = item {
+                    let s = shapes.get(*i);
+                    let alone =
+                        s.is_some_and(|s| s.part == 0 && shapes.get(i + 1).is_none_or(|n| n.source != s.source));
+                    if fix.is_none() && alone {
+                        out.push(Output::Original(s.map_or(0, |s| s.source)));
+                        continue;
+                    }
+                }
+                let message = match item {
+                    Item::Keep(i, fix) => apply_fix(unit(*i)?, *fix),
+                    synthetic => materialize::<Message>(synthetic, &[], opts).ok_or_else(|| {
+                        Error::new(ErrorCode::InvalidOption, "the placeholder text template could not be applied")
+                    })?,
+                };
+                out.extend(encode_group(std::slice::from_ref(&message), format).into_iter().map(Output::New));
+            }
+            start = end;
+            continue;
+        }
+        for range in groups {
             let group = run.get(range).unwrap_or_default();
             if let Some(src) = whole_source(group, shapes, &units_of_source) {
                 out.push(Output::Original(src));

@@ -15,8 +15,9 @@
 //!   JSON as its text, media replaced by a note).
 //! - Idempotent; a real result is never dropped unless it duplicates another real result.
 
-use super::shape::{Shape, ToolContent};
-use super::validate::{block_owner, turn_leaders, Provider};
+use super::shape::{Shape, Shapes, ToolContent};
+use super::turns::{turn_spans, TurnSpan};
+use super::validate::Provider;
 use crate::message::Role;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
@@ -192,176 +193,173 @@ impl ContentFix {
 pub enum Item {
     /// The canonical message at this position of the input, maybe with its content fixed.
     Keep(usize, ContentFix),
-    /// A synthetic error result for call `id` of tool `name`, made by the message at `after`.
-    Synthetic {
-        /// The call id.
-        id: String,
-        /// The tool's name.
-        name: String,
-        /// Why it has no result.
-        reason: Reason,
-        /// The canonical message (assistant) that made the call.
-        after: usize,
-    },
+    /// A synthetic error result (boxed: an item is one per message of a history, a placeholder
+    /// rare, and a plan's list of items four times smaller so).
+    Synthetic(Box<Synthetic>),
+}
+
+/// A synthetic error result for call `id` of tool `name`, made by the message at `after`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Synthetic {
+    /// The call id.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// Why it has no result.
+    pub reason: Reason,
+    /// The canonical message (assistant) that made the call.
+    pub after: usize,
 }
 
 /// Computes the repaired order of messages and the report.
-pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
+///
+/// Indexed by position: call `k` of shape `a` is `a.calls_at + k`, and what is known per call or
+/// per message is a vector. Each call first looks for its result in its own turn's result block
+/// (the messages right after the turn); only calls and results left over by that local match —
+/// a dangling call, a moved or duplicate result — are matched by id across the history, so a
+/// history whose calls are answered in place hashes no id.
+pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     let provider = opts.provider.unwrap_or(Provider::Openai);
     let mut report = Vec::new();
     let fix = |kind, action, index, id: Option<&str>| Fix { kind, action, index, tool_call_id: id.map(str::to_string) };
-
-    // Which result answers which call occurrence: real results first, then placeholders, each in
-    // input order, and each result at most once. Calls are numbered by position (`base[a] + k`
-    // for call `k` of message `a`), so what is known per call or per message is a vector.
-    let n_calls: usize = shapes.iter().map(|s| s.calls.len()).sum();
-    let mut results: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-    results.reserve(n_calls);
-    for (i, s) in shapes.iter().enumerate().filter(|(_, s)| !s.aside) {
-        if let (Role::Tool, Some(id)) = (s.role, s.tool_call_id.as_deref()) {
-            results.entry(id).or_default().push(i);
-        }
-    }
-    for list in results.values_mut().filter(|l| l.len() > 1) {
-        list.sort_by_key(|&i| (shapes.get(i).is_some_and(|s| s.synthetic), i));
-    }
-    let mut called: FxHashSet<&str> = FxHashSet::default();
-    called.reserve(n_calls);
-    called.extend(shapes.iter().flat_map(|s| s.calls.iter().map(|c| c.id.as_str())));
-    let mut base = Vec::with_capacity(shapes.len());
-    let mut next = 0;
-    for s in shapes {
-        base.push(next);
-        next += s.calls.len();
-    }
-    let call_index = |a: usize, k: usize| base.get(a).map_or(usize::MAX, |b| b + k);
-    let owner = block_owner(shapes);
-    let leaders = turn_leaders(shapes);
-    let leader = |a: usize| leaders.get(a).copied().unwrap_or(a);
-    // The last message of each turn, by the turn's first: its results go after it.
-    let mut turn_end: Vec<usize> = (0..shapes.len()).collect();
-    for (i, &l) in leaders.iter().enumerate() {
-        if let Some(end) = turn_end.get_mut(l) {
-            *end = i;
-        }
-    }
+    let n_calls = shapes.all_calls().len();
+    // Which result answers which call: results (not approval responses) are taken at most once.
     let mut used = vec![false; shapes.len()];
     let is_used = |used: &[bool], r: usize| used.get(r).copied().unwrap_or(true);
-    // Pass 0: each call takes a real result already in its own result block (ids can repeat
-    // across turns, as in tau-bench); pass 1: any unused real result; pass 2: a placeholder.
-    let assistants: Vec<usize> =
-        shapes.iter().enumerate().filter(|(_, s)| s.role == Role::Assistant).map(|(a, _)| a).collect();
+    let takes = |r: usize| shapes.get(r).is_some_and(|t| t.role == Role::Tool && !t.aside && t.tool_call_id.is_some());
+    let mut picked: Vec<Option<usize>> = vec![None; n_calls];
     // A call id repeated within one turn (a `function_call` item given twice) is one call: the
     // repeats take no result of their own. (Within one message the decoder refuses repeats.)
-    let mut first_in_turn: FxHashSet<(usize, &str)> = FxHashSet::default();
-    first_in_turn.reserve(n_calls);
     let mut repeated = vec![false; n_calls];
-    for &a in &assistants {
-        for (k, c) in shapes.get(a).map(|s| s.calls.as_slice()).unwrap_or_default().iter().enumerate() {
-            if !first_in_turn.insert((leader(a), c.id.as_str())) {
-                if let Some(r) = repeated.get_mut(call_index(a, k)) {
-                    *r = true;
+    let spans = turn_spans(shapes);
+    // The calls each call still unanswered after pass 0, in order, as (call index, id).
+    let mut left_calls: Vec<(usize, &str)> = Vec::new();
+    let mut calls: Vec<(usize, &str)> = Vec::new();
+    for span in &spans {
+        turn_calls(shapes, span, &mut calls);
+        mark_repeats(&calls, &mut repeated);
+        // Pass 0: each call takes the first real result with its id in its own block (ids can
+        // repeat across turns, as in tau-bench).
+        let block = span.block.clone();
+        let real = |r: &usize| takes(*r) && shapes.get(*r).is_some_and(|t| !t.synthetic);
+        calls.retain(|(ci, _)| !flag(&repeated, *ci));
+        if calls.len().saturating_mul(block.len()) <= 256 {
+            for &(ci, id) in &calls {
+                let found = block
+                    .clone()
+                    .filter(real)
+                    .find(|&r| !is_used(&used, r) && result_id(shapes, r).is_some_and(|t| same_id(t, id)));
+                take(found, ci, &mut used, &mut picked);
+            }
+        } else {
+            let mut first: FxHashMap<&str, usize> = FxHashMap::default();
+            for r in block.clone().filter(real) {
+                if let Some(id) = result_id(shapes, r) {
+                    first.entry(id).or_insert(r);
                 }
             }
+            for &(ci, id) in &calls {
+                let found = first.get(id).copied().filter(|&r| !is_used(&used, r));
+                take(found, ci, &mut used, &mut picked);
+            }
+        }
+        left_calls.extend(calls.iter().filter(|&&(ci, _)| picked.get(ci).is_some_and(Option::is_none)));
+    }
+    // Then, over what the local match left: each call still unanswered takes the first unused
+    // result with its id anywhere, real ones (moved) before placeholders, in input order. (Per id,
+    // calls in order take results in that order, so one pass gives what a pass for real results
+    // and then one for placeholders would.)
+    if !left_calls.is_empty() && (0..shapes.len()).any(|r| takes(r) && !is_used(&used, r)) {
+        let mut lists: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        for r in (0..shapes.len()).filter(|&r| takes(r) && !is_used(&used, r)) {
+            if let Some(id) = result_id(shapes, r) {
+                lists.entry(id).or_default().push(r);
+            }
+        }
+        let synthetic = |r: &usize| shapes.get(*r).is_some_and(|t| t.synthetic);
+        let mut left: FxHashMap<&str, std::vec::IntoIter<usize>> = lists
+            .into_iter()
+            .map(|(id, mut list)| {
+                list.sort_by_key(synthetic); // stable: real ones first, each kind in input order
+                (id, list.into_iter())
+            })
+            .collect();
+        for &(ci, id) in &left_calls {
+            let found = left.get_mut(id).and_then(Iterator::next);
+            take(found, ci, &mut used, &mut picked);
         }
     }
-    let is_repeated = |a: usize, k: usize| repeated.get(call_index(a, k)).copied().unwrap_or(false);
-    let mut picked: Vec<Option<usize>> = vec![None; n_calls];
-    let picked_of = |picked: &[Option<usize>], a: usize, k: usize| picked.get(call_index(a, k)).copied().flatten();
-    for pass in 0..3 {
-        for &a in &assistants {
+    // Per turn: the placeholders, in call order, then the real results in input order; both go
+    // after the turn's last message.
+    let mut answers: Vec<Item> = Vec::with_capacity(n_calls);
+    let mut answer_at: Vec<(usize, std::ops::Range<usize>)> = Vec::with_capacity(spans.len());
+    let mut real: Vec<usize> = Vec::new();
+    for span in &spans {
+        let from = answers.len();
+        real.clear();
+        for a in span.turn.clone() {
             let Some(s) = shapes.get(a) else { continue };
-            for (k, c) in s.calls.iter().enumerate() {
-                if picked_of(&picked, a, k).is_some() || is_repeated(a, k) {
+            for (k, c) in shapes.calls(s).iter().enumerate() {
+                let ci = s.calls_at + k;
+                if flag(&repeated, ci) {
                     continue;
                 }
-                let candidates = results.get(c.id.as_str()).map(Vec::as_slice).unwrap_or_default();
-                let real = |r: usize| shapes.get(r).is_some_and(|t| !t.synthetic);
-                let pick = candidates.iter().copied().find(|&r| {
-                    !is_used(&used, r)
-                        && match pass {
-                            0 => real(r) && owner.get(r) == Some(&Some(leader(a))),
-                            1 => real(r),
-                            _ => true,
+                match picked.get(ci).copied().flatten() {
+                    Some(r) => {
+                        real.push(r);
+                        if !span.block.contains(&r) {
+                            let index = shapes.get(r).map_or(0, |t| t.source);
+                            report.push(fix(FixKind::MisplacedResult, Action::Moved, index, Some(c.id)));
                         }
-                });
-                if let Some(r) = pick {
-                    if let Some(u) = used.get_mut(r) {
-                        *u = true;
                     }
-                    if let Some(p) = picked.get_mut(call_index(a, k)) {
-                        *p = Some(r);
+                    None => {
+                        let default = if c.invalid { Reason::InvalidArgs } else { Reason::Missing };
+                        let reason = if opts.reasons.is_empty() {
+                            default
+                        } else {
+                            opts.reasons.get(c.id).copied().unwrap_or(default)
+                        };
+                        report.push(fix(fix_kind_of(reason), Action::Inserted, s.source, Some(c.id)));
+                        answers.push(Item::Synthetic(Box::new(Synthetic {
+                            id: c.id.to_string(),
+                            name: c.name.to_string(),
+                            reason,
+                            after: a,
+                        })));
                     }
                 }
             }
         }
-    }
-    // Per turn (by its first message): the placeholders, in call order, then the real results.
-    let mut synthetic_of: Vec<Vec<Item>> = vec![Vec::new(); shapes.len()];
-    let mut real_of: Vec<Vec<usize>> = vec![Vec::new(); shapes.len()];
-    for &a in &assistants {
-        let Some(s) = shapes.get(a) else { continue };
-        let (Some(synthetic), Some(real)) = (synthetic_of.get_mut(leader(a)), real_of.get_mut(leader(a))) else {
-            continue;
-        };
-        for (k, c) in s.calls.iter().enumerate() {
-            if is_repeated(a, k) {
-                continue;
-            }
-            match picked_of(&picked, a, k) {
-                Some(r) => {
-                    real.push(r);
-                    if owner.get(r) != Some(&Some(leader(a))) {
-                        report.push(fix(
-                            FixKind::MisplacedResult,
-                            Action::Moved,
-                            shapes.get(r).map_or(0, |t| t.source),
-                            Some(&c.id),
-                        ));
-                    }
-                }
-                None => {
-                    let reason = opts.reasons.get(&c.id).copied().unwrap_or(if c.invalid {
-                        Reason::InvalidArgs
-                    } else {
-                        Reason::Missing
-                    });
-                    let kind = match reason {
-                        Reason::Missing => FixKind::MissingResult,
-                        Reason::InvalidArgs => FixKind::InvalidArgs,
-                        Reason::Interrupted => FixKind::Interrupted,
-                        Reason::Rejected => FixKind::Rejected,
-                    };
-                    report.push(fix(kind, Action::Inserted, s.source, Some(&c.id)));
-                    synthetic.push(Item::Synthetic { id: c.id.clone(), name: c.name.clone(), reason, after: a });
-                }
-            }
-        }
-    }
-    let mut answers: Vec<Vec<Item>> = vec![Vec::new(); shapes.len()];
-    for (l, (synthetic, mut real)) in synthetic_of.into_iter().zip(real_of).enumerate() {
         real.sort_unstable();
-        if let Some(slot) = turn_end.get(l).and_then(|&end| answers.get_mut(end)) {
-            slot.extend(synthetic);
-            slot.extend(real.into_iter().map(|r| Item::Keep(r, tool_fix(shapes.get(r), provider))));
+        answers.extend(real.iter().map(|&r| Item::Keep(r, tool_fix(shapes.get(r), provider))));
+        if answers.len() > from {
+            answer_at.push((span.turn.end - 1, from..answers.len()));
         }
     }
 
-    let mut items = Vec::with_capacity(shapes.len());
+    // Every call id, for telling a duplicate result from an orphan: built only when a result is
+    // left over.
+    let mut called: Option<FxHashSet<&str>> = None;
+    let mut answers = answers.into_iter();
+    let mut next_answers = answer_at.into_iter().peekable();
+    let mut items = Vec::with_capacity(shapes.len() + n_calls);
+    let mut seen_assistant = false;
     for (i, s) in shapes.iter().enumerate() {
         match s.role {
             Role::Tool if is_used(&used, i) => {} // placed after its call
             // An approval response stays where it is (it answers no call), after the turn it
             // answers; before any assistant turn it answers nothing and goes, as an orphan does.
             Role::Tool if s.aside => {
-                if shapes.get(..i).unwrap_or_default().iter().any(|p| p.role == Role::Assistant) {
+                if seen_assistant {
                     items.push(Item::Keep(i, ContentFix { drop_empty_text: false, tool_content_to_text: false }))
                 } else {
-                    report.push(fix(FixKind::OrphanResult, Action::Dropped, s.source, s.tool_call_id.as_deref()));
+                    report.push(fix(FixKind::OrphanResult, Action::Dropped, s.source, s.tool_call_id));
                 }
             }
             Role::Tool => {
-                let id = s.tool_call_id.as_deref();
+                let id = s.tool_call_id;
+                let called =
+                    called.get_or_insert_with(|| shapes.iter().flat_map(|s| shapes.calls(s)).map(|c| c.id).collect());
                 if id.is_some_and(|id| called.contains(id)) {
                     report.push(fix(FixKind::DuplicateResult, Action::Dropped, s.source, id));
                 } else if opts.keep_orphans {
@@ -372,13 +370,14 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                 }
             }
             _ => {
+                seen_assistant |= s.role == Role::Assistant;
                 let content_fix = ContentFix { drop_empty_text: s.empty_text_part, tool_content_to_text: false };
                 // An empty assistant message goes for every provider; an empty user message
                 // where the provider refuses one (Anthropic, Gemini: EMPTY_MESSAGE), so the
                 // output always validates.
                 let refused_empty = s.role == Role::Assistant
                     || (s.role == Role::User && matches!(provider, Provider::Anthropic | Provider::Gemini));
-                if refused_empty && s.empty_for(provider) && s.calls.is_empty() {
+                if refused_empty && s.empty_for(provider) && s.n_calls == 0 {
                     report.push(fix(FixKind::EmptyMessage, Action::Dropped, s.source, None));
                 } else {
                     if s.empty_text_part {
@@ -387,8 +386,8 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                     items.push(Item::Keep(i, content_fix));
                 }
                 // The turn's results, even when its last message was dropped.
-                if let Some(slot) = answers.get_mut(i) {
-                    items.append(slot);
+                if let Some((_, range)) = next_answers.next_if(|(end, _)| *end == i) {
+                    items.extend(answers.by_ref().take(range.len()));
                 }
             }
         }
@@ -401,7 +400,7 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                     FixKind::ToolContent,
                     Action::Rewritten,
                     s.map_or(0, |s| s.source),
-                    s.and_then(|s| s.tool_call_id.as_deref()),
+                    s.and_then(|s| s.tool_call_id),
                 ));
             }
         }
@@ -410,7 +409,73 @@ pub fn plan(shapes: &[Shape], opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     (items, report)
 }
 
-fn tool_fix(s: Option<&Shape>, provider: Provider) -> ContentFix {
+/// The fix kind of a placeholder inserted for `reason`.
+pub(crate) fn fix_kind_of(reason: Reason) -> FixKind {
+    match reason {
+        Reason::Missing => FixKind::MissingResult,
+        Reason::InvalidArgs => FixKind::InvalidArgs,
+        Reason::Interrupted => FixKind::Interrupted,
+        Reason::Rejected => FixKind::Rejected,
+    }
+}
+
+/// The calls of one turn, in order, as (call index, id), into `out` (cleared first).
+fn turn_calls<'a>(shapes: &Shapes<'a>, span: &TurnSpan, out: &mut Vec<(usize, &'a str)>) {
+    out.clear();
+    for s in shapes.get(span.turn.clone()).unwrap_or_default() {
+        out.extend(shapes.calls(s).iter().enumerate().map(|(k, c)| (s.calls_at + k, c.id)));
+    }
+}
+
+/// Marks the calls of one turn whose id an earlier call of the turn has.
+fn mark_repeats(calls: &[(usize, &str)], repeated: &mut [bool]) {
+    let mut mark = |ci: usize| {
+        if let Some(r) = repeated.get_mut(ci) {
+            *r = true;
+        }
+    };
+    if calls.len() <= 16 {
+        for (k, &(ci, id)) in calls.iter().enumerate() {
+            if calls.iter().take(k).any(|&(_, other)| other == id) {
+                mark(ci);
+            }
+        }
+    } else {
+        let mut seen: FxHashSet<&str> = FxHashSet::default();
+        for &(ci, id) in calls {
+            if !seen.insert(id) {
+                mark(ci);
+            }
+        }
+    }
+}
+
+fn flag(flags: &[bool], i: usize) -> bool {
+    flags.get(i).copied().unwrap_or(false)
+}
+
+/// `a == b`, at once when both are the same slice (a skeleton's result refers to its call's id).
+fn same_id(a: &str, b: &str) -> bool {
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
+}
+
+fn result_id<'a>(shapes: &Shapes<'a>, r: usize) -> Option<&'a str> {
+    shapes.get(r).and_then(|t| t.tool_call_id)
+}
+
+/// Records that call `ci` takes result `found` (when there is one).
+fn take(found: Option<usize>, ci: usize, used: &mut [bool], picked: &mut [Option<usize>]) {
+    if let Some(r) = found {
+        if let Some(u) = used.get_mut(r) {
+            *u = true;
+        }
+        if let Some(p) = picked.get_mut(ci) {
+            *p = Some(r);
+        }
+    }
+}
+
+pub(crate) fn tool_fix(s: Option<&Shape>, provider: Provider) -> ContentFix {
     let needs = s.is_some_and(|s| provider.text_only_results_of(s.format) && s.tool_content != ToolContent::Text);
     ContentFix { drop_empty_text: false, tool_content_to_text: needs }
 }

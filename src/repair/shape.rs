@@ -9,13 +9,13 @@
 use crate::message::formats::{util::content_as_string, Format};
 use crate::message::{Content, ContentPart, Message, Role, ToolStatus};
 
-/// One tool call as validation sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CallShape {
+/// One tool call as validation sees it, borrowed from the message (or skeleton) it was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallShape<'a> {
     /// The call id.
-    pub id: String,
+    pub id: &'a str,
     /// The tool's name.
-    pub name: String,
+    pub name: &'a str,
     /// The arguments did not parse (an invalid tool call).
     pub invalid: bool,
 }
@@ -35,9 +35,10 @@ pub enum ToolContent {
     Media,
 }
 
-/// The structure of one canonical message.
+/// The structure of one canonical message. Its calls are in the [`Shapes`] it belongs to
+/// ([`Shapes::calls`]): one list for the whole history, indexed by position.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Shape {
+pub struct Shape<'a> {
     /// Index of the caller's input message this came from.
     pub source: usize,
     /// Position among the canonical messages decoded from that input message.
@@ -46,10 +47,12 @@ pub struct Shape {
     pub format: Format,
     /// The role.
     pub role: Role,
-    /// Calls made (valid, then invalid), for an assistant message.
-    pub calls: Vec<CallShape>,
+    /// Where its calls (valid, then invalid) start in [`Shapes`]' list of calls.
+    pub calls_at: usize,
+    /// How many calls it makes (an assistant message).
+    pub n_calls: usize,
     /// For a tool result, the call it answers.
-    pub tool_call_id: Option<String>,
+    pub tool_call_id: Option<&'a str>,
     /// Some text part is empty (`{type: "text", text: ""}`).
     pub empty_text_part: bool,
     /// The content carries nothing (absent, null, `""`, or only empty text parts).
@@ -73,7 +76,66 @@ pub struct Shape {
     pub aside: bool,
 }
 
-impl Shape {
+/// The shapes of a history, in order, with all their calls in one list (no allocation per
+/// message; ids and names borrowed from where they were read). Derefs to the shapes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Shapes<'a> {
+    list: Vec<Shape<'a>>,
+    calls: Vec<CallShape<'a>>,
+}
+
+impl<'a> Shapes<'a> {
+    /// Room for `messages` shapes and `calls` calls.
+    pub fn with_capacity(messages: usize, calls: usize) -> Self {
+        Shapes { list: Vec::with_capacity(messages), calls: Vec::with_capacity(calls) }
+    }
+
+    /// Appends `shape` with `calls` (its `calls_at` and `n_calls` are set here); the invalid
+    /// calls are put after the valid ones, each group in its order.
+    pub fn push(&mut self, mut shape: Shape<'a>, calls: impl IntoIterator<Item = CallShape<'a>>) {
+        shape.calls_at = self.calls.len();
+        self.calls.extend(calls);
+        let mine = self.calls.get_mut(shape.calls_at..).unwrap_or_default();
+        shape.n_calls = mine.len();
+        if mine.iter().any(|c| c.invalid) {
+            mine.sort_by_key(|c| c.invalid); // stable: valid ones first, in order
+        }
+        self.list.push(shape);
+    }
+
+    /// The calls `shape` makes (valid, then invalid).
+    pub fn calls(&self, shape: &Shape) -> &[CallShape<'a>] {
+        self.calls.get(shape.calls_at..shape.calls_at + shape.n_calls).unwrap_or_default()
+    }
+
+    /// All calls of the history, in order: call `k` of a shape is at `calls_at + k`.
+    pub fn all_calls(&self) -> &[CallShape<'a>] {
+        &self.calls
+    }
+
+    /// The same history without the shapes `keep` refuses (their calls stay in the list,
+    /// unreferenced).
+    pub fn filtered(&self, keep: impl Fn(&Shape) -> bool) -> Shapes<'a> {
+        Shapes { list: self.list.iter().filter(|s| keep(s)).cloned().collect(), calls: self.calls.clone() }
+    }
+}
+
+impl<'s, 'a> IntoIterator for &'s Shapes<'a> {
+    type Item = &'s Shape<'a>;
+    type IntoIter = std::slice::Iter<'s, Shape<'a>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.iter()
+    }
+}
+
+impl<'a> std::ops::Deref for Shapes<'a> {
+    type Target = [Shape<'a>];
+    fn deref(&self) -> &[Shape<'a>] {
+        &self.list
+    }
+}
+
+impl Shape<'_> {
     /// Whether the message carries nothing once written into `provider`'s request: empty, or only
     /// blocks that are kept for their own format and this is another one.
     pub fn empty_for(&self, provider: super::Provider) -> bool {
@@ -85,9 +147,9 @@ impl Shape {
 
 pub use crate::message::is_placeholder;
 
-impl Shape {
-    /// The shape of a canonical message that came from input message `source`.
-    pub fn of(m: &Message, source: usize, part: usize, format: Format) -> Shape {
+impl<'a> Shapes<'a> {
+    /// Appends the shape of canonical message `m`, which came from input message `source`.
+    pub fn push_message(&mut self, m: &'a Message, source: usize, part: usize, format: Format) {
         let empty_part = |p: &ContentPart| matches!(p, ContentPart::Text { text, .. } if text.is_empty());
         let (empty_text_part, empty, foreign_only) = match &m.content {
             Content::Parts(parts) => {
@@ -130,23 +192,15 @@ impl Shape {
         let synthetic = m.role == Role::Tool
             && m.status != Some(ToolStatus::Success)
             && m.tool_call_id.as_deref().is_some_and(|id| is_placeholder(&content_as_string(&m.content), id));
-        Shape {
+        let shape = Shape {
             aside: m.is_aside(),
             source,
             part,
             format,
             role: m.role,
-            calls: m
-                .tool_calls
-                .iter()
-                .map(|c| CallShape { id: c.id.clone(), name: c.name.clone(), invalid: false })
-                .chain(m.invalid_tool_calls.iter().map(|c| CallShape {
-                    id: c.id.clone(),
-                    name: c.name.clone(),
-                    invalid: true,
-                }))
-                .collect(),
-            tool_call_id: m.tool_call_id.clone(),
+            calls_at: 0,
+            n_calls: 0,
+            tool_call_id: m.tool_call_id.as_deref(),
             empty_text_part,
             empty,
             foreign_only,
@@ -154,7 +208,10 @@ impl Shape {
             tool_content,
             error: m.status == Some(ToolStatus::Error),
             synthetic,
-        }
+        };
+        let valid = m.tool_calls.iter().map(|c| CallShape { id: &c.id, name: &c.name, invalid: false });
+        let invalid = m.invalid_tool_calls.iter().map(|c| CallShape { id: &c.id, name: &c.name, invalid: true });
+        self.push(shape, valid.chain(invalid));
     }
 }
 
@@ -169,19 +226,18 @@ fn is_media(p: &ContentPart) -> bool {
 }
 
 /// Shapes of decoded messages (see [`crate::message::formats::decode_messages`]).
-pub fn shapes_of(messages: &[Message], source: &[usize], formats: &[Format]) -> Vec<Shape> {
+pub fn shapes_of<'a>(messages: &'a [Message], source: &[usize], formats: &[Format]) -> Shapes<'a> {
+    let n_calls = messages.iter().map(|m| m.tool_calls.len() + m.invalid_tool_calls.len()).sum();
+    let mut out = Shapes::with_capacity(messages.len(), n_calls);
     let mut part = 0;
-    messages
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            let src = source.get(i).copied().unwrap_or(i);
-            if i > 0 && source.get(i - 1) == Some(&src) {
-                part += 1;
-            } else {
-                part = 0;
-            }
-            Shape::of(m, src, part, formats.get(src).copied().unwrap_or(Format::Openai))
-        })
-        .collect()
+    for (i, m) in messages.iter().enumerate() {
+        let src = source.get(i).copied().unwrap_or(i);
+        if i > 0 && source.get(i - 1) == Some(&src) {
+            part += 1;
+        } else {
+            part = 0;
+        }
+        out.push_message(m, src, part, formats.get(src).copied().unwrap_or(Format::Openai));
+    }
+    out
 }

@@ -11,13 +11,19 @@
 //! path's.
 //!
 //! Layout: `meta` holds, per message, a header word `format | role << 1 | status << 3 | content << 5 |
-//! placeholder << 7 | calls << 8`, then the UTF-16 length + 1 of the id the result answers (0:
-//! none), then (placeholder) the UTF-16 length of the content, then per call its kind
-//! ([`CALL_VALID`], [`CALL_INVALID`], [`CALL_ARGS_TEXT`]), the lengths of its id and name and, for
+//! placeholder << 7 | calls << 8`, then the length + 1 of the id the result answers (0: none),
+//! then (placeholder) the length of the content, then per call its kind ([`CALL_VALID`],
+//! [`CALL_INVALID`], [`CALL_ARGS_TEXT`]), the lengths of its id and name and, for
 //! [`CALL_ARGS_TEXT`], of its arguments. `text` is those strings, in that order, as UTF-8 (lone
-//! surrogates as U+FFFD, as the full path reads them); lengths are UTF-16 code units.
+//! surrogates as U+FFFD, as the full path reads them); lengths are in bytes of `text`, so each
+//! string is a slice of it, borrowed, never copied. A result's call id and a call's tool name
+//! may instead be a reference, [`REF`] `| slot`, to a string written before: both sides keep the
+//! last [`ID_RING`] call ids and the last [`NAME_RING`] distinct tool names written in rings (a
+//! call id goes to slot `i % ID_RING` for the `i`-th call; a name not found in its ring goes to
+//! the next slot of that ring), so a result is not written twice and a tool's name once per run
+//! of calls.
 
-use super::shape::{is_placeholder, CallShape, Shape, ToolContent};
+use super::shape::{is_placeholder, CallShape, Shape, Shapes, ToolContent};
 use crate::message::formats::Format;
 use crate::message::Role;
 
@@ -27,31 +33,59 @@ pub const CALL_VALID: u32 = 0;
 pub const CALL_INVALID: u32 = 1;
 /// An OpenAI call whose `function.arguments` text decides whether it is valid (it parses as JSON).
 pub const CALL_ARGS_TEXT: u32 = 2;
+/// The flag of a string word that refers to a ring slot instead of giving a length.
+pub const REF: u32 = 1 << 31;
+/// How many recent call ids a result's reference reaches.
+pub const ID_RING: usize = 8;
+/// How many recent tool names a name's reference reaches.
+pub const NAME_RING: usize = 4;
 
-/// Reads `units` UTF-16 code units of `text` from byte `*pos`, moving `*pos` past them.
-fn take<'a>(text: &'a str, pos: &mut usize, units: usize) -> Option<&'a str> {
-    let bytes = text.as_bytes();
-    let start = *pos;
-    let ascii_end = start.checked_add(units)?;
-    if bytes.get(start..ascii_end).is_some_and(|b| b.is_ascii()) {
-        *pos = ascii_end;
-        return text.get(start..ascii_end);
+/// The strings a skeleton refers back to: the last call ids, the last distinct tool names.
+struct Rings<'a> {
+    ids: [Option<&'a str>; ID_RING],
+    id_at: usize,
+    names: [Option<&'a str>; NAME_RING],
+    name_at: usize,
+}
+
+impl<'a> Rings<'a> {
+    /// Reads a call id (always written out) and remembers it.
+    fn call_id(&mut self, text: &'a str, pos: &mut usize, word: u32) -> Option<&'a str> {
+        let id = take(text, pos, word as usize)?;
+        *self.ids.get_mut(self.id_at)? = Some(id);
+        self.id_at = (self.id_at + 1) % ID_RING;
+        Some(id)
     }
-    let rest = text.get(start..)?;
-    let mut left = units;
-    let mut end = start;
-    for c in rest.chars() {
-        if left == 0 {
-            break;
+
+    /// Reads a tool name: a reference to a remembered one, or written out (and remembered).
+    fn name(&mut self, text: &'a str, pos: &mut usize, word: u32) -> Option<&'a str> {
+        if word & REF != 0 {
+            return *self.names.get((word & !REF) as usize)?;
         }
-        left = left.checked_sub(c.len_utf16())?;
-        end += c.len_utf8();
+        let name = take(text, pos, word as usize)?;
+        *self.names.get_mut(self.name_at)? = Some(name);
+        self.name_at = (self.name_at + 1) % NAME_RING;
+        Some(name)
     }
-    if left != 0 {
-        return None;
+
+    /// Reads the call id a result answers: a reference to a remembered call id, or its length + 1
+    /// and the text (`None` inside when it has none: the word is 0).
+    fn result_id(&self, text: &'a str, pos: &mut usize, word: u32) -> Option<Option<&'a str>> {
+        match word {
+            0 => Some(None),
+            w if w & REF != 0 => self.ids.get((w & !REF) as usize).copied().flatten().map(Some),
+            w => take(text, pos, w as usize - 1).map(Some),
+        }
     }
+}
+
+/// Reads `len` bytes of `text` from byte `*pos` (`None` past the end or off a character
+/// boundary), moving `*pos` past them.
+fn take<'a>(text: &'a str, pos: &mut usize, len: usize) -> Option<&'a str> {
+    let end = pos.checked_add(len)?;
+    let s = text.get(*pos..end)?;
     *pos = end;
-    text.get(start..end)
+    Some(s)
 }
 
 /// Whether OpenAI arguments text makes a valid call, as `util::call_from_json_text` decides.
@@ -60,14 +94,18 @@ fn args_parse(text: &str) -> bool {
 }
 
 /// The shapes of the messages `meta` and `text` describe, exactly as decoding the messages and
-/// [`super::shapes_of`] would give them; `None` when the skeleton is not one the builder writes
-/// or a message needs the full path (a call id repeated in one message, a result without the id
-/// of its call, a call from another role: the decoder's errors).
-pub fn shapes(meta: &[u32], text: &[u8]) -> Option<Vec<Shape>> {
+/// [`super::shapes_of`] would give them (ids and names borrowed from `text`); `None` when the
+/// skeleton is not one the builder writes or a message needs the full path (a call id repeated
+/// in one message, a result without the id of its call, a call from another role: the decoder's
+/// errors).
+pub fn shapes<'a>(meta: &[u32], text: &'a [u8]) -> Option<Shapes<'a>> {
     let text = std::str::from_utf8(text).ok()?;
     let mut words = meta.iter().copied();
     let mut pos = 0usize;
-    let mut out = Vec::new();
+    // A message takes at least two words, a call at least three.
+    let mut out = Shapes::with_capacity(meta.len() / 2, meta.len() / 3);
+    let mut calls: Vec<CallShape<'a>> = Vec::new();
+    let mut rings = Rings { ids: [None; ID_RING], id_at: 0, names: [None; NAME_RING], name_at: 0 };
     while let Some(head) = words.next() {
         let format = if head & 1 == 1 { Format::Langchain } else { Format::Openai };
         let role = match (head >> 1) & 3 {
@@ -80,18 +118,13 @@ pub fn shapes(meta: &[u32], text: &[u8]) -> Option<Vec<Shape>> {
         let content = (head >> 5) & 3;
         let placeholder = (head >> 7) & 1 == 1;
         let n_calls = (head >> 8) as usize;
-        let tcid_units = words.next()? as usize;
-        let tool_call_id = match tcid_units {
-            0 => None,
-            n => Some(take(text, &mut pos, n - 1)?.to_string()),
-        };
+        let tool_call_id = rings.result_id(text, &mut pos, words.next()?)?;
         let placeholder_text = if placeholder { Some(take(text, &mut pos, words.next()? as usize)?) } else { None };
-        let mut valid = Vec::with_capacity(n_calls);
-        let mut invalid = Vec::new();
+        calls.clear();
         for _ in 0..n_calls {
             let kind = words.next()?;
-            let id = take(text, &mut pos, words.next()? as usize)?;
-            let name = take(text, &mut pos, words.next()? as usize)?;
+            let id = rings.call_id(text, &mut pos, words.next()?)?;
+            let name = rings.name(text, &mut pos, words.next()?)?;
             let is_valid = match kind {
                 CALL_VALID => true,
                 CALL_INVALID => false,
@@ -101,25 +134,18 @@ pub fn shapes(meta: &[u32], text: &[u8]) -> Option<Vec<Shape>> {
             if is_valid && name.is_empty() {
                 return None;
             }
-            let call = CallShape { id: id.to_string(), name: name.to_string(), invalid: !is_valid };
-            if is_valid {
-                valid.push(call);
-            } else {
-                invalid.push(call);
-            }
+            calls.push(CallShape { id, name, invalid: !is_valid });
         }
-        valid.append(&mut invalid);
-        let calls = valid;
         // The decoder's refusals: the full path names them.
         let repeated = if calls.len() <= 16 {
             calls.iter().enumerate().any(|(k, c)| calls.iter().take(k).any(|d| d.id == c.id))
         } else {
-            let mut seen = std::collections::HashSet::new();
-            !calls.iter().all(|c| seen.insert(c.id.as_str()))
+            let mut seen = rustc_hash::FxHashSet::default();
+            !calls.iter().all(|c| seen.insert(c.id))
         };
         if repeated
             || (role != Role::Assistant && !calls.is_empty())
-            || (role == Role::Tool && tool_call_id.as_deref().is_none_or(str::is_empty))
+            || (role == Role::Tool && tool_call_id.is_none_or(str::is_empty))
             || status > 2
         {
             return None;
@@ -127,13 +153,14 @@ pub fn shapes(meta: &[u32], text: &[u8]) -> Option<Vec<Shape>> {
         let empty = content != 3;
         let synthetic = role == Role::Tool
             && status != 1
-            && matches!((placeholder_text, tool_call_id.as_deref()), (Some(t), Some(id)) if is_placeholder(t, id));
-        out.push(Shape {
+            && matches!((placeholder_text, tool_call_id), (Some(t), Some(id)) if is_placeholder(t, id));
+        let shape = Shape {
             source: out.len(),
             part: 0,
             format,
             role,
-            calls,
+            calls_at: 0,
+            n_calls: 0,
             tool_call_id,
             empty_text_part: false,
             empty,
@@ -143,7 +170,8 @@ pub fn shapes(meta: &[u32], text: &[u8]) -> Option<Vec<Shape>> {
             error: status == 2,
             synthetic,
             aside: false,
-        });
+        };
+        out.push(shape, calls.iter().copied());
     }
     (pos == text.len()).then_some(out)
 }
@@ -153,22 +181,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn take_counts_utf16_units() {
+    fn take_reads_bytes_on_character_boundaries() {
         let t = "ab😀é-";
         let mut pos = 0;
         assert_eq!(take(t, &mut pos, 2), Some("ab"));
-        assert_eq!(take(t, &mut pos, 2), Some("😀"));
-        assert_eq!(take(t, &mut pos, 1), Some("é"));
+        assert_eq!(take(t, &mut pos, 4), Some("😀"));
+        assert_eq!(take(t, &mut pos, 2), Some("é"));
         assert_eq!(take(t, &mut pos, 1), Some("-"));
         assert_eq!(take(t, &mut pos, 1), None);
-        // Half of a surrogate pair is not a boundary.
+        assert_eq!(pos, t.len());
+        // Inside a character is not a boundary, and nothing moves.
         let mut pos = 2;
         assert_eq!(take(t, &mut pos, 1), None);
+        assert_eq!(pos, 2);
+        assert_eq!(take(t, &mut pos, usize::MAX), None);
+    }
+
+    #[test]
+    fn references_read_the_strings_written_before() {
+        // An assistant message (LangChain) calling t twice, a result for its second call by
+        // reference, one written out; then a reference to an empty slot.
+        let ai = 1 | 2 << 1 | 2 << 8;
+        let tool = 1 | 3 << 1;
+        let meta = [ai, 0, CALL_VALID, 2, 1, CALL_VALID, 2, REF, tool, REF | 1, tool, 3];
+        let read = shapes(&meta, b"c1tc2zz").expect("a well-formed skeleton");
+        let calls: Vec<(&str, &str)> = read.all_calls().iter().map(|c| (c.id, c.name)).collect();
+        assert_eq!(calls, [("c1", "t"), ("c2", "t")]);
+        assert_eq!(read.iter().map(|s| s.tool_call_id).collect::<Vec<_>>(), [None, Some("c2"), Some("zz")]);
+        assert_eq!(shapes(&[tool, REF | 2], b""), None, "no call id remembered in slot 2");
+        assert_eq!(shapes(&[ai, 0, CALL_VALID, 2, REF | 1], b"c1"), None, "no name in slot 1");
     }
 
     #[test]
     fn malformed_skeletons_are_none_never_a_panic() {
-        assert_eq!(shapes(&[], b""), Some(vec![]));
+        assert_eq!(shapes(&[], b""), Some(Shapes::default()));
         assert_eq!(shapes(&[0], b""), None);
         assert_eq!(shapes(&[2 << 1 | 1 << 8, 0], b""), None);
         assert_eq!(shapes(&[2 << 1 | 1 << 8, 0, 7, 1, 1], b"ab"), None);

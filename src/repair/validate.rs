@@ -15,11 +15,12 @@
 //!   their own; [`same_turn`]): every `function_call` needs a `function_call_output` after the
 //!   run, and an output needs its call. Results there may carry images (`input_image` parts).
 
-use super::shape::{Shape, ToolContent};
+use super::shape::{Shapes, ToolContent};
+use super::turns::turn_spans;
 use crate::error::{Error, ErrorCode, Result};
 use crate::message::formats::{same_turn, Format};
 use crate::message::Role;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 #[cfg(target_arch = "wasm32")]
@@ -131,117 +132,169 @@ fn v(rule: Rule, index: usize, id: Option<&str>, message: String) -> Violation {
     Violation { rule, index, tool_call_id: id.map(str::to_string), message }
 }
 
-/// For each message, the first assistant message of its turn: itself, or for an assistant item
-/// that continues a run of assistant items ([`same_turn`]), the first of the run. Other messages
-/// are their own.
-pub(crate) fn turn_leaders(shapes: &[Shape]) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::with_capacity(shapes.len());
-    for (i, s) in shapes.iter().enumerate() {
-        let prev = i.checked_sub(1).and_then(|p| shapes.get(p));
-        let leader = match prev {
-            Some(p) if same_turn((p.role, Some(p.format)), (s.role, Some(s.format))) => {
-                out.last().copied().unwrap_or(i)
-            }
-            _ => i,
-        };
-        out.push(leader);
-    }
-    out
-}
-
-/// For each tool result, the turn whose result block it sits in, named by the turn's first
-/// assistant message ([`turn_leaders`]): the nearest preceding assistant turn with only tool
-/// results between them.
-pub(crate) fn block_owner(shapes: &[Shape]) -> Vec<Option<usize>> {
-    let leaders = turn_leaders(shapes);
-    let mut owner = None;
-    shapes
-        .iter()
-        .enumerate()
-        .map(|(i, s)| match s.role {
-            Role::Tool => owner,
-            Role::Assistant => {
-                owner = Some(leaders.get(i).copied().unwrap_or(i));
-                None
-            }
-            _ => {
-                owner = None;
-                None
-            }
-        })
-        .collect()
-}
-
 /// Lists every violation of `provider`'s rules in message order, by input index.
-pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
+///
+/// Indexed by position: each distinct id is numbered once (one hash per call and per result),
+/// and what is known per id, per call or per message is a vector; a turn and its result block
+/// are ranges (`turns::turn_spans`).
+pub fn validate(shapes: &Shapes, provider: Provider) -> Vec<Violation> {
     // An AI SDK approval response is not part of what a provider is sent: it answers nothing and
     // breaks nothing (each shape keeps its input index).
-    let kept: Vec<Shape>;
+    let kept: Shapes;
     let shapes = if shapes.iter().any(|s| s.aside) {
-        kept = shapes.iter().filter(|s| !s.aside).cloned().collect();
-        &kept[..]
+        kept = shapes.filtered(|s| !s.aside);
+        &kept
     } else {
         shapes
     };
+    let n = shapes.len();
+    // Ids numbered in order of appearance; a result without an id looks up "" (as a call could
+    // have that id) but is no result of "".
+    let mut number: FxHashMap<&str, usize> = FxHashMap::default();
+    number.reserve(shapes.all_calls().len());
+    let mut call_key: Vec<usize> = vec![usize::MAX; shapes.all_calls().len()];
+    let mut key: Vec<Option<usize>> = vec![None; n];
+    for (i, s) in shapes.iter().enumerate() {
+        for (k, c) in shapes.calls(s).iter().enumerate() {
+            let next = number.len();
+            let id = *number.entry(c.id).or_insert(next);
+            if let Some(slot) = call_key.get_mut(s.calls_at + k) {
+                *slot = id;
+            }
+        }
+        if let (Role::Tool, Some(id)) = (s.role, s.tool_call_id) {
+            let next = number.len();
+            if let Some(slot) = key.get_mut(i) {
+                *slot = Some(*number.entry(id).or_insert(next));
+            }
+        }
+    }
+    let n_ids = number.len();
+    let key_of_result = |i: usize| key.get(i).copied().flatten();
+    let calls_of = |i: usize| {
+        let s = shapes.get(i);
+        let at = s.map_or(0, |s| s.calls_at);
+        (at..at + s.map_or(0, |s| s.n_calls)).map(|ci| call_key.get(ci).copied().unwrap_or(usize::MAX))
+    };
+    // The id a tool message is looked up by: its own, or "" when it has none.
+    let empty_key = number.get("").copied();
+    let lookup_key = |i: usize| match shapes.get(i).and_then(|s| s.tool_call_id) {
+        Some(_) => key_of_result(i),
+        None => empty_key,
+    };
+    let mut call_count = vec![0usize; n_ids];
+    let mut result_count = vec![0usize; n_ids];
+    for i in 0..n {
+        for k in calls_of(i) {
+            if let Some(c) = call_count.get_mut(k) {
+                *c += 1;
+            }
+        }
+        if let Some(c) = key_of_result(i).and_then(|k| result_count.get_mut(k)) {
+            *c += 1;
+        }
+    }
+    // Per turn (by its first message): its distinct calls, its block's size, which of its calls
+    // are answered in its block. Per result: whether it is in place (in the block of a turn that
+    // made its call) and whether an earlier result of its id sits in the same block.
+    let spans = turn_spans(shapes);
+    let mut owner: Vec<Option<usize>> = vec![None; n];
+    let mut turn_size = vec![0usize; n];
+    let mut block_size = vec![0usize; n];
+    let mut answered_here = vec![false; shapes.all_calls().len()];
+    let mut in_place = vec![false; n];
+    let mut dup_in_block = vec![false; n];
+    let mut in_place_count = vec![0usize; n_ids];
+    let mut turn_mark = vec![usize::MAX; n_ids];
+    let mut block_mark = vec![usize::MAX; n_ids];
+    for span in &spans {
+        let l = span.turn.start;
+        let mut distinct = 0;
+        for a in span.turn.clone() {
+            for k in calls_of(a) {
+                if let Some(m) = turn_mark.get_mut(k).filter(|m| **m != l) {
+                    *m = l;
+                    distinct += 1;
+                }
+            }
+        }
+        if let Some(t) = turn_size.get_mut(l) {
+            *t = distinct;
+        }
+        if let Some(b) = block_size.get_mut(l) {
+            *b = span.block.len();
+        }
+        for t in span.block.clone() {
+            if let Some(o) = owner.get_mut(t) {
+                *o = Some(l);
+            }
+            let placed = lookup_key(t).is_some_and(|k| turn_mark.get(k) == Some(&l));
+            if let Some(p) = in_place.get_mut(t) {
+                *p = placed;
+            }
+            if let Some(k) = key_of_result(t) {
+                if placed {
+                    if let Some(c) = in_place_count.get_mut(k) {
+                        *c += 1;
+                    }
+                }
+                match block_mark.get_mut(k) {
+                    Some(m) if *m == l => {
+                        if let Some(d) = dup_in_block.get_mut(t) {
+                            *d = true;
+                        }
+                    }
+                    Some(m) => *m = l,
+                    None => {}
+                }
+            }
+        }
+        for a in span.turn.clone() {
+            let at = shapes.get(a).map_or(0, |s| s.calls_at);
+            for (j, k) in calls_of(a).enumerate() {
+                if let Some(h) = answered_here.get_mut(at + j) {
+                    *h = block_mark.get(k) == Some(&l);
+                }
+            }
+        }
+    }
+    let mut first_stray = vec![usize::MAX; n_ids];
+    for (t, placed) in in_place.iter().enumerate() {
+        if let (false, Some(k)) = (*placed, key_of_result(t)) {
+            if let Some(f) = first_stray.get_mut(k).filter(|f| **f == usize::MAX) {
+                *f = t;
+            }
+        }
+    }
+    let count = |v: &[usize], k: usize| v.get(k).copied().unwrap_or(0);
+    let in_place_of = |i: usize| in_place.get(i).copied().unwrap_or(false);
+
     let mut out = Vec::new();
-    let n_calls: usize = shapes.iter().map(|s| s.calls.len()).sum();
-    let mut calls_by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-    calls_by_id.reserve(n_calls);
-    let mut results_by_id: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-    results_by_id.reserve(n_calls);
-    for (i, s) in shapes.iter().enumerate() {
-        for c in &s.calls {
-            calls_by_id.entry(c.id.as_str()).or_default().push(i);
-        }
-        if let (Role::Tool, Some(id)) = (s.role, s.tool_call_id.as_deref()) {
-            results_by_id.entry(id).or_default().push(i);
-        }
-    }
-    let owner = block_owner(shapes);
-    let leaders = turn_leaders(shapes);
-    // The calls of each turn, by the turn's first message.
-    let mut turn_calls: FxHashSet<(usize, &str)> = FxHashSet::default();
-    turn_calls.reserve(n_calls);
-    let mut turn_size = vec![0usize; shapes.len()];
-    for (i, s) in shapes.iter().enumerate() {
-        let leader = leaders.get(i).copied().unwrap_or(i);
-        // A call id repeated within a turn is one call.
-        let new = s.calls.iter().filter(|c| turn_calls.insert((leader, c.id.as_str()))).count();
-        if let Some(n) = turn_size.get_mut(leader) {
-            *n += new;
-        }
-    }
-    // How many results sit in each assistant message's result block (counted once: linear).
-    let mut block_size = vec![0usize; shapes.len()];
-    for o in owner.iter().flatten() {
-        if let Some(n) = block_size.get_mut(*o) {
-            *n += 1;
-        }
-    }
-    // A result is in place when it sits in the result block of an assistant turn that made its call.
-    let in_place = |t: usize, id: &str| owner.get(t).copied().flatten().is_some_and(|o| turn_calls.contains(&(o, id)));
-    let in_place_count = |id: &str| results_by_id.get(id).map_or(0, |r| r.iter().filter(|&&t| in_place(t, id)).count());
-    let last = shapes.len().saturating_sub(1);
+    let last = n.saturating_sub(1);
+    let mut leader = 0;
     for (i, s) in shapes.iter().enumerate() {
         match s.role {
             Role::Assistant => {
-                let leader = leaders.get(i).copied().unwrap_or(i);
-                for c in &s.calls {
-                    let results = results_by_id.get(c.id.as_str()).map(Vec::as_slice).unwrap_or_default();
-                    let answered_here = results.iter().any(|&t| owner.get(t) == Some(&Some(leader)));
+                let prev = i.checked_sub(1).and_then(|p| shapes.get(p));
+                if !prev.is_some_and(|p| same_turn((p.role, Some(p.format)), (s.role, Some(s.format)))) {
+                    leader = i;
+                }
+                for (j, c) in shapes.calls(s).iter().enumerate() {
+                    let k = call_key.get(s.calls_at + j).copied().unwrap_or(usize::MAX);
+                    let here = answered_here.get(s.calls_at + j).copied().unwrap_or(false);
                     // Unanswered here, and no stray result that could be moved here.
-                    if !answered_here && results.len() == in_place_count(&c.id) {
+                    if !here && count(&result_count, k) == count(&in_place_count, k) {
                         out.push(v(
                             Rule::MissingToolResult,
                             s.source,
-                            Some(&c.id),
+                            Some(c.id),
                             format!("tool call {} ({}) has no result", c.id, c.name),
                         ));
                     }
                 }
                 // Counted once per turn, at its first message.
-                let results_in_block = block_size.get(i).copied().unwrap_or(0);
-                let calls = if leader == i { turn_size.get(i).copied().unwrap_or(0) } else { 0 };
+                let results_in_block = count(&block_size, i);
+                let calls = if leader == i { count(&turn_size, i) } else { 0 };
                 if provider == Provider::Gemini && calls > 0 && results_in_block != calls {
                     out.push(v(
                         Rule::CallResponseCountMismatch,
@@ -252,8 +305,8 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
                 }
             }
             Role::Tool => {
-                let id = s.tool_call_id.as_deref().unwrap_or_default();
-                let Some(call_sites) = calls_by_id.get(id) else {
+                let id = s.tool_call_id.unwrap_or_default();
+                let Some(k) = lookup_key(i).filter(|&k| count(&call_count, k) > 0) else {
                     out.push(v(
                         Rule::OrphanToolResult,
                         s.source,
@@ -262,10 +315,14 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
                     ));
                     continue;
                 };
-                let results = results_by_id.get(id).map(Vec::as_slice).unwrap_or_default();
-                let my_owner = owner.get(i).copied().flatten();
-                if in_place(i, id) {
-                    if results.iter().any(|&t| t < i && owner.get(t).copied().flatten() == my_owner) {
+                if in_place_of(i) {
+                    // An earlier result of this id in the same block (one without an id has no
+                    // earlier result of "" there unless one carries "").
+                    let earlier = match s.tool_call_id {
+                        Some(_) => dup_in_block.get(i).copied().unwrap_or(false),
+                        None => span_has_earlier(shapes, &owner, i, k, &key),
+                    };
+                    if earlier {
                         out.push(v(
                             Rule::DuplicateToolResult,
                             s.source,
@@ -289,7 +346,9 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
                             ));
                         }
                     }
-                } else if in_place_count(id) >= call_sites.len() || results.iter().any(|&t| t < i && !in_place(t, id)) {
+                } else if count(&in_place_count, k) >= count(&call_count, k)
+                    || first_stray.get(k).is_some_and(|&f| f < i)
+                {
                     out.push(v(
                         Rule::DuplicateToolResult,
                         s.source,
@@ -337,7 +396,7 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
             Role::User | Role::System => {}
         }
         if matches!(provider, Provider::Anthropic | Provider::Gemini) && s.role != Role::Tool {
-            let empty_message = s.empty_for(provider) && s.calls.is_empty();
+            let empty_message = s.empty_for(provider) && s.n_calls == 0;
             if s.empty_text_part && !empty_message {
                 out.push(v(Rule::EmptyTextBlock, s.source, None, "an empty text block".to_string()));
             }
@@ -348,4 +407,14 @@ pub fn validate(shapes: &[Shape], provider: Provider) -> Vec<Violation> {
         }
     }
     out
+}
+
+/// Whether a result with key `k` sits before `i` in `i`'s block (for a result without an id,
+/// looked up by "": rare, so scanned).
+fn span_has_earlier(shapes: &Shapes, owner: &[Option<usize>], i: usize, k: usize, key: &[Option<usize>]) -> bool {
+    let mine = owner.get(i).copied().flatten();
+    (0..i)
+        .rev()
+        .take_while(|&t| shapes.get(t).is_some_and(|s| s.role == Role::Tool))
+        .any(|t| owner.get(t).copied().flatten() == mine && key.get(t).copied().flatten() == Some(k))
 }

@@ -298,3 +298,68 @@ test("5. the size limit: a history near or over it takes the full path, which re
   assert.equal(outcome(() => repairMessages(over)).code, "TOO_LARGE");
   assert.equal(outcome(() => validateMessages(over, { provider: "openai" })).code, "TOO_LARGE");
 });
+
+test("6. ids, names and arguments of every kind of character and length read as the full path reads them", () => {
+  // The builder writes ASCII a character at a time and anything else (or a long text) through
+  // TextEncoder, with lengths in bytes: random ids mixing one-, two-, three- and four-byte
+  // characters and lone surrogates, from 1 to 1,024 code units, must match their results and give
+  // the full path's answer (dangling calls, placeholders quoting the id, OpenAI arguments text).
+  const rand = mulberry32(0x1d5);
+  const int = (n) => Math.floor(rand() * n);
+  const PIECES = ["a", "Z", "_", "-", "0", "é", "ß", "Ж", "中", "€", "😀", "🧪", "\ud800", "\udfff", " ", "\u0000", "\"", "\\"];
+  const text = (n) => {
+    let s = "";
+    while (s.length < n) s += PIECES[int(PIECES.length)];
+    return s.slice(0, n);
+  };
+  let fast = 0;
+  for (let n = 0; n < 400; n++) {
+    const long = () => text(1 + (int(4) === 0 ? int(1024) : int(40)));
+    const h = [{ type: "human", content: "go" }];
+    for (let t = 0, turns = 1 + int(4); t < turns; t++) {
+      const calls = Array.from({ length: 1 + int(3) }, () => ({ id: long(), name: long(), args: { q: text(int(80)) } }));
+      h.push({ type: "ai", content: "", tool_calls: calls });
+      for (const c of calls) {
+        if (int(3) === 0) continue; // dangling
+        const placeholder = int(4) === 0;
+        h.push({ type: "tool", tool_call_id: c.id, name: c.name, content: placeholder ? `Tool call ${c.name} with id ${c.id} did not complete - no result was recorded.` : text(int(100)) });
+      }
+      h.push({ type: "human", content: text(int(20)) || "next" });
+    }
+    const history = n % 2 ? convertMessages(h, { to: "openai" }) : h;
+    if (same(history, `ids ${n}: ${JSON.stringify(history).slice(0, 400)}`, n)) fast++;
+  }
+  assert.ok(fast > 300, `the fast path ran on ${fast} of 400`);
+});
+
+test("7. a getter that repairs while the builder reads it leaves the build under way intact", () => {
+  const inner = [{ type: "human", content: "q" }, { type: "ai", content: "", tool_calls: [{ id: "i1", name: "t", args: {} }] }];
+  let calls = 0;
+  const h = [
+    { type: "human", content: "go" },
+    { type: "ai", content: "", tool_calls: [{ id: "c1", name: "search", args: { q: "x" } }, { id: "c2", name: "read", args: {} }] },
+    {
+      type: "tool",
+      tool_call_id: "c1",
+      get content() {
+        calls++;
+        return `inner repair made ${repairMessages(inner).messages.length} messages`;
+      },
+    },
+  ];
+  same(h, "a getter that repairs");
+  assert.ok(calls > 0, "the getter ran");
+  assert.deepEqual(repairMessages(inner).report.map((f) => f.toolCallId), ["i1"]);
+});
+
+test("8. a type or role named like an Object.prototype member is refused as the full path refuses it", () => {
+  // The builder once looked roles up in an object literal, so `constructor` or `toString` found
+  // Object.prototype's function and was read as a system message: [] where the full path says
+  // UNKNOWN_ROLE.
+  for (const m of [{ type: "constructor", content: "x" }, { type: "toString", content: "x" }, { role: "__proto__", content: "x" }, { role: "hasOwnProperty", content: "x" }, { role: "valueOf", content: "x" }]) {
+    const h = [{ type: "human", content: "q" }, m];
+    assert.equal(skeleton(h), undefined, JSON.stringify(m));
+    same(h, `role ${JSON.stringify(m)}`);
+    assert.equal(outcome(() => validateMessages(h, { provider: "openai" })).code, "UNKNOWN_ROLE");
+  }
+});

@@ -126,18 +126,18 @@ pub fn encode_messages(messages: &[Message], format: Format) -> Vec<Value> {
     encode_indexed(messages, format).0
 }
 
-/// [`encode_messages`], with, for each canonical message, the index of the first output message
-/// its group was written to (for a group written as nothing, an item-format assistant message
-/// with nothing to carry, the index the next output message has).
-pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<usize>) {
+/// The messages as [`encode_indexed`] groups and encodes them for `format`: nameless results
+/// named after their call where the format requires a name, media moved out of messages that
+/// cannot carry it, OpenAI refusals carried as text (each step only when it changes something).
+pub fn prepare(input: &[Message], format: Format) -> std::borrow::Cow<'_, [Message]> {
     // Gemini, the AI SDK and the Agents SDK name a result by its function (`functionResponse.name`,
     // `tool-result.toolName`, `function_call_result.name` are required): give nameless results the
     // name of the call they answer.
     let named: Option<Vec<Message>> = (matches!(format, Format::Gemini | Format::AiSdk | Format::OpenaiAgents)
-        && messages.iter().any(|m| m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty()))
+        && input.iter().any(|m| m.role == Role::Tool && m.name.as_deref().unwrap_or("").is_empty()))
     .then(|| {
         let mut names: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
-        messages
+        input
             .iter()
             .map(|m| {
                 for c in &m.tool_calls {
@@ -155,11 +155,22 @@ pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<
             })
             .collect()
     });
-    let messages = named.as_deref().unwrap_or(messages);
+    let messages = named.as_deref().unwrap_or(input);
     let placed = place_media(messages, format);
     let messages = placed.as_deref().unwrap_or(messages);
     let refusals = carry_refusals(messages, format);
-    let messages = refusals.as_deref().unwrap_or(messages);
+    match refusals.or(placed).or(named) {
+        Some(m) => std::borrow::Cow::Owned(m),
+        None => std::borrow::Cow::Borrowed(input),
+    }
+}
+
+/// [`encode_messages`], with, for each canonical message, the index of the first output message
+/// its group was written to (for a group written as nothing, an item-format assistant message
+/// with nothing to carry, the index the next output message has).
+pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<usize>) {
+    let messages = prepare(messages, format);
+    let messages = &messages[..];
     let mut out = Vec::with_capacity(messages.len());
     let mut index = vec![0; messages.len()];
     for range in groups(messages, format) {
