@@ -4,10 +4,10 @@
 use super::gate::{lock, random_key, take_chain_key, Hooks, JsEntropy, JsSink, Shared};
 use super::interop::{from_js, from_js_json, opt_string_arg, options, string_arg, to_js, to_js_error};
 use crate::error::ErrorCode;
+use crate::json::obj;
 use crate::message::formats::{encode_messages, Format};
 use crate::project::Projector;
 use crate::state::{channel, ChannelSpec, Command, Store, StoreOptions, StoreRepairOptions};
-use serde_json::json;
 use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -239,7 +239,7 @@ impl JsStateStore {
     #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "{ runId: string; version: number; channels: Record<string, unknown> }")]
     pub fn to_json(&self) -> JsResult<JsValue> {
         let s = self.lock()?;
-        to_js(&json!({"runId": s.inner.run_id(), "version": s.inner.version(), "channels": s.inner.system_view()}))
+        to_js(&obj! {"runId": s.inner.run_id(), "version": s.inner.version(), "channels": s.inner.system_view()})
     }
 
     /// The schema: every channel's spec, in order.

@@ -23,9 +23,10 @@
 
 use super::decode_mapped;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::obj;
 use crate::message::formats::Format;
 use crate::message::Message;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// Whether `v` looks like a Claude Code session record (has `sessionId` or a `message` object).
 pub(super) fn is_record(v: &Value) -> bool {
@@ -74,7 +75,7 @@ fn append_content(prev: &mut Map<String, Value>, more: Option<&Value>) {
 fn blocks_of(content: Option<&Value>) -> Vec<Value> {
     match content {
         Some(Value::Array(blocks)) => blocks.clone(),
-        Some(Value::String(s)) if !s.is_empty() => vec![json!({"type": "text", "text": s})],
+        Some(Value::String(s)) if !s.is_empty() => vec![obj! {"type": "text", "text": s}],
         Some(Value::Null) | Some(Value::String(_)) | None => Vec::new(),
         Some(other) => vec![other.clone()],
     }

@@ -12,8 +12,9 @@ use super::util::field;
 use super::util::{args_text, as_obj, call_from_json_text, extra_of, opt_array, opt_id, opt_str, put_opt, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{obj, val};
 use crate::message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 const KNOWN: &[&str] = &["role", "content", "name", "tool_calls", "tool_call_id"];
 
@@ -155,8 +156,8 @@ pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Va
     match part {
         ContentPart::Text { text, extra } => {
             let mut o = Map::new();
-            o.insert("type".into(), json!("text"));
-            o.insert("text".into(), json!(text));
+            o.insert("type".into(), Value::from("text"));
+            o.insert("text".into(), val(&text));
             if origin_is_self {
                 o.extend(extra.clone());
             }
@@ -169,11 +170,11 @@ pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Va
                 (None, None) => return None,
             };
             let mut image = Map::new();
-            image.insert("url".into(), json!(url));
+            image.insert("url".into(), val(&url));
             if origin_is_self {
                 image.extend(extra.clone());
             }
-            Some(json!({"type": "image_url", "image_url": image}))
+            Some(obj! {"type": "image_url", "image_url": image})
         }
         file @ ContentPart::File { url, data, file_id, media_type, filename, extra } => {
             if let Some(image) = super::util::file_as_image(file) {
@@ -197,7 +198,7 @@ pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Va
             if origin_is_self {
                 f.extend(extra.clone());
             }
-            Some(json!({"type": "file", "file": f}))
+            Some(obj! {"type": "file", "file": f})
         }
         ContentPart::Reasoning { .. } => None,
         ContentPart::Other { raw } if origin_is_self => Some(raw.clone()),
@@ -214,21 +215,21 @@ pub(super) fn encode(m: &Message) -> Value {
         Role::Assistant => "assistant",
         Role::Tool => "tool",
     };
-    o.insert("role".into(), json!(role));
+    o.insert("role".into(), val(&role));
     let keep_parts = own
         && !(m.role == Role::Tool
             && matches!(&m.content, Content::Parts(p) if p.iter().any(|p| !matches!(p, ContentPart::Text { .. }))));
     match &m.content {
         Content::Absent => {
             if m.role != Role::Assistant || (m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty()) {
-                o.insert("content".into(), json!(""));
+                o.insert("content".into(), Value::from(""));
             }
         }
         Content::Null => {
             o.insert("content".into(), Value::Null);
         }
         Content::Text(t) => {
-            o.insert("content".into(), json!(t));
+            o.insert("content".into(), val(&t));
         }
         // An Anthropic or AI SDK turn that held only tool calls: OpenAI wants `content: null`.
         Content::Parts(p)
@@ -246,14 +247,14 @@ pub(super) fn encode(m: &Message) -> Value {
             let texts: Vec<Value> = p
                 .iter()
                 .filter_map(|x| match x {
-                    ContentPart::Text { text, .. } => Some(json!({"type": "text", "text": text})),
+                    ContentPart::Text { text, .. } => Some(obj! {"type": "text", "text": text}),
                     _ => None,
                 })
                 .collect();
             o.insert("content".into(), Value::Array(texts));
         }
         Content::Parts(_) if m.role == Role::Tool && !keep_parts => {
-            o.insert("content".into(), json!(tool_text(&m.content)));
+            o.insert("content".into(), val(&tool_text(&m.content)));
         }
         Content::Parts(parts) => {
             let parts: Vec<Value> = parts.iter().filter_map(|p| encode_part(p, own)).collect();
@@ -277,16 +278,16 @@ pub(super) fn encode(m: &Message) -> Value {
         let mut calls: Vec<Value> = Vec::new();
         for c in &m.tool_calls {
             let mut call = Map::new();
-            call.insert("id".into(), json!(c.id));
-            call.insert("type".into(), json!("function"));
-            call.insert("function".into(), json!({"name": c.name, "arguments": args_text(c)}));
+            call.insert("id".into(), val(&c.id));
+            call.insert("type".into(), Value::from("function"));
+            call.insert("function".into(), obj! {"name": c.name, "arguments": args_text(c)});
             if own {
                 call.extend(c.extra.clone());
             }
             calls.push(Value::Object(call));
         }
         for c in &m.invalid_tool_calls {
-            calls.push(json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.args}}));
+            calls.push(obj! {"id": c.id, "type": "function", "function": obj!{"name": c.name, "arguments": c.args}});
         }
         o.insert("tool_calls".into(), Value::Array(calls));
     }
