@@ -301,9 +301,10 @@ impl JsStateStore {
     #[wasm_bindgen(js_name = exportForTransport, unchecked_return_type = "Record<string, unknown>")]
     pub fn export_for_transport(&self) -> JsResult<JsValue> {
         let bytes = self.lock()?.inner.export_for_transport().map_err(to_js_error)?;
-        let v: serde_json::Value = serde_json::from_slice(&bytes)
+        // The export is JSON text already: parsed by JS as it is.
+        let text = std::str::from_utf8(&bytes)
             .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?;
-        to_js(&v)
+        json_to_js(text)
     }
 }
 

@@ -118,7 +118,9 @@ impl Checkpoint {
     /// `UNSUPPORTED_FORMAT_VERSION`; `INVALID_OPTION` for a checkpoint of a keyed chain read
     /// without its key, or an export read with a key it was not sealed with.
     pub fn decode(bytes: &[u8], format: &str, chain: &Chain) -> Result<Checkpoint> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| corrupt(format!("not JSON ({e})")))?;
+        // Read as text (`from_str`, not `from_slice`): the crate's one JSON reader of a `Value`.
+        let text = std::str::from_utf8(bytes).map_err(|_| corrupt("not UTF-8 text"))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| corrupt(format!("not JSON ({e})")))?;
         if value.get("format").and_then(Value::as_str) != Some(format) {
             return Err(corrupt(if format == EXPORT_FORMAT {
                 "it is not a stategate export (store.exportForTransport())"
