@@ -22,6 +22,21 @@ pub(crate) fn object(pairs: &mut [(&str, Value)]) -> Value {
     Value::Object(map)
 }
 
+/// `map.put("key", value)`: `map.insert("key".into(), value)` with the key's copy and the
+/// dropped old value out of line — a call where each of the encoders' ~200 inserts carried its
+/// own copy of that code (issue 17, row 5). Same map afterwards.
+pub(crate) trait Put {
+    /// Inserts `value` under `key` (replacing an old value in its place, as `insert` does).
+    fn put(&mut self, key: &str, value: Value);
+}
+
+impl Put for Map<String, Value> {
+    #[inline(never)]
+    fn put(&mut self, key: &str, value: Value) {
+        self.insert(key.to_owned(), value);
+    }
+}
+
 /// A JSON value of `v`: what `serde_json::to_value(&v)` gives for the types the crate writes,
 /// without going through a serializer (and its `Result`). Like `json!`, it reads `v` by
 /// reference (a borrowed field needs no `clone()` at the call site).

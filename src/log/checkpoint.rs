@@ -10,6 +10,7 @@
 
 use super::{canonical, Chain};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::Put;
 use crate::state::ChannelSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -102,12 +103,12 @@ impl Checkpoint {
         let mut v = serde_json::to_value(&self).unwrap_or(Value::Null);
         if let (EXPORT_FORMAT, Chain::Keyed(_), Some(mac)) = (self.format.as_str(), chain, mac_of(&v, chain)) {
             if let Some(o) = v.as_object_mut() {
-                o.insert("mac".into(), Value::String(mac));
+                o.put("mac", Value::String(mac));
             }
         }
         let digest = digest_of(&v, sealing(Some(&self.format), chain)).unwrap_or_default();
         if let Some(o) = v.as_object_mut() {
-            o.insert("digest".into(), Value::String(digest));
+            o.put("digest", Value::String(digest));
         }
         serde_json::to_vec(&v).unwrap_or_default()
     }

@@ -12,7 +12,7 @@
 
 use super::formats::Format;
 use super::Message;
-use crate::json::obj;
+use crate::json::{obj, Put};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -115,10 +115,10 @@ pub fn langchain_usage_metadata(usage: &Usage) -> Value {
     if usage.cache_read_tokens > 0 || usage.cache_creation_tokens > 0 {
         let mut details = serde_json::Map::new();
         if usage.cache_read_tokens > 0 {
-            details.insert("cache_read".into(), usage.cache_read_tokens.into());
+            details.put("cache_read", usage.cache_read_tokens.into());
         }
         if usage.cache_creation_tokens > 0 {
-            details.insert("cache_creation".into(), usage.cache_creation_tokens.into());
+            details.put("cache_creation", usage.cache_creation_tokens.into());
         }
         v["input_token_details"] = Value::Object(details);
     }

@@ -27,7 +27,7 @@
 
 use super::{check_id, invalid};
 use crate::error::{Error, ErrorCode, Result};
-use crate::json::{obj, val};
+use crate::json::{obj, val, Put};
 use crate::message::formats::util::kind;
 use crate::message::formats::{decode_messages, Format};
 use crate::message::Message;
@@ -141,13 +141,13 @@ fn plain(chunk: &Map<String, Value>) -> Result<(Map<String, Value>, bool)> {
             }
         };
         let mut data = kwargs.clone();
-        data.insert("type".into(), val(&ty));
+        data.put("type", val(&ty));
         return Ok((data, class == "AIMessageChunk"));
     }
     match chunk.get("type").and_then(Value::as_str) {
         Some("AIMessageChunk") => {
             let mut data = chunk.clone();
-            data.insert("type".into(), Value::from("ai"));
+            data.put("type", Value::from("ai"));
             Ok((data, true))
         }
         Some("ai") => Ok((chunk.clone(), chunk.contains_key("tool_call_chunks"))),
@@ -361,7 +361,7 @@ impl LanggraphStream {
                 entry.data.remove("content").unwrap_or(Value::from("")),
                 data.get("content").unwrap_or(&Value::from("")),
             )?;
-            entry.data.insert("content".into(), content);
+            entry.data.put("content", content);
             let left = match entry.data.remove("tool_call_chunks") {
                 Some(Value::Array(a)) => a,
                 _ => Vec::new(),
@@ -370,13 +370,13 @@ impl LanggraphStream {
                 Some(Value::Array(a)) => a.as_slice(),
                 _ => &[],
             };
-            entry.data.insert("tool_call_chunks".into(), Value::Array(merge_lists(left, right)?));
+            entry.data.put("tool_call_chunks", Value::Array(merge_lists(left, right)?));
             if let Some(usage) = add_usage(entry.data.get("usage_metadata"), data.get("usage_metadata")) {
-                entry.data.insert("usage_metadata".into(), usage);
+                entry.data.put("usage_metadata", usage);
             }
             if let Some(Value::String(n)) = data.get("name") {
                 if entry.data.get("name").and_then(Value::as_str).is_none_or(str::is_empty) && !n.is_empty() {
-                    entry.data.insert("name".into(), val(&n));
+                    entry.data.put("name", val(&n));
                 }
             }
             return Ok(());
@@ -389,14 +389,14 @@ impl LanggraphStream {
                 _ => Vec::new(),
             };
             let mut kept = Map::new();
-            kept.insert("type".into(), Value::from("ai"));
-            kept.insert("content".into(), content);
+            kept.put("type", Value::from("ai"));
+            kept.put("content", content);
             for k in ["id", "name", "usage_metadata"] {
                 if let Some(v) = data.get(k).filter(|v| !v.is_null()) {
                     kept.insert(k.into(), v.clone());
                 }
             }
-            kept.insert("tool_call_chunks".into(), Value::Array(tcc));
+            kept.put("tool_call_chunks", Value::Array(tcc));
             data = kept;
         }
         if let Some(id) = &id {
@@ -418,21 +418,21 @@ impl LanggraphStream {
                         _ => Vec::new(),
                     };
                     let (calls, invalid_calls) = collapse(&chunks);
-                    d.insert("tool_calls".into(), Value::Array(calls));
-                    d.insert("invalid_tool_calls".into(), Value::Array(invalid_calls));
+                    d.put("tool_calls", Value::Array(calls));
+                    d.put("invalid_tool_calls", Value::Array(invalid_calls));
                 }
                 if d.get("type").and_then(Value::as_str) == Some("ai")
                     && d.get("name").and_then(Value::as_str).is_none_or(str::is_empty)
                 {
                     if let Some(n) = agent_name(&e.namespace, e.node.as_deref()) {
-                        d.insert("name".into(), val(&n));
+                        d.put("name", val(&n));
                     }
                 }
                 if !e.namespace.is_empty() {
-                    d.insert("langgraph_namespace".into(), val(&e.namespace));
+                    d.put("langgraph_namespace", val(&e.namespace));
                 }
                 if let Some(n) = &e.node {
-                    d.insert("langgraph_node".into(), val(&n));
+                    d.put("langgraph_node", val(&n));
                 }
                 Value::Object(d)
             })

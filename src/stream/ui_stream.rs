@@ -18,7 +18,7 @@
 
 use super::{check_id, invalid};
 use crate::error::Result;
-use crate::json::{obj, val};
+use crate::json::{obj, val, Put};
 use crate::message::formats::util::kind;
 use crate::message::formats::{decode_messages, Format};
 use crate::message::Message;
@@ -87,13 +87,13 @@ impl UiMessage {
     fn to_value(&self) -> Value {
         let mut obj = Map::new();
         if let Some(id) = &self.id {
-            obj.insert("id".into(), val(&id));
+            obj.put("id", val(&id));
         }
-        obj.insert("role".into(), Value::from("assistant"));
+        obj.put("role", Value::from("assistant"));
         if let Some(m) = &self.metadata {
-            obj.insert("metadata".into(), m.clone());
+            obj.put("metadata", m.clone());
         }
-        obj.insert("parts".into(), Value::Array(self.parts.clone()));
+        obj.put("parts", Value::Array(self.parts.clone()));
         Value::Object(obj)
     }
 }
@@ -264,11 +264,11 @@ impl UiStream {
         });
         let metadata_key = if u.result_state() { "resultProviderMetadata" } else { "callProviderMetadata" };
         if let Some(Value::Object(part)) = found.and_then(|i| self.current.parts.get_mut(i)) {
-            part.insert("state".into(), val(&u.state));
+            part.put("state", val(&u.state));
             if dynamic {
-                part.insert("toolName".into(), u.tool_name.clone());
+                part.put("toolName", u.tool_name.clone());
             } else {
-                part.insert("type".into(), val(&(format!("tool-{}", u.tool_name.as_str().unwrap_or_default()))));
+                part.put("type", val(&(format!("tool-{}", u.tool_name.as_str().unwrap_or_default()))));
             }
             set(part, "input", u.input);
             set(part, "output", u.output);
@@ -292,13 +292,13 @@ impl UiStream {
         }
         let mut part = Map::new();
         if dynamic {
-            part.insert("type".into(), Value::from("dynamic-tool"));
-            part.insert("toolName".into(), u.tool_name.clone());
+            part.put("type", Value::from("dynamic-tool"));
+            part.put("toolName", u.tool_name.clone());
         } else {
-            part.insert("type".into(), val(&(format!("tool-{}", u.tool_name.as_str().unwrap_or_default()))));
+            part.put("type", val(&(format!("tool-{}", u.tool_name.as_str().unwrap_or_default()))));
         }
-        part.insert("toolCallId".into(), val(&u.tool_call_id));
-        part.insert("state".into(), val(&u.state));
+        part.put("toolCallId", val(&u.tool_call_id));
+        part.put("state", val(&u.state));
         set(&mut part, "title", u.title);
         set(&mut part, "toolMetadata", u.tool_metadata);
         set(&mut part, "input", u.input);
@@ -370,13 +370,13 @@ impl UiStream {
                 let part_id = id(c, "id", ty)?.to_string();
                 let mut part = Map::new();
                 let reasoning = ty == "reasoning-start";
-                part.insert("type".into(), val(&(if reasoning { "reasoning" } else { "text" })));
+                part.put("type", val(&(if reasoning { "reasoning" } else { "text" })));
                 if reasoning {
-                    part.insert("id".into(), val(&part_id));
+                    part.put("id", val(&part_id));
                 }
-                part.insert("text".into(), Value::from(""));
+                part.put("text", Value::from(""));
                 set(&mut part, "providerMetadata", opt(c, "providerMetadata"));
-                part.insert("state".into(), Value::from("streaming"));
+                part.put("state", Value::from("streaming"));
                 let at = self.current.parts.len();
                 self.current.parts.push(Value::Object(part));
                 let active = if reasoning { &mut self.active_reasoning } else { &mut self.active_text };
@@ -405,17 +405,17 @@ impl UiStream {
                             text.push_str(d);
                         }
                     } else {
-                        part.insert("state".into(), Value::from("done"));
+                        part.put("state", Value::from("done"));
                     }
                     if let Some(pm) = opt(c, "providerMetadata") {
-                        part.insert("providerMetadata".into(), pm);
+                        part.put("providerMetadata", pm);
                     }
                 }
                 self.current.written = true;
             }
             "file" => {
                 let mut part = Map::new();
-                part.insert("type".into(), Value::from("file"));
+                part.put("type", Value::from("file"));
                 set(&mut part, "mediaType", c.get("mediaType").cloned());
                 set(&mut part, "url", c.get("url").cloned());
                 set(&mut part, "providerMetadata", opt(c, "providerMetadata"));
@@ -424,7 +424,7 @@ impl UiStream {
             }
             "source-url" | "source-document" => {
                 let mut part = Map::new();
-                part.insert("type".into(), val(&ty));
+                part.put("type", val(&ty));
                 let keys: &[&str] = if ty == "source-url" {
                     &["sourceId", "url", "title", "providerMetadata"]
                 } else {
@@ -531,15 +531,15 @@ impl UiStream {
                 let approval_id = id(c, "approvalId", ty)?;
                 let at = self.invocation(call_id, ty)?;
                 if let Some(Value::Object(part)) = self.current.parts.get_mut(at) {
-                    part.insert("state".into(), Value::from("approval-requested"));
+                    part.put("state", Value::from("approval-requested"));
                     let mut approval = Map::new();
-                    approval.insert("id".into(), val(&approval_id));
+                    approval.put("id", val(&approval_id));
                     set(&mut approval, "descriptor", opt(c, "approvalDescriptor"));
                     if let Some(v) = c.get("inputSchemaInput") {
-                        approval.insert("inputSchemaInput".into(), v.clone());
+                        approval.put("inputSchemaInput", v.clone());
                     }
                     set(&mut approval, "signature", opt(c, "signature"));
-                    part.insert("approval".into(), Value::Object(approval));
+                    part.put("approval", Value::Object(approval));
                 }
                 self.current.written = true;
             }
@@ -547,7 +547,7 @@ impl UiStream {
                 let call_id = id(c, "toolCallId", ty)?;
                 let at = self.invocation(call_id, ty)?;
                 if let Some(Value::Object(part)) = self.current.parts.get_mut(at) {
-                    part.insert("state".into(), Value::from("output-denied"));
+                    part.put("state", Value::from("output-denied"));
                 }
                 self.current.written = true;
             }

@@ -23,7 +23,7 @@
 
 use super::decode_mapped;
 use crate::error::{Error, ErrorCode, Result};
-use crate::json::obj;
+use crate::json::{obj, Put};
 use crate::message::formats::Format;
 use crate::message::Message;
 use serde_json::{Map, Value};
@@ -69,7 +69,7 @@ pub(super) fn read(records: &[(usize, Value)]) -> Result<Vec<Message>> {
 fn append_content(prev: &mut Map<String, Value>, more: Option<&Value>) {
     let mut blocks = blocks_of(prev.get("content"));
     blocks.extend(blocks_of(more));
-    prev.insert("content".into(), Value::Array(blocks));
+    prev.put("content", Value::Array(blocks));
 }
 
 fn blocks_of(content: Option<&Value>) -> Vec<Value> {

@@ -26,7 +26,7 @@
 
 use super::decode_mapped;
 use crate::error::{Error, ErrorCode, Result};
-use crate::json::{obj, val};
+use crate::json::{obj, val, Put};
 use crate::message::formats::Format;
 use crate::message::{Message, ToolStatus};
 use serde_json::{Map, Value};
@@ -111,12 +111,12 @@ fn plain_action(e: &Map<String, Value>, action: &str) -> Option<Value> {
 /// An observation answering a tool call, with its status.
 fn tool_message(e: &Map<String, Value>, meta: &Map<String, Value>) -> (Value, Option<ToolStatus>) {
     let mut m = Map::new();
-    m.insert("role".into(), Value::from("tool"));
-    m.insert("tool_call_id".into(), meta.get("tool_call_id").cloned().unwrap_or(Value::Null));
+    m.put("role", Value::from("tool"));
+    m.put("tool_call_id", meta.get("tool_call_id").cloned().unwrap_or(Value::Null));
     if let Some(name) = meta.get("function_name").filter(|v| v.is_string()) {
-        m.insert("name".into(), name.clone());
+        m.put("name", name.clone());
     }
-    m.insert("content".into(), val(&(text_or(e.get("content").and_then(Value::as_str), e.get("message")))));
+    m.put("content", val(&(text_or(e.get("content").and_then(Value::as_str), e.get("message")))));
     let status = match (e.get("success").and_then(Value::as_bool), e.get("observation").and_then(Value::as_str)) {
         (Some(false), _) | (_, Some("error")) => Some(ToolStatus::Error),
         (Some(true), _) => Some(ToolStatus::Success),

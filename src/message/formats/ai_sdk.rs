@@ -12,7 +12,7 @@ use super::util::field;
 use super::util::{as_obj, extra_of, kind, opt_id, opt_str, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
-use crate::json::{arr, obj, val};
+use crate::json::{arr, obj, val, Put};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
 use serde_json::{Map, Value};
 
@@ -196,7 +196,7 @@ fn decode_part(v: &Value) -> Result<ContentPart> {
 /// moves it — so a reasoning signature or an OpenAI item id survives UI → ModelMessage.
 fn provider_options_from_ui(o: &mut Map<String, Value>, extra: &Map<String, Value>, key: &str) {
     if let Some(meta) = extra.get(key).filter(|m| m.is_object()) {
-        o.insert("providerOptions".into(), meta.clone());
+        o.put("providerOptions", meta.clone());
     }
 }
 
@@ -205,20 +205,20 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
     let mut o = Map::new();
     let extra = match part {
         ContentPart::Text { text, extra } => {
-            o.insert("type".into(), Value::from("text"));
-            o.insert("text".into(), val(&text));
+            o.put("type", Value::from("text"));
+            o.put("text", val(&text));
             extra
         }
         ContentPart::Reasoning { text, extra } => {
-            o.insert("type".into(), Value::from("reasoning"));
-            o.insert("text".into(), val(&text));
+            o.put("type", Value::from("reasoning"));
+            o.put("text", val(&text));
             extra
         }
         ContentPart::Image { url, data, media_type, extra } => {
-            o.insert("type".into(), Value::from("image"));
-            o.insert("image".into(), val(&(url.as_ref().or(data.as_ref())?)));
+            o.put("type", Value::from("image"));
+            o.put("image", val(&(url.as_ref().or(data.as_ref())?)));
             if let Some(mt) = media_type {
-                o.insert("mediaType".into(), val(&mt));
+                o.put("mediaType", val(&mt));
             }
             extra
         }
@@ -228,12 +228,12 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
                     super::util::file_note(file, "the AI SDK takes a file's data or URL, not a provider's file id");
                 return encode_part(&note, None);
             };
-            o.insert("type".into(), Value::from("file"));
-            o.insert("data".into(), val(&source));
+            o.put("type", Value::from("file"));
+            o.put("data", val(&source));
             let mt = super::util::file_media_type(url.as_deref(), media_type.as_deref());
-            o.insert("mediaType".into(), val(&mt.unwrap_or(super::util::OCTET_STREAM)));
+            o.put("mediaType", val(&mt.unwrap_or(super::util::OCTET_STREAM)));
             if let Some(name) = filename {
-                o.insert("filename".into(), val(&name));
+                o.put("filename", val(&name));
             }
             extra
         }
@@ -258,7 +258,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
         Role::Assistant => "assistant",
         Role::Tool => "tool",
     };
-    o.insert("role".into(), val(&role));
+    o.put("role", val(&role));
     if first.role == Role::Tool {
         let parts: Vec<Value> = group
             .iter()
@@ -281,9 +281,9 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 }
                 let kind = if t.status == Some(ToolStatus::Error) { "error-text" } else { "text" };
                 let mut p = Map::new();
-                p.insert("type".into(), Value::from("tool-result"));
-                p.insert("toolCallId".into(), val(&t.tool_call_id.as_deref().unwrap_or_default()));
-                p.insert("toolName".into(), val(&t.name.as_deref().unwrap_or_default()));
+                p.put("type", Value::from("tool-result"));
+                p.put("toolCallId", val(&t.tool_call_id.as_deref().unwrap_or_default()));
+                p.put("toolName", val(&t.name.as_deref().unwrap_or_default()));
                 let text = tool_text(&t.content);
                 // A non-string output (an AI SDK `json` one, a UIMessage's) goes as `json`, as
                 // `convertToModelMessages` sends it, while the result's text is unchanged.
@@ -298,7 +298,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     }
                     _ => obj! {"type": kind, "value": text},
                 };
-                p.insert("output".into(), output);
+                p.put("output", output);
                 if own {
                     p.extend(
                         t.extra.iter().filter(|(k, _)| k.as_str() != JSON_OUTPUT).map(|(k, v)| (k.clone(), v.clone())),
@@ -307,7 +307,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 Value::Object(p)
             })
             .collect();
-        o.insert("content".into(), Value::Array(parts));
+        o.put("content", Value::Array(parts));
         return Value::Object(o);
     }
     let has_calls = !first.tool_calls.is_empty() || !first.invalid_tool_calls.is_empty();
@@ -321,7 +321,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
         Content::Null | Content::Absent if has_calls => arr![],
         Content::Null | Content::Absent => Value::from(""),
     };
-    o.insert("content".into(), content);
+    o.put("content", content);
     if has_calls {
         if let Some(Value::Array(parts)) = o.get_mut("content") {
             // A `tool-approval-request` goes right after the call it asks about, where the AI SDK
@@ -333,16 +333,16 @@ pub(super) fn encode(group: &[Message]) -> Value {
             let mut requests: Vec<Option<Value>> = requests.into_iter().map(Some).collect();
             for c in &first.tool_calls {
                 let mut p = Map::new();
-                p.insert("type".into(), Value::from("tool-call"));
-                p.insert("toolCallId".into(), val(&c.id));
-                p.insert("toolName".into(), val(&c.name));
-                p.insert("input".into(), c.args.clone());
+                p.put("type", Value::from("tool-call"));
+                p.put("toolCallId", val(&c.id));
+                p.put("toolName", val(&c.name));
+                p.put("input", c.args.clone());
                 if own {
                     p.extend(c.extra.clone());
                 } else if first.origin == Some(Format::Ui) {
                     provider_options_from_ui(&mut p, &c.extra, "callProviderMetadata");
                     if let Some(executed) = c.extra.get("providerExecuted").filter(|v| v.is_boolean()) {
-                        p.insert("providerExecuted".into(), executed.clone());
+                        p.put("providerExecuted", executed.clone());
                     }
                 }
                 parts.push(Value::Object(p));

@@ -14,7 +14,7 @@ use super::util::field;
 use super::util::{as_obj, extra_of, invalid_call_note, kind, opt_id, opt_str};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
-use crate::json::{obj, val};
+use crate::json::{obj, val, Put};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
 use serde_json::{Map, Value};
 
@@ -198,8 +198,8 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
     let mut o = Map::new();
     let extra = match part {
         ContentPart::Text { text, extra } => {
-            o.insert("type".into(), Value::from("text"));
-            o.insert("text".into(), val(&text));
+            o.put("type", Value::from("text"));
+            o.put("text", val(&text));
             extra
         }
         ContentPart::Reasoning { text, extra } => {
@@ -209,16 +209,16 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
             // (`providerOptions.anthropic.signature` in a ModelMessage,
             // `providerMetadata.anthropic.signature` in a UIMessage).
             let signature = super::util::anthropic_signature(extra)?;
-            o.insert("type".into(), Value::from("thinking"));
-            o.insert("thinking".into(), val(&text));
-            o.insert("signature".into(), signature.clone());
+            o.put("type", Value::from("thinking"));
+            o.put("thinking", val(&text));
+            o.put("signature", signature.clone());
             if own {
                 o.extend(extra.clone());
             }
             return Some(Value::Object(o));
         }
         ContentPart::Image { url, data, media_type, extra } => {
-            o.insert("type".into(), Value::from("image"));
+            o.put("type", Value::from("image"));
             let source = match (url, data) {
                 (_, Some(d)) => {
                     obj! {"type": "base64", "media_type": media_type.as_deref().unwrap_or("image/png"), "data": d}
@@ -230,7 +230,7 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
                 },
                 (None, None) => return None,
             };
-            o.insert("source".into(), source);
+            o.put("source", source);
             extra
         }
         file @ ContentPart::File { extra, .. } => {
@@ -241,8 +241,8 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
                 let note = super::util::file_note(file, "Anthropic takes PDF documents, inline, by URL or by file id");
                 return encode_block(&note, false);
             };
-            o.insert("type".into(), Value::from("document"));
-            o.insert("source".into(), source);
+            o.put("type", Value::from("document"));
+            o.put("source", source);
             extra
         }
         ContentPart::Other { raw } if own => return Some(raw.clone()),
@@ -268,23 +268,23 @@ pub(super) fn encode(group: &[Message]) -> Value {
     let mut o = Map::new();
     match first.role {
         Role::Tool => {
-            o.insert("role".into(), Value::from("user"));
+            o.put("role", Value::from("user"));
             let blocks = group
                 .iter()
                 .map(|t| {
                     let own = t.origin == Some(Format::Anthropic);
                     let mut b = Map::new();
-                    b.insert("type".into(), Value::from("tool_result"));
-                    b.insert("tool_use_id".into(), val(&t.tool_call_id.as_deref().unwrap_or_default()));
+                    b.put("type", Value::from("tool_result"));
+                    b.put("tool_use_id", val(&t.tool_call_id.as_deref().unwrap_or_default()));
                     if let Some(c) = encode_content(&t.content, own) {
-                        b.insert("content".into(), c);
+                        b.put("content", c);
                     }
                     match t.status {
                         Some(ToolStatus::Error) => {
-                            b.insert("is_error".into(), Value::Bool(true));
+                            b.put("is_error", Value::Bool(true));
                         }
                         Some(ToolStatus::Success) if own => {
-                            b.insert("is_error".into(), Value::Bool(false));
+                            b.put("is_error", Value::Bool(false));
                         }
                         _ => {}
                     }
@@ -294,14 +294,14 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     Value::Object(b)
                 })
                 .collect();
-            o.insert("content".into(), Value::Array(blocks));
+            o.put("content", Value::Array(blocks));
             return Value::Object(o);
         }
         Role::Assistant => {
-            o.insert("role".into(), Value::from("assistant"));
+            o.put("role", Value::from("assistant"));
             let mut blocks = match &first.content {
                 Content::Text(t) if first.tool_calls.is_empty() && first.invalid_tool_calls.is_empty() => {
-                    o.insert("content".into(), val(&t));
+                    o.put("content", val(&t));
                     put_extra(&mut o, first, Format::Anthropic);
                     return Value::Object(o);
                 }
@@ -312,10 +312,10 @@ pub(super) fn encode(group: &[Message]) -> Value {
             };
             for c in &first.tool_calls {
                 let mut b = Map::new();
-                b.insert("type".into(), Value::from("tool_use"));
-                b.insert("id".into(), val(&c.id));
-                b.insert("name".into(), val(&c.name));
-                b.insert("input".into(), c.args.clone());
+                b.put("type", Value::from("tool_use"));
+                b.put("id", val(&c.id));
+                b.put("name", val(&c.name));
+                b.put("input", c.args.clone());
                 if own {
                     b.extend(c.extra.clone());
                 }
@@ -332,11 +332,11 @@ pub(super) fn encode(group: &[Message]) -> Value {
             for c in &first.invalid_tool_calls {
                 blocks.push(obj! {"type": "tool_use", "id": c.id, "name": c.name, "input": obj!{}});
             }
-            o.insert("content".into(), Value::Array(blocks));
+            o.put("content", Value::Array(blocks));
         }
         Role::User | Role::System => {
-            o.insert("role".into(), val(&(if first.role == Role::User { "user" } else { "system" })));
-            o.insert("content".into(), encode_content(&first.content, own).unwrap_or_else(|| Value::from("")));
+            o.put("role", val(&(if first.role == Role::User { "user" } else { "system" })));
+            o.put("content", encode_content(&first.content, own).unwrap_or_else(|| Value::from("")));
         }
     }
     put_extra(&mut o, first, Format::Anthropic);

@@ -17,7 +17,7 @@ use super::util::{as_obj, extra_of, invalid_call_note, opt_id, opt_str, tool_tex
 use super::util::{field, has};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
-use crate::json::{obj, val};
+use crate::json::{obj, val, Put};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
 use serde_json::{Map, Value};
 
@@ -113,7 +113,7 @@ fn made_id(id: &str) -> Option<usize> {
 fn id_field(id: &str) -> Map<String, Value> {
     let mut o = Map::new();
     if made_id(id).is_none() {
-        o.insert("id".into(), val(&id));
+        o.put("id", val(&id));
     }
     o
 }
@@ -172,10 +172,10 @@ fn decode_part(v: &Value) -> Result<ContentPart> {
 /// A Gemini `Blob` / `FileData`: `{mimeType, <key>: value, displayName?}`.
 fn blob(media_type: &str, key: &str, value: &str, name: Option<&str>) -> Value {
     let mut b = Map::new();
-    b.insert("mimeType".into(), val(&media_type));
+    b.put("mimeType", val(&media_type));
     b.insert(key.into(), val(&value));
     if let Some(n) = name {
-        b.insert("displayName".into(), val(&n));
+        b.put("displayName", val(&n));
     }
     Value::Object(b)
 }
@@ -184,22 +184,22 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
     let mut o = Map::new();
     let extra = match part {
         ContentPart::Text { text, extra } => {
-            o.insert("text".into(), val(&text));
+            o.put("text", val(&text));
             extra
         }
         ContentPart::Reasoning { text, extra } => {
-            o.insert("text".into(), val(&text));
-            o.insert("thought".into(), Value::Bool(true));
+            o.put("text", val(&text));
+            o.put("thought", Value::Bool(true));
             extra
         }
         ContentPart::Image { url, data, media_type, extra } => {
             let mt = media_type.as_deref().unwrap_or("image/png");
             match (data, url) {
-                (Some(d), _) => o.insert("inlineData".into(), obj! {"mimeType": mt, "data": d}),
+                (Some(d), _) => o.put("inlineData", obj! {"mimeType": mt, "data": d}),
                 // A data URL is inline data (`fileData` takes a file's URI).
                 (None, Some(u)) => match super::util::data_url(u) {
-                    Some((mt, d)) => o.insert("inlineData".into(), obj! {"mimeType": mt, "data": d}),
-                    None => o.insert("fileData".into(), obj! {"mimeType": mt, "fileUri": u}),
+                    Some((mt, d)) => o.put("inlineData", obj! {"mimeType": mt, "data": d}),
+                    None => o.put("fileData", obj! {"mimeType": mt, "fileUri": u}),
                 },
                 (None, None) => return None,
             };
@@ -208,11 +208,10 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
         file @ ContentPart::File { url, data, media_type, filename, extra, .. } => {
             let mt = super::util::file_media_type(url.as_deref(), media_type.as_deref());
             match (super::util::file_inline(url.as_deref(), data.as_deref(), mt), url) {
-                (Some((mt, d)), _) => o.insert("inlineData".into(), blob(mt, "data", d, filename.as_deref())),
-                (None, Some(u)) => o.insert(
-                    "fileData".into(),
-                    blob(mt.unwrap_or(super::util::OCTET_STREAM), "fileUri", u, filename.as_deref()),
-                ),
+                (Some((mt, d)), _) => o.put("inlineData", blob(mt, "data", d, filename.as_deref())),
+                (None, Some(u)) => {
+                    o.put("fileData", blob(mt.unwrap_or(super::util::OCTET_STREAM), "fileUri", u, filename.as_deref()))
+                }
                 (None, None) => {
                     let note = super::util::file_note(
                         file,
@@ -252,7 +251,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
         Role::User | Role::Tool => "user",
         Role::Assistant => "model",
     };
-    o.insert("role".into(), val(&role));
+    o.put("role", val(&role));
     let mut parts = Vec::new();
     if first.role == Role::Tool {
         // Responses to id-less calls are paired by order: write them in their calls' order.
@@ -274,9 +273,9 @@ pub(super) fn encode(group: &[Message]) -> Value {
             let mut p = Map::new();
             let mut r =
                 if made.is_some() { Map::new() } else { id_field(t.tool_call_id.as_deref().unwrap_or_default()) };
-            r.insert("name".into(), val(&t.name.as_deref().unwrap_or_default()));
-            r.insert("response".into(), response);
-            p.insert("functionResponse".into(), Value::Object(r));
+            r.put("name", val(&t.name.as_deref().unwrap_or_default()));
+            r.put("response", response);
+            p.put("functionResponse", Value::Object(r));
             if t.origin == Some(Format::Gemini) {
                 p.extend(t.extra.clone());
             }
@@ -287,9 +286,9 @@ pub(super) fn encode(group: &[Message]) -> Value {
         for c in &first.tool_calls {
             let mut p = Map::new();
             let mut call = id_field(&c.id);
-            call.insert("name".into(), val(&c.name));
-            call.insert("args".into(), c.args.clone());
-            p.insert("functionCall".into(), Value::Object(call));
+            call.put("name", val(&c.name));
+            call.put("args", c.args.clone());
+            p.put("functionCall", Value::Object(call));
             if own {
                 p.extend(c.extra.clone());
             }
@@ -301,12 +300,12 @@ pub(super) fn encode(group: &[Message]) -> Value {
         parts.splice(at..at, notes.collect::<Vec<_>>());
         for c in &first.invalid_tool_calls {
             let mut call = id_field(&c.id);
-            call.insert("name".into(), val(&c.name));
-            call.insert("args".into(), obj! {});
+            call.put("name", val(&c.name));
+            call.put("args", obj! {});
             parts.push(obj! {"functionCall": call});
         }
     }
-    o.insert("parts".into(), Value::Array(parts));
+    o.put("parts", Value::Array(parts));
     if first.role != Role::Tool {
         put_extra(&mut o, first, Format::Gemini);
     }

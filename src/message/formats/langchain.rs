@@ -15,7 +15,7 @@ use super::util::field;
 use super::util::{as_obj, extra_of, kind, opt_array, opt_id, opt_str, put_opt};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
-use crate::json::{obj, val};
+use crate::json::{obj, val, Put};
 use crate::message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
 use serde_json::{Map, Value};
 
@@ -31,7 +31,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
     }
     if let (Some(ty @ Value::String(_)), Some(Value::Object(data))) = (field(obj, "type"), field(obj, "data")) {
         let mut data = data.clone();
-        data.insert("type".into(), ty.clone());
+        data.put("type", ty.clone());
         return decode(&data);
     }
     let ty = field(obj, "type").and_then(Value::as_str).unwrap_or_default();
@@ -104,7 +104,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         if !call.get("name").is_some_and(Value::is_string) && call.get("function").is_some_and(Value::is_object) {
             match super::openai::decode_call(call)? {
                 Ok(mut c) => {
-                    c.extra.insert("type".into(), Value::from("tool_call"));
+                    c.extra.put("type", Value::from("tool_call"));
                     m.tool_calls.push(c);
                 }
                 Err(invalid) => m.invalid_tool_calls.push(invalid),
@@ -198,21 +198,21 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
     let mut o = Map::new();
     match part {
         ContentPart::Text { text, extra } => {
-            o.insert("type".into(), Value::from("text"));
-            o.insert("text".into(), val(&text));
+            o.put("type", Value::from("text"));
+            o.put("text", val(&text));
             if own {
                 o.extend(extra.clone());
             }
         }
         ContentPart::Reasoning { text, extra } => {
-            o.insert("type".into(), Value::from("reasoning"));
-            o.insert("reasoning".into(), val(&text));
+            o.put("type", Value::from("reasoning"));
+            o.put("reasoning", val(&text));
             if own {
                 o.extend(extra.clone());
             }
         }
         ContentPart::Image { url, data, media_type, extra } => {
-            o.insert("type".into(), Value::from("image"));
+            o.put("type", Value::from("image"));
             put_opt(&mut o, "url", url.as_deref());
             put_opt(&mut o, "base64", data.as_deref());
             put_opt(&mut o, "mime_type", media_type.as_deref());
@@ -221,7 +221,7 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
             }
         }
         ContentPart::File { url, data, file_id, media_type, filename, extra } => {
-            o.insert("type".into(), Value::from("file"));
+            o.put("type", Value::from("file"));
             put_opt(&mut o, "url", url.as_deref());
             put_opt(&mut o, "base64", data.as_deref());
             put_opt(&mut o, "file_id", file_id.as_deref());
@@ -246,7 +246,7 @@ pub(super) fn encode(m: &Message) -> Value {
         Role::Assistant => "ai",
         Role::Tool => "tool",
     };
-    o.insert("type".into(), val(&ty));
+    o.put("type", val(&ty));
     let content = match &m.content {
         Content::Text(t) => val(&t),
         Content::Parts(parts) => Value::Array(parts.iter().filter_map(|p| encode_block(p, own)).collect()),
@@ -254,7 +254,7 @@ pub(super) fn encode(m: &Message) -> Value {
         Content::Null | Content::Absent => Value::from(""),
     };
     if !(own && matches!(m.content, Content::Absent)) {
-        o.insert("content".into(), content);
+        o.put("content", content);
     }
     put_opt(&mut o, "id", m.id.as_deref());
     put_opt(&mut o, "name", m.name.as_deref());
@@ -264,18 +264,18 @@ pub(super) fn encode(m: &Message) -> Value {
             .iter()
             .map(|c| {
                 let mut call = Map::new();
-                call.insert("id".into(), val(&c.id));
-                call.insert("name".into(), val(&c.name));
-                call.insert("args".into(), c.args.clone());
+                call.put("id", val(&c.id));
+                call.put("name", val(&c.name));
+                call.put("args", c.args.clone());
                 if own {
                     call.extend(c.extra.clone());
                 } else {
-                    call.insert("type".into(), Value::from("tool_call"));
+                    call.put("type", Value::from("tool_call"));
                 }
                 Value::Object(call)
             })
             .collect();
-        o.insert("tool_calls".into(), Value::Array(calls));
+        o.put("tool_calls", Value::Array(calls));
     }
     if !m.invalid_tool_calls.is_empty() {
         let calls = m
@@ -283,31 +283,31 @@ pub(super) fn encode(m: &Message) -> Value {
             .iter()
             .map(|c| {
                 let mut call = Map::new();
-                call.insert("id".into(), val(&c.id));
-                call.insert("name".into(), val(&c.name));
-                call.insert("args".into(), val(&c.args));
+                call.put("id", val(&c.id));
+                call.put("name", val(&c.name));
+                call.put("args", val(&c.args));
                 if let Some(e) = &c.error {
-                    call.insert("error".into(), val(&e));
+                    call.put("error", val(&e));
                 }
                 if own {
                     call.extend(c.extra.clone());
                 } else {
-                    call.insert("type".into(), Value::from("invalid_tool_call"));
+                    call.put("type", Value::from("invalid_tool_call"));
                 }
                 Value::Object(call)
             })
             .collect();
-        o.insert("invalid_tool_calls".into(), Value::Array(calls));
+        o.put("invalid_tool_calls", Value::Array(calls));
     }
     put_opt(&mut o, "tool_call_id", m.tool_call_id.as_deref());
     if let Some(s) = m.status {
-        o.insert("status".into(), val(&(if s == ToolStatus::Error { "error" } else { "success" })));
+        o.put("status", val(&(if s == ToolStatus::Error { "error" } else { "success" })));
     }
     put_extra(&mut o, m, Format::Langchain);
     // Usage read from another format's fields travels as the AIMessage's `usage_metadata`.
     if let (Some(usage), false) = (&m.usage, o.contains_key("usage_metadata")) {
         if m.role == Role::Assistant {
-            o.insert("usage_metadata".into(), crate::message::usage::langchain_usage_metadata(usage));
+            o.put("usage_metadata", crate::message::usage::langchain_usage_metadata(usage));
         }
     }
     Value::Object(o)

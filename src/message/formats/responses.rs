@@ -64,7 +64,7 @@ use super::util::{
 use super::util::{field, has};
 use super::{put_extra, Detected, Format};
 use crate::error::{Error, ErrorCode, Result};
-use crate::json::{arr, obj, val};
+use crate::json::{arr, obj, val, Put};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall};
 use serde_json::{Map, Value};
 
@@ -332,7 +332,7 @@ fn decode_message(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
     };
     m.extra = extra_of(obj, &["role", "content"]);
     if role_name == "developer" {
-        m.extra.insert("role".into(), Value::from("developer"));
+        m.extra.put("role", Value::from("developer"));
     }
     Ok(m)
 }
@@ -346,7 +346,7 @@ fn decode_part(v: &Value, role: Role, d: Dialect) -> Result<ContentPart> {
         "input_text" | "output_text" => {
             let mut extra = extra_of(p, &["type", "text"]);
             if t != text_type(role) {
-                extra.insert("type".into(), val(&t));
+                extra.put("type", val(&t));
             }
             ContentPart::Text { text: opt_str(p, "text")?.unwrap_or_default(), extra }
         }
@@ -487,7 +487,7 @@ fn decode_reasoning(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
         // An empty entry keeps its type, so it is told from the part standing for an empty summary.
         match e.get("type") {
             Some(t) if text.is_empty() || t.as_str() != Some(d.summary_type()) => {
-                extra.insert("type".into(), t.clone());
+                extra.put("type", t.clone());
             }
             _ => {}
         }
@@ -585,7 +585,7 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                 Some("function_call" | "function_call_output" | "function_call_result")
             );
             if call_or_result {
-                first.insert("status".into(), status.clone());
+                first.put("status", status.clone());
             }
         }
     }
@@ -600,11 +600,11 @@ fn sibling_verbatim(raw: &Value, d: Dialect) -> Option<Value> {
     match d {
         Dialect::Agents => {
             let mut o = Map::new();
-            o.insert("type".into(), Value::from("unknown"));
+            o.put("type", Value::from("unknown"));
             if let Some(id) = raw.get("id").filter(|id| id.is_string()) {
-                o.insert("id".into(), id.clone());
+                o.put("id", id.clone());
             }
-            o.insert("providerData".into(), raw.clone());
+            o.put("providerData", raw.clone());
             Some(Value::Object(o))
         }
         Dialect::Api => {
@@ -636,10 +636,10 @@ fn carry_encrypted_content(m: &Message, item: Option<&mut Value>, d: Dialect) {
     let Some(Value::Object(o)) = item else { return };
     match d {
         Dialect::Api => {
-            o.insert("encrypted_content".into(), enc);
+            o.put("encrypted_content", enc);
         }
         Dialect::Agents => {
-            o.insert("providerData".into(), obj! {"encrypted_content": enc});
+            o.put("providerData", obj! {"encrypted_content": enc});
         }
     }
 }
@@ -655,9 +655,9 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
     // The SDK's assistant item requires `status` and a list of parts.
     let sdk_assistant = d == Dialect::Agents && m.role == Role::Assistant && !own;
     if sdk_assistant {
-        o.insert("type".into(), Value::from("message"));
+        o.put("type", Value::from("message"));
     }
-    o.insert("role".into(), val(&role));
+    o.put("role", val(&role));
     let sibling = !own && m.origin.is_some_and(Format::is_items);
     let parts_of = |parts: &[ContentPart]| -> Vec<Value> {
         parts.iter().filter_map(|p| encode_part(p, m.role, d, own, sibling)).collect()
@@ -681,15 +681,15 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
         // (`type`, `id`, `status`, `output_text` with its `annotations`); without one, its text.
         Content::Parts(parts) if d == Dialect::Api && m.role == Role::Assistant => match &m.id {
             Some(id) => {
-                o.insert("type".into(), Value::from("message"));
-                o.insert("id".into(), val(&id));
+                o.put("type", Value::from("message"));
+                o.put("id", val(&id));
                 let status =
                     m.extra.get("status").filter(|s| s.is_string()).cloned().unwrap_or(Value::from("completed"));
-                o.insert("status".into(), status);
+                o.put("status", status);
                 let mut parts = parts_of(parts);
                 for p in parts.iter_mut().filter_map(Value::as_object_mut) {
                     if p.get("type").and_then(Value::as_str) == Some("output_text") && !p.contains_key("annotations") {
-                        p.insert("annotations".into(), arr![]);
+                        p.put("annotations", arr![]);
                     }
                 }
                 Some(Value::Array(parts))
@@ -702,10 +702,10 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
         }
     };
     if let Some(v) = value {
-        o.insert("content".into(), v);
+        o.put("content", v);
     }
     if sdk_assistant {
-        o.insert("status".into(), Value::from("completed"));
+        o.put("status", Value::from("completed"));
     }
     Value::Object(o)
 }
@@ -719,19 +719,19 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
         ContentPart::Text { text, extra }
             if (own || sibling) && extra.get("type").and_then(Value::as_str) == Some("refusal") =>
         {
-            o.insert("type".into(), Value::from("refusal"));
-            o.insert("refusal".into(), val(&text));
+            o.put("type", Value::from("refusal"));
+            o.put("refusal", val(&text));
             extra
         }
         ContentPart::Text { text, extra } => {
-            o.insert("type".into(), val(&text_type(role)));
-            o.insert("text".into(), val(&text));
+            o.put("type", val(&text_type(role)));
+            o.put("text", val(&text));
             extra
         }
         // An assistant message item takes no input images.
         ContentPart::Image { .. } if role == Role::Assistant => return None,
         ContentPart::Image { url, data, media_type, extra } => {
-            o.insert("type".into(), Value::from("input_image"));
+            o.put("type", Value::from("input_image"));
             match d {
                 Dialect::Api => {
                     let url = match (url, data) {
@@ -741,9 +741,9 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                         }
                         (None, None) => return None,
                     };
-                    o.insert("image_url".into(), val(&url));
+                    o.put("image_url", val(&url));
                     // `detail` is required in a message item's `input_image`.
-                    o.insert("detail".into(), Value::from("auto"));
+                    o.put("detail", Value::from("auto"));
                 }
                 // The SDK sends `image` as the request's `image_url`: inline data goes as a data URL
                 // (an Agents item's own raw string is kept as it came).
@@ -754,7 +754,7 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                         (None, Some(d)) => format!("data:{};base64,{d}", media_type.as_deref().unwrap_or("image/png")),
                         (None, None) => return None,
                     };
-                    o.insert("image".into(), val(&image));
+                    o.put("image", val(&image));
                 }
             }
             extra
@@ -767,7 +767,7 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                 let note = super::util::file_note(file, "an assistant message item takes no input files");
                 return encode_part(&note, role, d, false, sibling);
             }
-            o.insert("type".into(), Value::from("input_file"));
+            o.put("type", Value::from("input_file"));
             let inline = super::util::file_inline(url.as_deref(), data.as_deref(), media_type.as_deref());
             // The data as a data URL: what `file_data` (and an Agents `file` string) carries.
             let data_url = match (url, inline) {
@@ -789,7 +789,7 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                         (None, None, Some(id)) => obj! {"id": id},
                         (None, None, None) => return None,
                     };
-                    o.insert("file".into(), file);
+                    o.put("file", file);
                 }
             }
             put_opt(&mut o, "filename", filename.as_deref());
@@ -809,10 +809,10 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
 
 fn encode_call(id: &str, name: &str, arguments: String, d: Dialect, own: Option<&ToolCall>) -> Value {
     let mut o = Map::new();
-    o.insert("type".into(), Value::from("function_call"));
+    o.put("type", Value::from("function_call"));
     o.insert(d.call_id().into(), val(&id));
-    o.insert("name".into(), val(&name));
-    o.insert("arguments".into(), val(&arguments));
+    o.put("name", val(&name));
+    o.put("arguments", val(&arguments));
     if let Some(c) = own {
         for (k, v) in &c.extra {
             o.entry(k.clone()).or_insert_with(|| v.clone());
@@ -823,12 +823,12 @@ fn encode_call(id: &str, name: &str, arguments: String, d: Dialect, own: Option<
 
 fn encode_result(m: &Message, d: Dialect, own: bool) -> Value {
     let mut o = Map::new();
-    o.insert("type".into(), val(&d.result_type()));
+    o.put("type", val(&d.result_type()));
     o.insert(d.call_id().into(), val(&m.tool_call_id.as_deref().unwrap_or_default()));
     // The SDK requires a result's `name` and `status`; the API takes `name` back only as it came.
     if d == Dialect::Agents && !own {
-        o.insert("name".into(), val(&m.name.as_deref().unwrap_or_default()));
-        o.insert("status".into(), Value::from("completed"));
+        o.put("name", val(&m.name.as_deref().unwrap_or_default()));
+        o.put("status", Value::from("completed"));
     } else if own {
         put_opt(&mut o, "name", m.name.as_deref());
     }
@@ -841,8 +841,8 @@ fn encode_result(m: &Message, d: Dialect, own: bool) -> Value {
             // The SDK's single output object, as it came.
             [ContentPart::Text { text, extra }] if extra.get("type").and_then(Value::as_str) == Some("text") => {
                 let mut t = Map::new();
-                t.insert("type".into(), Value::from("text"));
-                t.insert("text".into(), val(&text));
+                t.put("type", Value::from("text"));
+                t.put("text", val(&text));
                 t.extend(extra.clone());
                 Value::Object(t)
             }
@@ -871,7 +871,7 @@ fn encode_result(m: &Message, d: Dialect, own: bool) -> Value {
         Content::Parts(_) => Some(val(&content_as_string(&m.content))),
     };
     if let Some(v) = output {
-        o.insert("output".into(), v);
+        o.put("output", v);
     }
     Value::Object(o)
 }
@@ -884,8 +884,8 @@ fn encode_reasoning(parts: &[&ContentPart], d: Dialect, own: bool) -> Value {
             ContentPart::Reasoning { text, extra } if text.is_empty() && extra.is_empty() => None,
             ContentPart::Reasoning { text, extra } => {
                 let mut e = Map::new();
-                e.insert("type".into(), val(&d.summary_type()));
-                e.insert("text".into(), val(&text));
+                e.put("type", val(&d.summary_type()));
+                e.put("text", val(&text));
                 if own {
                     e.extend(extra.clone());
                 }
@@ -895,7 +895,7 @@ fn encode_reasoning(parts: &[&ContentPart], d: Dialect, own: bool) -> Value {
         })
         .collect();
     let mut o = Map::new();
-    o.insert("type".into(), Value::from("reasoning"));
+    o.put("type", Value::from("reasoning"));
     o.insert(d.summary_key().into(), Value::Array(summary));
     Value::Object(o)
 }

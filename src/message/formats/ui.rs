@@ -23,7 +23,7 @@ use super::util::field;
 use super::util::{as_obj, content_as_string, extra_of, kind, opt_id};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
-use crate::json::{obj, val};
+use crate::json::{obj, val, Put};
 use crate::message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
 use serde_json::{Map, Value};
 
@@ -125,7 +125,7 @@ fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result
     let name = tool_name(kind, part).unwrap_or_default();
     let mut extra = extra_of(part, &["type", "toolCallId", "toolName", "input", "output", "errorText"]);
     if kind == "dynamic-tool" {
-        extra.insert("type".into(), Value::from("dynamic-tool"));
+        extra.put("type", Value::from("dynamic-tool"));
     }
     extra.insert(POSITION.into(), val(&position));
     let call = match (part.get("input"), part.get("rawInput")) {
@@ -149,7 +149,7 @@ fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result
             let output = part.get("output").cloned().unwrap_or(Value::Null);
             let mut m = Message::tool_result(id, json_text(&output), ToolStatus::Success);
             if !output.is_string() {
-                m.extra.insert("output".into(), output);
+                m.extra.put("output", output);
             }
             Some(m)
         }
@@ -291,15 +291,15 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
     let mut obj = Map::new();
     match part {
         ContentPart::Text { text, extra } => {
-            obj.insert("type".into(), Value::from("text"));
-            obj.insert("text".into(), val(&text));
+            obj.put("type", Value::from("text"));
+            obj.put("text", val(&text));
             if own {
                 extend(&mut obj, extra);
             }
         }
         ContentPart::Reasoning { text, extra } => {
-            obj.insert("type".into(), Value::from("reasoning"));
-            obj.insert("text".into(), val(&text));
+            obj.put("type", Value::from("reasoning"));
+            obj.put("text", val(&text));
             if own {
                 extend(&mut obj, extra);
             }
@@ -313,9 +313,9 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
                 (None, Some(d)) => format!("data:{media_type};base64,{d}"),
                 (None, None) => return None,
             };
-            obj.insert("type".into(), Value::from("file"));
-            obj.insert("mediaType".into(), val(&media_type));
-            obj.insert("url".into(), val(&url));
+            obj.put("type", Value::from("file"));
+            obj.put("mediaType", val(&media_type));
+            obj.put("url", val(&url));
             if own {
                 extend(&mut obj, extra);
             }
@@ -334,12 +334,12 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
                     return encode_part(&note, false);
                 }
             };
-            obj.insert("type".into(), Value::from("file"));
-            obj.insert("mediaType".into(), val(&mt));
+            obj.put("type", Value::from("file"));
+            obj.put("mediaType", val(&mt));
             if let Some(name) = filename {
-                obj.insert("filename".into(), val(&name));
+                obj.put("filename", val(&name));
             }
-            obj.insert("url".into(), val(&url));
+            obj.put("url", val(&url));
             if own {
                 extend(&mut obj, extra);
             }
@@ -361,12 +361,12 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
     let mut obj = Map::new();
     let dynamic = own && call.extra.get("type").and_then(Value::as_str) == Some("dynamic-tool");
     if dynamic {
-        obj.insert("type".into(), Value::from("dynamic-tool"));
-        obj.insert("toolName".into(), val(&call.name));
+        obj.put("type", Value::from("dynamic-tool"));
+        obj.put("toolName", val(&call.name));
     } else {
-        obj.insert("type".into(), val(&(format!("tool-{}", call.name))));
+        obj.put("type", val(&(format!("tool-{}", call.name))));
     }
-    obj.insert("toolCallId".into(), val(&call.id));
+    obj.put("toolCallId", val(&call.id));
     let recorded = call.extra.get("state").and_then(Value::as_str).filter(|_| own);
     let mut approval = call.extra.get("approval").and_then(Value::as_object).filter(|_| own).cloned();
     let granted = approval.as_ref().is_some_and(|a| a.get("approved") == Some(&Value::Bool(true)));
@@ -380,7 +380,7 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
                 && (recorded == Some("output-denied") || (approval.is_some() && !granted)) =>
         {
             if let Some(a) = approval.as_mut() {
-                a.insert("approved".into(), Value::Bool(false));
+                a.put("approved", Value::Bool(false));
                 if text != DENIED {
                     a.entry("reason").or_insert_with(|| val(&text));
                 }
@@ -390,14 +390,14 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
         Some(r) if r.status == Some(ToolStatus::Error) => "output-error",
         Some(_) => {
             if let Some(a) = approval.as_mut().filter(|_| !granted) {
-                a.insert("approved".into(), Value::Bool(true)); // it ran, so it was allowed
+                a.put("approved", Value::Bool(true)); // it ran, so it was allowed
             }
             "output-available"
         }
     };
-    obj.insert("state".into(), val(&state));
+    obj.put("state", val(&state));
     if let Some(input) = input {
-        obj.insert("input".into(), input.clone());
+        obj.put("input", input.clone());
     }
     if let Some(r) = result {
         match state {
@@ -413,16 +413,16 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
                     Some(o) => o.clone(),
                     None => val(&text),
                 };
-                obj.insert("output".into(), output);
+                obj.put("output", output);
             }
             "output-error" => {
-                obj.insert("errorText".into(), val(&text));
+                obj.put("errorText", val(&text));
             }
             _ => {}
         }
     }
     if let Some(a) = approval {
-        obj.insert("approval".into(), Value::Object(a));
+        obj.put("approval", Value::Object(a));
     }
     if own {
         for (k, v) in &call.extra {
@@ -451,9 +451,9 @@ pub(super) fn encode(group: &[Message]) -> Value {
         _ => id,
     });
     if let Some(id) = id {
-        obj.insert("id".into(), val(&id));
+        obj.put("id", val(&id));
     }
-    obj.insert("role".into(), val(&role));
+    obj.put("role", val(&role));
     let mut parts: Vec<Value> = Vec::new();
     let calls: Vec<&str> = group.iter().flat_map(|m| m.call_ids()).collect();
     let mut after_results = false;
@@ -528,7 +528,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
             }
         }
     }
-    obj.insert("parts".into(), Value::Array(parts));
+    obj.put("parts", Value::Array(parts));
     if own {
         put_extra(&mut obj, first, Format::Ui);
     }
