@@ -89,6 +89,8 @@ impl<T: ToJson> ToJson for Vec<T> {
 }
 
 impl ToJson for str {
+    // Out of line: a text value is the commonest, and its copy is not worth inlining at each site.
+    #[inline(never)]
     fn to_json(&self) -> Value {
         Value::String(self.to_owned())
     }
@@ -96,7 +98,7 @@ impl ToJson for str {
 
 impl ToJson for String {
     fn to_json(&self) -> Value {
-        Value::String(self.clone())
+        self.as_str().to_json()
     }
 }
 
