@@ -316,6 +316,21 @@ pub(crate) fn input_values(messages: &JsValue) -> Result<Vec<Value>, JsValue> {
     }
 }
 
+/// [`options`] read through a JSON tree: `T::deserialize` of a `serde_json::Value`, the reader a
+/// checkpoint's channel specs go through, instead of a second reader of the same types over text
+/// (issue 17, row 5). Same answers and errors as [`options`], without serde's line and column.
+pub(crate) fn options_tree<T: DeserializeOwned + Default>(v: Option<JsValue>) -> Result<T, JsValue> {
+    let Some(v) = present(v) else { return Ok(T::default()) };
+    from_js_tree(&v)
+}
+
+/// [`from_js`] read through a JSON tree, as [`options_tree`].
+pub(crate) fn from_js_tree<T: DeserializeOwned>(v: &JsValue) -> Result<T, JsValue> {
+    let (code, what) = (ErrorCode::InvalidOption, "invalid options");
+    let tree: Value = parse_js(v, code, what, MAX_INPUT_CHARS).map_err(to_js_error)?;
+    T::deserialize(tree).map_err(|e| to_js_error(read_error(code, what, &e)))
+}
+
 /// An optional JS argument with absence decided once: `undefined` and `null` are absent.
 pub(crate) fn present(v: Option<JsValue>) -> Option<JsValue> {
     v.filter(|v| !v.is_undefined() && !v.is_null())

@@ -2,7 +2,9 @@
 //! One message crosses the boundary per append; the state stays inside wasm (BOUNDARY.md).
 
 use super::gate::{lock, random_key, take_chain_key, Hooks, JsEntropy, JsSink, Shared};
-use super::interop::{from_js, from_js_json, opt_string_arg, options, string_arg, to_js, to_js_error};
+use super::interop::{
+    from_js_json, from_js_tree, opt_string_arg, options, options_tree, string_arg, to_js, to_js_error,
+};
 use crate::error::ErrorCode;
 use crate::json::obj;
 use crate::message::formats::{encode_messages, Format};
@@ -107,7 +109,7 @@ impl JsStateStore {
     ) -> JsResult<JsStateStore> {
         let hooks = Hooks::read(init.as_ref())?;
         let (chain_key, init) = take_chain_key(init)?;
-        let opts = StoreOptions { chain_key, ..options(init)? };
+        let opts = StoreOptions { chain_key, ..options_tree(init)? };
         Ok(JsStateStore::wrap(Store::new(opts).map_err(to_js_error)?, hooks))
     }
 
@@ -185,7 +187,7 @@ impl JsStateStore {
         #[wasm_bindgen(unchecked_optional_param_type = "string")] owner_key: Option<JsValue>,
     ) -> JsResult<Option<String>> {
         let owner_key = opt_string_arg(owner_key, "ownerKey")?;
-        let spec: ChannelSpec = from_js(spec)?;
+        let spec: ChannelSpec = from_js_tree(&spec)?;
         let key = random_key()?;
         self.lock()?.inner.register_channel(spec, owner_key.as_deref(), || key).map_err(to_js_error)
     }
