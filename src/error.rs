@@ -228,6 +228,12 @@ pub struct Error {
 
 impl Error {
     /// A new error with no index and no field.
+    ///
+    /// Built out of line (one copy per message type: `&str`, `String`), so none of the ~200
+    /// places that make an error carries its own copy of the fields and of the text's
+    /// conversion; errors are the cold path (issue 17, row 5).
+    #[cold]
+    #[inline(never)]
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Error {
             code,
@@ -240,7 +246,10 @@ impl Error {
         }
     }
 
-    /// Attaches the index of the offending message (kept if already set by an inner call).
+    /// Attaches the index of the offending message (kept if already set by an inner call; out of
+    /// line, as [`Error::new`]).
+    #[cold]
+    #[inline(never)]
     pub fn at(mut self, index: usize) -> Self {
         if self.index.is_none() {
             self.index = Some(index);
@@ -248,7 +257,9 @@ impl Error {
         self
     }
 
-    /// Attaches the channel concerned (kept if already set).
+    /// Attaches the channel concerned (kept if already set; out of line, as [`Error::new`]).
+    #[cold]
+    #[inline(never)]
     pub fn channel(mut self, channel: &str) -> Self {
         if self.channel.is_none() {
             self.channel = Some(channel.to_string());
@@ -256,7 +267,10 @@ impl Error {
         self
     }
 
-    /// Attaches the position of the offending command in a batch (kept if already set).
+    /// Attaches the position of the offending command in a batch (kept if already set; out of
+    /// line, as [`Error::new`]).
+    #[cold]
+    #[inline(never)]
     pub fn command(mut self, command: usize) -> Self {
         if self.command.is_none() {
             self.command = Some(command);
@@ -264,7 +278,9 @@ impl Error {
         self
     }
 
-    /// Attaches the name of the offending field.
+    /// Attaches the name of the offending field (out of line, as [`Error::new`]).
+    #[cold]
+    #[inline(never)]
     pub fn field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
         self

@@ -9,6 +9,7 @@
 //! The parts, lowest first (each imports only those before it; `docs/DESIGN.md` §1 draws the
 //! arrows and `tests/architecture.rs` checks them):
 //! - [`error`]: stable error codes, details, the audit record of a refused change.
+//! - `json` (crate-private): `obj!` / `arr!` / `val`, JSON values built by one shared function.
 //! - [`lifecycle`]: the transition tables of a run, a plan step, an approval, an async task.
 //! - [`message`]: the canonical message model, tool-call units, and the provider formats
 //!   (detection, decode, encode).
@@ -34,6 +35,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod error;
+mod json;
 pub mod lifecycle;
 pub mod log;
 pub mod message;

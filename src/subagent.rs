@@ -9,6 +9,7 @@
 //! child — its messages, tool calls and arguments, private channels — reaches the parent.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{arr, obj, val};
 use crate::message::formats::{encode_messages, Format};
 use crate::message::Role;
 use crate::state::channel;
@@ -16,7 +17,7 @@ use crate::state::privacy::check_leaks;
 use crate::state::{default_schema, ChannelSpec, Command, Reducer, Store, StoreOptions, ValueType, Visibility};
 use crate::tasks::Mode;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
@@ -205,7 +206,7 @@ pub fn subagent_input(parent: &mut Store, opts: &SubagentInputOptions, now_ms: u
         Mode::Isolated => opts.description.clone(),
         Mode::Fork => format!("{FORK_PREAMBLE}{}", opts.description),
     };
-    messages.push(json!({ "type": "human", "content": task }));
+    messages.push(obj! { "type": "human", "content": task });
     update.insert(channel::MESSAGES.into(), Value::Array(messages));
     // Nothing private of the parent crosses in: not in the description, not in a shared channel.
     check_leaks(&[Value::Object(update.clone())], &parent.private_values())?;
@@ -297,7 +298,7 @@ fn delta(reducer: Reducer, seed: &Value, now: &Value) -> Option<Value> {
         Reducer::Counter => {
             let (a, b) = (seed.as_f64().unwrap_or(0.0), now.as_f64().unwrap_or(0.0));
             match (seed.as_i64().or(seed.is_null().then_some(0)), now.as_i64()) {
-                (Some(x), Some(y)) if y.checked_sub(x).is_some() => Some(json!(y - x)),
+                (Some(x), Some(y)) if y.checked_sub(x).is_some() => Some(val(&(y - x))),
                 _ => serde_json::Number::from_f64(b - a).map(Value::Number),
             }
         }
@@ -338,7 +339,7 @@ pub fn subagent_result(child: &mut Store, tool_call_id: &str, opts: &SubagentRes
     let mut update = Map::new();
     update.insert(
         channel::MESSAGES.into(),
-        json!([{ "type": "tool", "content": final_answer(child, &seeded)?, "tool_call_id": tool_call_id, "name": "task", "status": if failed { "error" } else { "success" } }]),
+        arr![obj!{ "type": "tool", "content": final_answer(child, &seeded)?, "tool_call_id": tool_call_id, "name": "task", "status": if failed { "error" } else { "success" } }],
     );
     for name in origin.inherited.iter().filter(|n| opts.allow.as_ref().is_none_or(|a| a.contains(n))) {
         // The origin record is the seed's (only `subagent_input` writes it), but check anyway.

@@ -2,7 +2,7 @@
 //! time travel, checkpoints and their restore, the export for transport, and `verifyLog`.
 
 use super::gate::{take_chain_key, Hooks};
-use super::interop::{from_js_json, json_to_js, options, parse_js, present, to_js, to_js_error};
+use super::interop::{from_js_json, json_to_js, options, options_tree, parse_js, present, to_js, to_js_error};
 use super::store::JsStateStore;
 use crate::error::{Error, ErrorCode};
 use crate::log::{check_log, parse_jsonl, Chain, Event, GENESIS_HASH};
@@ -228,7 +228,7 @@ impl JsStateStore {
     ) -> JsResult<JsStateStore> {
         let hooks = Hooks::read(init.as_ref())?;
         let (chain_key, init) = take_chain_key(init)?;
-        let opts = StoreOptions { chain_key, ..options(init)? };
+        let opts = StoreOptions { chain_key, ..options_tree(init)? };
         // JSON Lines are read one line at a time (parsed, checked, applied, dropped).
         let store = match jsonl_text(&events).map_err(to_js_error)? {
             Some(text) => Store::replay_jsonl(opts, &text),
@@ -281,7 +281,7 @@ impl JsStateStore {
             })?
             .to_vec();
         let (chain_key, init) = take_chain_key(init)?;
-        let opts: StoreOptions = options(init)?;
+        let opts: StoreOptions = options_tree(init)?;
         let key = chain_key.as_deref();
         let store = match present(tail) {
             Some(tail) => match jsonl_text(&tail).map_err(to_js_error)? {
@@ -301,9 +301,10 @@ impl JsStateStore {
     #[wasm_bindgen(js_name = exportForTransport, unchecked_return_type = "Record<string, unknown>")]
     pub fn export_for_transport(&self) -> JsResult<JsValue> {
         let bytes = self.lock()?.inner.export_for_transport().map_err(to_js_error)?;
-        let v: serde_json::Value = serde_json::from_slice(&bytes)
+        // The export is JSON text already: parsed by JS as it is.
+        let text = std::str::from_utf8(&bytes)
             .map_err(|e| to_js_error(Error::new(ErrorCode::InvalidOption, e.to_string())))?;
-        to_js(&v)
+        json_to_js(text)
     }
 }
 

@@ -2,12 +2,14 @@
 //! One message crosses the boundary per append; the state stays inside wasm (BOUNDARY.md).
 
 use super::gate::{lock, random_key, take_chain_key, Hooks, JsEntropy, JsSink, Shared};
-use super::interop::{from_js, from_js_json, opt_string_arg, options, string_arg, to_js, to_js_error};
+use super::interop::{
+    from_js_json, from_js_tree, opt_string_arg, options, options_tree, string_arg, to_js, to_js_error,
+};
 use crate::error::ErrorCode;
+use crate::json::obj;
 use crate::message::formats::{encode_messages, Format};
 use crate::project::Projector;
 use crate::state::{channel, ChannelSpec, Command, Store, StoreOptions, StoreRepairOptions};
-use serde_json::json;
 use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -107,7 +109,7 @@ impl JsStateStore {
     ) -> JsResult<JsStateStore> {
         let hooks = Hooks::read(init.as_ref())?;
         let (chain_key, init) = take_chain_key(init)?;
-        let opts = StoreOptions { chain_key, ..options(init)? };
+        let opts = StoreOptions { chain_key, ..options_tree(init)? };
         Ok(JsStateStore::wrap(Store::new(opts).map_err(to_js_error)?, hooks))
     }
 
@@ -185,7 +187,7 @@ impl JsStateStore {
         #[wasm_bindgen(unchecked_optional_param_type = "string")] owner_key: Option<JsValue>,
     ) -> JsResult<Option<String>> {
         let owner_key = opt_string_arg(owner_key, "ownerKey")?;
-        let spec: ChannelSpec = from_js(spec)?;
+        let spec: ChannelSpec = from_js_tree(&spec)?;
         let key = random_key()?;
         self.lock()?.inner.register_channel(spec, owner_key.as_deref(), || key).map_err(to_js_error)
     }
@@ -239,7 +241,7 @@ impl JsStateStore {
     #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "{ runId: string; version: number; channels: Record<string, unknown> }")]
     pub fn to_json(&self) -> JsResult<JsValue> {
         let s = self.lock()?;
-        to_js(&json!({"runId": s.inner.run_id(), "version": s.inner.version(), "channels": s.inner.system_view()}))
+        to_js(&obj! {"runId": s.inner.run_id(), "version": s.inner.version(), "channels": s.inner.system_view()})
     }
 
     /// The schema: every channel's spec, in order.

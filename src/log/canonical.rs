@@ -203,7 +203,8 @@ impl<'a> Object<'a> {
             Ok(_) => {
                 // Escaped: ordered by its text, kept aside (rare).
                 let written = self.out.get(start..).unwrap_or_default();
-                let text: String = serde_json::from_slice(written).map_err(|e| CanonError(e.to_string()))?;
+                let written = std::str::from_utf8(written).map_err(|e| CanonError(e.to_string()))?;
+                let text: String = serde_json::from_str(written).map_err(|e| CanonError(e.to_string()))?;
                 Key::Kept(text.into_boxed_str())
             }
             Err(_) => {

@@ -10,6 +10,7 @@
 
 use super::{canonical, Chain};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::Put;
 use crate::state::ChannelSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -102,12 +103,12 @@ impl Checkpoint {
         let mut v = serde_json::to_value(&self).unwrap_or(Value::Null);
         if let (EXPORT_FORMAT, Chain::Keyed(_), Some(mac)) = (self.format.as_str(), chain, mac_of(&v, chain)) {
             if let Some(o) = v.as_object_mut() {
-                o.insert("mac".into(), Value::String(mac));
+                o.put("mac", Value::String(mac));
             }
         }
         let digest = digest_of(&v, sealing(Some(&self.format), chain)).unwrap_or_default();
         if let Some(o) = v.as_object_mut() {
-            o.insert("digest".into(), Value::String(digest));
+            o.put("digest", Value::String(digest));
         }
         serde_json::to_vec(&v).unwrap_or_default()
     }
@@ -118,7 +119,9 @@ impl Checkpoint {
     /// `UNSUPPORTED_FORMAT_VERSION`; `INVALID_OPTION` for a checkpoint of a keyed chain read
     /// without its key, or an export read with a key it was not sealed with.
     pub fn decode(bytes: &[u8], format: &str, chain: &Chain) -> Result<Checkpoint> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| corrupt(format!("not JSON ({e})")))?;
+        // Read as text (`from_str`, not `from_slice`): the crate's one JSON reader of a `Value`.
+        let text = std::str::from_utf8(bytes).map_err(|_| corrupt("not UTF-8 text"))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| corrupt(format!("not JSON ({e})")))?;
         if value.get("format").and_then(Value::as_str) != Some(format) {
             return Err(corrupt(if format == EXPORT_FORMAT {
                 "it is not a stategate export (store.exportForTransport())"

@@ -12,6 +12,7 @@
 
 use super::formats::Format;
 use super::Message;
+use crate::json::{obj, Put};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -106,18 +107,18 @@ pub fn usage_of(m: &Message) -> Option<Usage> {
 
 /// LangChain's `usage_metadata` for `usage` (what a converted AIMessage carries).
 pub fn langchain_usage_metadata(usage: &Usage) -> Value {
-    let mut v = serde_json::json!({
+    let mut v = obj! {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
         "total_tokens": usage.total(),
-    });
+    };
     if usage.cache_read_tokens > 0 || usage.cache_creation_tokens > 0 {
         let mut details = serde_json::Map::new();
         if usage.cache_read_tokens > 0 {
-            details.insert("cache_read".into(), usage.cache_read_tokens.into());
+            details.put("cache_read", usage.cache_read_tokens.into());
         }
         if usage.cache_creation_tokens > 0 {
-            details.insert("cache_creation".into(), usage.cache_creation_tokens.into());
+            details.put("cache_creation", usage.cache_creation_tokens.into());
         }
         v["input_token_details"] = Value::Object(details);
     }

@@ -4,10 +4,10 @@
 use super::schema::channel;
 use super::store::Store;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::obj;
 use crate::message::units::unit_boundary;
 use crate::message::Role;
 use crate::state::{Applied, Command};
-use serde_json::json;
 
 /// The record of a compaction in the `compaction` channel: `{summary, first_kept_id, cut}`.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,7 +95,7 @@ impl Store {
             .field("cut"));
         }
         let mut update = serde_json::Map::new();
-        update.insert(channel::COMPACTION.into(), json!({"summary": summary, "first_kept_id": first, "cut": cut}));
+        update.insert(channel::COMPACTION.into(), obj! {"summary": summary, "first_kept_id": first, "cut": cut});
         Ok(Command {
             author: author.to_string(),
             expected_version: None,

@@ -7,8 +7,9 @@ use super::reducer::{invalid, merge, merge_record, object_mut, Written};
 use super::schema::channel;
 use super::schema::ChannelSpec;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{obj, val};
 use crate::lifecycle::{check_transition, ApprovalStatus, RunStatus, StepStatus, TaskStatus};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
 /// The `status` of a record, parsed with `parse`, if present.
@@ -110,7 +111,7 @@ pub(crate) fn reduce_plan(spec: &ChannelSpec, value: &mut Value, update: &Value)
     })?;
     let plan = object_mut(value, name)?;
     for step in plan.values_mut().filter_map(Value::as_object_mut) {
-        step.entry("status").or_insert_with(|| json!("pending"));
+        step.entry("status").or_insert_with(|| Value::from("pending"));
     }
     check_plan(plan).map_err(|e| e.channel(name))?;
     Ok(written)
@@ -272,7 +273,7 @@ pub(crate) fn reduce_budget(spec: &ChannelSpec, value: &mut Value, update: &Valu
     }
     let budget = object_mut(value, name)?;
     if let Some(Value::Object(limits)) = patch.get("limits") {
-        let current = budget.entry("limits").or_insert_with(|| json!({}));
+        let current = budget.entry("limits").or_insert_with(|| obj! {});
         *current = Value::Object(merge_record(Some(current), limits));
     }
     if let Some(Value::Object(used)) = patch.get("used") {
@@ -293,12 +294,12 @@ pub(crate) fn add_used(budget: &mut Map<String, Value>, counter: &str, n: u64) {
 
 /// Sets the budget counter `counter` to `n`.
 pub(crate) fn set_used(budget: &mut Map<String, Value>, counter: &str, n: u64) {
-    let used = budget.entry("used").or_insert_with(|| json!({}));
+    let used = budget.entry("used").or_insert_with(|| obj! {});
     if let Some(used) = used.as_object_mut() {
         match used.get_mut(counter) {
-            Some(v) => *v = json!(n),
+            Some(v) => *v = val(&n),
             None => {
-                used.insert(counter.to_string(), json!(n));
+                used.insert(counter.to_string(), val(&n));
             }
         }
     }

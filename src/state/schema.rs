@@ -2,8 +2,9 @@
 //! type (DESIGN §3), and the default schema every store starts with.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{arr, obj, val};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
@@ -233,12 +234,12 @@ impl ChannelSpec {
     /// The value a channel holds before any write.
     pub fn initial(&self) -> Value {
         match (self.kind, self.reducer) {
-            (Kind::Run, _) => json!({"status": "created"}),
-            (Kind::Budget, _) => json!({"limits": {}, "used": {"turns": 0, "tokens": 0, "tool_calls": 0}}),
-            (_, Reducer::Merge) => json!({}),
-            (_, Reducer::Append | Reducer::Union | Reducer::Messages) => json!([]),
-            (_, Reducer::Counter) => json!(0),
-            (Kind::Todos, _) => json!([]),
+            (Kind::Run, _) => obj! {"status": "created"},
+            (Kind::Budget, _) => obj! {"limits": obj!{}, "used": obj!{"turns": 0, "tokens": 0, "tool_calls": 0}},
+            (_, Reducer::Merge) => obj! {},
+            (_, Reducer::Append | Reducer::Union | Reducer::Messages) => arr![],
+            (_, Reducer::Counter) => val(&0),
+            (Kind::Todos, _) => arr![],
             (_, Reducer::Replace) => Value::Null,
         }
     }

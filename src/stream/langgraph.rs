@@ -27,10 +27,11 @@
 
 use super::{check_id, invalid};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{obj, val, Put};
 use crate::message::formats::util::kind;
 use crate::message::formats::{decode_messages, Format};
 use crate::message::Message;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 /// Whether `v` has the shape of a LangGraph messages item.
@@ -97,8 +98,8 @@ fn add_usage(left: Option<&Value>, right: Option<&Value>) -> Option<Value> {
                 Value::Object(out)
             }
             (Value::Number(a), Value::Number(b)) => match (a.as_u64(), b.as_u64()) {
-                (Some(x), Some(y)) => json!(x.saturating_add(y)),
-                _ => json!(a.as_f64().unwrap_or(0.0) + b.as_f64().unwrap_or(0.0)),
+                (Some(x), Some(y)) => val(&x.saturating_add(y)),
+                _ => val(&(a.as_f64().unwrap_or(0.0) + b.as_f64().unwrap_or(0.0))),
             },
             (_, r) => r.clone(),
         }
@@ -140,13 +141,13 @@ fn plain(chunk: &Map<String, Value>) -> Result<(Map<String, Value>, bool)> {
             }
         };
         let mut data = kwargs.clone();
-        data.insert("type".into(), json!(ty));
+        data.put("type", val(&ty));
         return Ok((data, class == "AIMessageChunk"));
     }
     match chunk.get("type").and_then(Value::as_str) {
         Some("AIMessageChunk") => {
             let mut data = chunk.clone();
-            data.insert("type".into(), json!("ai"));
+            data.put("type", Value::from("ai"));
             Ok((data, true))
         }
         Some("ai") => Ok((chunk.clone(), chunk.contains_key("tool_call_chunks"))),
@@ -167,14 +168,14 @@ fn merge_content(first: Value, second: &Value) -> Result<Value> {
         (Value::String(a), Value::String(b)) => Value::String(a + b),
         (Value::String(a), Value::Array(b)) if b.is_empty() => Value::String(a),
         (Value::String(a), Value::Array(b)) => {
-            let mut out = vec![json!({"type": "text", "text": a})];
+            let mut out = vec![obj! {"type": "text", "text": a}];
             out.extend(b.iter().cloned());
             Value::Array(out)
         }
         (Value::Array(a), Value::Array(b)) => Value::Array(merge_lists(a, b)?),
         (first, Value::String(b)) if b.is_empty() => first,
         (Value::Array(mut a), Value::String(b)) => {
-            a.push(json!({"type": "text", "text": b}));
+            a.push(obj! {"type": "text", "text": b});
             Value::Array(a)
         }
         (first, Value::Null) => first,
@@ -261,7 +262,7 @@ fn merge_dicts(left: &mut Map<String, Value>, right: &Map<String, Value>) -> Res
                 // Indexes and timestamps are ignored; other numbers (token counts) add up.
                 if !matches!(key.as_str(), "index" | "created" | "timestamp") {
                     let sum = left.get(key).and_then(Value::as_f64).unwrap_or(0.0) + value.as_f64().unwrap_or(0.0);
-                    let n = if sum.fract() == 0.0 && sum.abs() < 9e15 { json!(sum as i64) } else { json!(sum) };
+                    let n = if sum.fract() == 0.0 && sum.abs() < 9e15 { val(&(sum as i64)) } else { val(&sum) };
                     left.insert(key.clone(), n);
                 }
             }
@@ -306,7 +307,7 @@ fn collapse(chunks: &[Value]) -> (Vec<Value>, Vec<Value>) {
         let parsed = serde_json::from_str::<Value>(&text).ok().filter(Value::is_object);
         match parsed {
             Some(p) if !id.is_empty() && !name.is_empty() => {
-                calls.push(json!({"name": name, "args": p, "id": id, "type": "tool_call"}))
+                calls.push(obj! {"name": name, "args": p, "id": id, "type": "tool_call"})
             }
             _ => {
                 let error = if id.is_empty() {
@@ -317,7 +318,7 @@ fn collapse(chunks: &[Value]) -> (Vec<Value>, Vec<Value>) {
                     "the arguments are not a complete JSON object"
                 };
                 invalid_calls
-                    .push(json!({"name": name, "args": args, "id": id, "error": error, "type": "invalid_tool_call"}));
+                    .push(obj! {"name": name, "args": args, "id": id, "error": error, "type": "invalid_tool_call"});
             }
         }
     }
@@ -357,10 +358,10 @@ impl LanggraphStream {
                 .field("id"));
             }
             let content = merge_content(
-                entry.data.remove("content").unwrap_or(json!("")),
-                data.get("content").unwrap_or(&json!("")),
+                entry.data.remove("content").unwrap_or(Value::from("")),
+                data.get("content").unwrap_or(&Value::from("")),
             )?;
-            entry.data.insert("content".into(), content);
+            entry.data.put("content", content);
             let left = match entry.data.remove("tool_call_chunks") {
                 Some(Value::Array(a)) => a,
                 _ => Vec::new(),
@@ -369,33 +370,33 @@ impl LanggraphStream {
                 Some(Value::Array(a)) => a.as_slice(),
                 _ => &[],
             };
-            entry.data.insert("tool_call_chunks".into(), Value::Array(merge_lists(left, right)?));
+            entry.data.put("tool_call_chunks", Value::Array(merge_lists(left, right)?));
             if let Some(usage) = add_usage(entry.data.get("usage_metadata"), data.get("usage_metadata")) {
-                entry.data.insert("usage_metadata".into(), usage);
+                entry.data.put("usage_metadata", usage);
             }
             if let Some(Value::String(n)) = data.get("name") {
                 if entry.data.get("name").and_then(Value::as_str).is_none_or(str::is_empty) && !n.is_empty() {
-                    entry.data.insert("name".into(), json!(n));
+                    entry.data.put("name", val(&n));
                 }
             }
             return Ok(());
         }
         if chunked {
             // Keep what concat keeps; drop what the collapse recomputes.
-            let content = data.get("content").cloned().unwrap_or(json!(""));
+            let content = data.get("content").cloned().unwrap_or(Value::from(""));
             let tcc = match data.get("tool_call_chunks") {
                 Some(Value::Array(a)) => merge_lists(Vec::new(), a)?,
                 _ => Vec::new(),
             };
             let mut kept = Map::new();
-            kept.insert("type".into(), json!("ai"));
-            kept.insert("content".into(), content);
+            kept.put("type", Value::from("ai"));
+            kept.put("content", content);
             for k in ["id", "name", "usage_metadata"] {
                 if let Some(v) = data.get(k).filter(|v| !v.is_null()) {
                     kept.insert(k.into(), v.clone());
                 }
             }
-            kept.insert("tool_call_chunks".into(), Value::Array(tcc));
+            kept.put("tool_call_chunks", Value::Array(tcc));
             data = kept;
         }
         if let Some(id) = &id {
@@ -417,21 +418,21 @@ impl LanggraphStream {
                         _ => Vec::new(),
                     };
                     let (calls, invalid_calls) = collapse(&chunks);
-                    d.insert("tool_calls".into(), Value::Array(calls));
-                    d.insert("invalid_tool_calls".into(), Value::Array(invalid_calls));
+                    d.put("tool_calls", Value::Array(calls));
+                    d.put("invalid_tool_calls", Value::Array(invalid_calls));
                 }
                 if d.get("type").and_then(Value::as_str) == Some("ai")
                     && d.get("name").and_then(Value::as_str).is_none_or(str::is_empty)
                 {
                     if let Some(n) = agent_name(&e.namespace, e.node.as_deref()) {
-                        d.insert("name".into(), json!(n));
+                        d.put("name", val(&n));
                     }
                 }
                 if !e.namespace.is_empty() {
-                    d.insert("langgraph_namespace".into(), json!(e.namespace));
+                    d.put("langgraph_namespace", val(&e.namespace));
                 }
                 if let Some(n) = &e.node {
-                    d.insert("langgraph_node".into(), json!(n));
+                    d.put("langgraph_node", val(&n));
                 }
                 Value::Object(d)
             })

@@ -18,10 +18,11 @@
 
 use super::{check_id, invalid};
 use crate::error::Result;
+use crate::json::{obj, val, Put};
 use crate::message::formats::util::kind;
 use crate::message::formats::{decode_messages, Format};
 use crate::message::Message;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 /// Every chunk type of AI SDK 6 (`uiMessageChunkSchema`), `data-*` aside.
@@ -86,13 +87,13 @@ impl UiMessage {
     fn to_value(&self) -> Value {
         let mut obj = Map::new();
         if let Some(id) = &self.id {
-            obj.insert("id".into(), json!(id));
+            obj.put("id", val(&id));
         }
-        obj.insert("role".into(), json!("assistant"));
+        obj.put("role", Value::from("assistant"));
         if let Some(m) = &self.metadata {
-            obj.insert("metadata".into(), m.clone());
+            obj.put("metadata", m.clone());
         }
-        obj.insert("parts".into(), Value::Array(self.parts.clone()));
+        obj.put("parts", Value::Array(self.parts.clone()));
         Value::Object(obj)
     }
 }
@@ -263,11 +264,11 @@ impl UiStream {
         });
         let metadata_key = if u.result_state() { "resultProviderMetadata" } else { "callProviderMetadata" };
         if let Some(Value::Object(part)) = found.and_then(|i| self.current.parts.get_mut(i)) {
-            part.insert("state".into(), json!(u.state));
+            part.put("state", val(&u.state));
             if dynamic {
-                part.insert("toolName".into(), u.tool_name.clone());
+                part.put("toolName", u.tool_name.clone());
             } else {
-                part.insert("type".into(), json!(format!("tool-{}", u.tool_name.as_str().unwrap_or_default())));
+                part.put("type", val(&(format!("tool-{}", u.tool_name.as_str().unwrap_or_default()))));
             }
             set(part, "input", u.input);
             set(part, "output", u.output);
@@ -291,13 +292,13 @@ impl UiStream {
         }
         let mut part = Map::new();
         if dynamic {
-            part.insert("type".into(), json!("dynamic-tool"));
-            part.insert("toolName".into(), u.tool_name.clone());
+            part.put("type", Value::from("dynamic-tool"));
+            part.put("toolName", u.tool_name.clone());
         } else {
-            part.insert("type".into(), json!(format!("tool-{}", u.tool_name.as_str().unwrap_or_default())));
+            part.put("type", val(&(format!("tool-{}", u.tool_name.as_str().unwrap_or_default()))));
         }
-        part.insert("toolCallId".into(), json!(u.tool_call_id));
-        part.insert("state".into(), json!(u.state));
+        part.put("toolCallId", val(&u.tool_call_id));
+        part.put("state", val(&u.state));
         set(&mut part, "title", u.title);
         set(&mut part, "toolMetadata", u.tool_metadata);
         set(&mut part, "input", u.input);
@@ -369,13 +370,13 @@ impl UiStream {
                 let part_id = id(c, "id", ty)?.to_string();
                 let mut part = Map::new();
                 let reasoning = ty == "reasoning-start";
-                part.insert("type".into(), json!(if reasoning { "reasoning" } else { "text" }));
+                part.put("type", val(&(if reasoning { "reasoning" } else { "text" })));
                 if reasoning {
-                    part.insert("id".into(), json!(part_id));
+                    part.put("id", val(&part_id));
                 }
-                part.insert("text".into(), json!(""));
+                part.put("text", Value::from(""));
                 set(&mut part, "providerMetadata", opt(c, "providerMetadata"));
-                part.insert("state".into(), json!("streaming"));
+                part.put("state", Value::from("streaming"));
                 let at = self.current.parts.len();
                 self.current.parts.push(Value::Object(part));
                 let active = if reasoning { &mut self.active_reasoning } else { &mut self.active_text };
@@ -404,17 +405,17 @@ impl UiStream {
                             text.push_str(d);
                         }
                     } else {
-                        part.insert("state".into(), json!("done"));
+                        part.put("state", Value::from("done"));
                     }
                     if let Some(pm) = opt(c, "providerMetadata") {
-                        part.insert("providerMetadata".into(), pm);
+                        part.put("providerMetadata", pm);
                     }
                 }
                 self.current.written = true;
             }
             "file" => {
                 let mut part = Map::new();
-                part.insert("type".into(), json!("file"));
+                part.put("type", Value::from("file"));
                 set(&mut part, "mediaType", c.get("mediaType").cloned());
                 set(&mut part, "url", c.get("url").cloned());
                 set(&mut part, "providerMetadata", opt(c, "providerMetadata"));
@@ -423,7 +424,7 @@ impl UiStream {
             }
             "source-url" | "source-document" => {
                 let mut part = Map::new();
-                part.insert("type".into(), json!(ty));
+                part.put("type", val(&ty));
                 let keys: &[&str] = if ty == "source-url" {
                     &["sourceId", "url", "title", "providerMetadata"]
                 } else {
@@ -444,13 +445,13 @@ impl UiStream {
                     Partial {
                         text: String::new(),
                         input_encoding: opt(c, "inputEncoding"),
-                        tool_name: json!(name),
+                        tool_name: val(&name),
                         dynamic,
                         title: c.get("title").cloned(),
                         tool_metadata: c.get("toolMetadata").cloned(),
                     },
                 );
-                let mut u = ToolUpdate::new(call_id, json!(name), "input-streaming");
+                let mut u = ToolUpdate::new(call_id, val(&name), "input-streaming");
                 u.input_encoding = opt(c, "inputEncoding");
                 u.provider_executed = c.get("providerExecuted").cloned();
                 u.title = c.get("title").cloned();
@@ -471,14 +472,14 @@ impl UiStream {
                 p.text.push_str(delta);
                 let p = p.clone();
                 let input = if p.input_encoding.as_ref().and_then(Value::as_str) == Some("text") {
-                    Some(json!(p.text))
+                    Some(val(&p.text))
                 } else {
                     serde_json::from_str::<Value>(&p.text).ok()
                 };
                 let mut u = ToolUpdate::new(call_id, p.tool_name, "input-streaming");
                 u.input_encoding = p.input_encoding;
                 u.input = input;
-                u.raw_input = Some(json!(p.text));
+                u.raw_input = Some(val(&p.text));
                 u.title = p.title;
                 u.tool_metadata = p.tool_metadata;
                 self.update_tool(u, p.dynamic, None);
@@ -488,7 +489,7 @@ impl UiStream {
                 let call_id = id(c, "toolCallId", ty)?;
                 let name = id(c, "toolName", ty)?;
                 let dynamic = c.get("dynamic").and_then(Value::as_bool).unwrap_or(false);
-                let mut u = ToolUpdate::new(call_id, json!(name), "input-available");
+                let mut u = ToolUpdate::new(call_id, val(&name), "input-available");
                 u.input = c.get("input").cloned();
                 u.provider_executed = c.get("providerExecuted").cloned();
                 u.provider_metadata = opt(c, "providerMetadata");
@@ -512,7 +513,7 @@ impl UiStream {
                     Some(p) => p.get("type").and_then(Value::as_str) == Some("dynamic-tool"),
                     None => c.get("dynamic").and_then(Value::as_bool).unwrap_or(false),
                 };
-                let mut u = ToolUpdate::new(call_id, json!(name), "output-error");
+                let mut u = ToolUpdate::new(call_id, val(&name), "output-error");
                 if dynamic {
                     u.input = c.get("input").cloned();
                 } else {
@@ -530,15 +531,15 @@ impl UiStream {
                 let approval_id = id(c, "approvalId", ty)?;
                 let at = self.invocation(call_id, ty)?;
                 if let Some(Value::Object(part)) = self.current.parts.get_mut(at) {
-                    part.insert("state".into(), json!("approval-requested"));
+                    part.put("state", Value::from("approval-requested"));
                     let mut approval = Map::new();
-                    approval.insert("id".into(), json!(approval_id));
+                    approval.put("id", val(&approval_id));
                     set(&mut approval, "descriptor", opt(c, "approvalDescriptor"));
                     if let Some(v) = c.get("inputSchemaInput") {
-                        approval.insert("inputSchemaInput".into(), v.clone());
+                        approval.put("inputSchemaInput", v.clone());
                     }
                     set(&mut approval, "signature", opt(c, "signature"));
-                    part.insert("approval".into(), Value::Object(approval));
+                    part.put("approval", Value::Object(approval));
                 }
                 self.current.written = true;
             }
@@ -546,7 +547,7 @@ impl UiStream {
                 let call_id = id(c, "toolCallId", ty)?;
                 let at = self.invocation(call_id, ty)?;
                 if let Some(Value::Object(part)) = self.current.parts.get_mut(at) {
-                    part.insert("state".into(), json!("output-denied"));
+                    part.put("state", Value::from("output-denied"));
                 }
                 self.current.written = true;
             }
@@ -558,11 +559,11 @@ impl UiStream {
                 let name = if dynamic {
                     part.get("toolName").cloned().unwrap_or(Value::Null)
                 } else {
-                    json!(part
+                    val(&(part
                         .get("type")
                         .and_then(Value::as_str)
                         .and_then(|t| t.strip_prefix("tool-"))
-                        .unwrap_or_default())
+                        .unwrap_or_default()))
                 };
                 let ok = ty == "tool-output-available";
                 let mut u = ToolUpdate::new(call_id, name, if ok { "output-available" } else { "output-error" });
@@ -583,7 +584,7 @@ impl UiStream {
                 self.update_tool(u, dynamic, Some(at));
                 self.current.written = true;
             }
-            "start-step" => self.current.parts.push(json!({"type": "step-start"})),
+            "start-step" => self.current.parts.push(obj! {"type": "step-start"}),
             "finish-step" => {
                 self.active_text.clear();
                 self.active_reasoning.clear();

@@ -4,10 +4,11 @@
 
 use super::spec::AUTHOR;
 use crate::error::Result;
+use crate::json::{arr, obj};
 use crate::state::channel;
 use crate::state::{Applied, Command, Store};
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
@@ -53,11 +54,11 @@ pub fn render(n: &Value, superseded: bool) -> Value {
         }
         "error" | "timeout" => text.push_str(&format!(
             "<details>{}</details>\n",
-            escape(&super::pyjson::dumps(&json!({ "error": s("error") })))
+            escape(&super::pyjson::dumps(&obj! { "error": s("error") }))
         )),
         "waiting" => text.push_str(&format!(
             "<details>{}</details>\n",
-            escape(&super::pyjson::dumps(&json!({ "interrupts": n.get("interrupts").cloned().unwrap_or(json!([])) })))
+            escape(&super::pyjson::dumps(&obj! { "interrupts": n.get("interrupts").cloned().unwrap_or(arr![]) }))
         )),
         _ => {}
     }
@@ -67,13 +68,13 @@ pub fn render(n: &Value, superseded: bool) -> Value {
     } else {
         next_step(status)
     });
-    json!({
+    obj! {
         "type": "human",
         "content": text,
-        "additional_kwargs": { "deepagents_notification": {
+        "additional_kwargs": obj!{ "deepagents_notification": obj!{
             "task_id": s("task_id"), "agent_name": s("agent_name"), "status": status, "run_id": s("run_id"),
         }},
-    })
+    }
 }
 
 /// The notifications of a queue (the `notifications` channel's value) neither delivered nor
@@ -139,10 +140,10 @@ pub fn deliver(store: &mut Store, now_ms: u64) -> Result<Delivered> {
         let current = task.is_some_and(|t| s(t.get("status")) == s(n.get("status")) && s(t.get("run_id")) == run);
         if current || superseded {
             messages.push(render(n, superseded && !current));
-            marks.insert(id.clone(), json!({ "delivered_at": now }));
+            marks.insert(id.clone(), obj! { "delivered_at": now });
             out.delivered.push(id);
         } else {
-            marks.insert(id.clone(), json!({ "dropped": "stale: the task moved on" }));
+            marks.insert(id.clone(), obj! { "dropped": "stale: the task moved on" });
             out.dropped.push(id);
         }
     }

@@ -10,9 +10,10 @@ use super::poll::refresh;
 use super::protocol::{Client, Transport};
 use super::spec::{Mode, SubagentSpec, UpdateStrategy};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{arr, obj, val};
 use crate::lifecycle::TaskStatus;
 use crate::message::ToolCall;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The tool names, in deepagents' order.
 pub const TOOL_NAMES: [&str; 5] =
@@ -80,7 +81,7 @@ async fn start<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolC
     };
     let launch = async {
         let thread_id = client
-            .create_thread(agent, json!({ "parent_thread_id": ctx.parent_thread_id, "subagent_name": agent.name }))
+            .create_thread(agent, obj! { "parent_thread_id": ctx.parent_thread_id, "subagent_name": agent.name })
             .await?;
         let run = client.create_run(agent, &thread_id, body).await?;
         Ok::<_, Error>((thread_id, run))
@@ -149,25 +150,25 @@ async fn check<T: Transport>(ctx: &Context, client: &Client<'_, T>, call: &ToolC
         Ok(seen) => seen,
         Err(e) => return out.fail(format!("Failed to get run status: {}", e.message), e),
     };
-    let mut body = json!({ "status": task.status.as_str(), "thread_id": task.thread_id });
+    let mut body = obj! { "status": task.status.as_str(), "thread_id": task.thread_id };
     match task.status {
-        TaskStatus::Success => body["result"] = json!(seen.result.unwrap_or_default()),
+        TaskStatus::Success => body["result"] = val(&seen.result.unwrap_or_default()),
         TaskStatus::Error | TaskStatus::Timeout => {
-            body["error"] = json!(task.error.clone().unwrap_or_else(|| super::protocol::GENERIC_ERROR.into()))
+            body["error"] = val(&(task.error.clone().unwrap_or_else(|| super::protocol::GENERIC_ERROR.into())))
         }
         TaskStatus::Waiting => {
-            body["interrupts"] = seen.interrupts.unwrap_or_else(|| json!([]));
-            body["note"] = json!("The subagent is waiting for a human, who answers it on the subagent's own thread. You cannot answer or approve it; keep working.");
+            body["interrupts"] = seen.interrupts.unwrap_or_else(|| arr![]);
+            body["note"] = Value::from("The subagent is waiting for a human, who answers it on the subagent's own thread. You cannot answer or approve it; keep working.");
         }
         TaskStatus::Pending if task.retry_at_ms.is_some() => {
-            body["note"] = json!(format!(
+            body["note"] = val(&(format!(
                 "The last run failed ({}); run {} of {} is scheduled.",
                 task.error.clone().unwrap_or_default(),
                 task.attempts + 1,
                 agent.retry.max_attempts
-            ));
+            )));
         }
-        TaskStatus::Pending => body["note"] = json!("The task is queued and has not started yet."),
+        TaskStatus::Pending => body["note"] = Value::from("The task is queued and has not started yet."),
         TaskStatus::Running | TaskStatus::Cancelled => {}
     }
     out.content = super::pyjson::dumps(&body);

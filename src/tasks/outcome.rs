@@ -7,11 +7,12 @@ use super::ledger::{iso_time, Task};
 use super::protocol::EffectRecord;
 use super::spec::{SubagentSpec, TasksConfig, UpdateStrategy, AUTHOR};
 use crate::error::{Error, Result};
+use crate::json::{arr, obj, val};
 use crate::lifecycle::TaskStatus;
 use crate::message::{ToolCall, ToolStatus};
 use crate::state::channel;
 use crate::state::Command;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// What a task operation reads: the configuration, snapshots of the ledger and the notification
 /// queue, the store's clock, and for a tool call the other calls of its assistant turn and (for
@@ -169,10 +170,10 @@ impl Outcome {
             };
             update.insert(
                 channel::MESSAGES.into(),
-                json!([{
+                arr![obj! {
                     "type": "tool", "content": content, "tool_call_id": self.call_id, "name": self.tool,
                     "status": if status == ToolStatus::Error { "error" } else { "success" },
-                }]),
+                }],
             );
         }
         let patch = self.ledger_patch(ledger);
@@ -200,7 +201,7 @@ impl Outcome {
             })
         };
         for (key, _) in super::notify::queued(queue).into_iter().filter(|(_, n)| shown(n)) {
-            notes.insert(key, json!({ "dropped": format!("seen through {}", self.tool) }));
+            notes.insert(key, obj! { "dropped": format!("seen through {}", self.tool) });
         }
         if !notes.is_empty() {
             update.insert(channel::NOTIFICATIONS.into(), Value::Object(notes));
@@ -250,16 +251,16 @@ pub(super) fn run_body(
     strategy: Option<UpdateStrategy>,
     ctx: &Context,
 ) -> Value {
-    let mut body = json!({
+    let mut body = obj! {
         "assistant_id": agent.graph_id,
-        "input": { "messages": messages },
-        "metadata": { "parent_thread_id": ctx.parent_thread_id, "subagent_name": agent.name },
-    });
+        "input": obj!{ "messages": messages },
+        "metadata": obj!{ "parent_thread_id": ctx.parent_thread_id, "subagent_name": agent.name },
+    };
     if let Some(s) = strategy {
-        body["multitask_strategy"] = json!(s.as_str());
+        body["multitask_strategy"] = val(&s.as_str());
     }
     if let Some(w) = &agent.webhook {
-        body["webhook"] = json!(w);
+        body["webhook"] = val(&w);
     }
     body
 }
@@ -274,5 +275,5 @@ pub(super) fn launched(run: &super::protocol::Run) -> TaskStatus {
 }
 
 pub(super) fn user(text: &str) -> Value {
-    json!({ "role": "user", "content": text })
+    obj! { "role": "user", "content": text }
 }

@@ -7,9 +7,10 @@ use super::outcome::{launched, run_body, user, Context, Outcome};
 use super::protocol::{observe, Client, Observation, Transport};
 use super::spec::SubagentSpec;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{arr, obj, val};
 use crate::lifecycle::TaskStatus;
 use crate::message::ToolCall;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
@@ -189,23 +190,23 @@ pub async fn poll<T: Transport>(ctx: &Context, transport: &T) -> (Outcome, Vec<P
         {
             let id = format!("{}:{}:{}", task.task_id, task.run_id, task.status.as_str());
             if ctx.notifications.get(&id).is_none() {
-                let mut n = json!({
+                let mut n = obj! {
                     "id": id, "task_id": task.task_id, "agent_name": task.agent_name, "status": task.status.as_str(),
                     "run_id": task.run_id, "created_at": ctx.now(),
-                });
+                };
                 match task.status {
                     TaskStatus::Success => {
                         let result = seen.result.unwrap_or_default();
                         let clipped: String = result.chars().take(super::notify::MAX_RESULT_CHARS).collect();
                         if clipped.len() < result.len() {
-                            n["truncated"] = json!(true);
+                            n["truncated"] = Value::Bool(true);
                         }
-                        n["result"] = json!(clipped);
+                        n["result"] = val(&clipped);
                     }
                     TaskStatus::Error | TaskStatus::Timeout => {
-                        n["error"] = json!(task.error.clone().unwrap_or_else(|| "The subagent failed.".into()))
+                        n["error"] = val(&(task.error.clone().unwrap_or_else(|| "The subagent failed.".into())))
                     }
-                    TaskStatus::Waiting => n["interrupts"] = shallow(seen.interrupts.unwrap_or_else(|| json!([])), 16),
+                    TaskStatus::Waiting => n["interrupts"] = shallow(seen.interrupts.unwrap_or_else(|| arr![]), 16),
                     _ => {}
                 }
                 out.notifications.insert(id, n);

@@ -7,9 +7,10 @@
 
 use super::spec::{SubagentSpec, TasksConfig};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::obj;
 use crate::lifecycle::TaskStatus;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::future::Future;
 
@@ -105,7 +106,7 @@ impl<'a, T: Transport> Client<'a, T> {
     ) -> Result<ProtocolResponse> {
         let (base, mut headers) = self.config.endpoint(agent);
         if body.is_some() {
-            headers.insert("content-type".into(), json!("application/json"));
+            headers.insert("content-type".into(), Value::from("application/json"));
         }
         let request = ProtocolRequest { call, method, url: format!("{base}{path}"), headers, body };
         let answer = self.transport.send(&request).await;
@@ -136,7 +137,7 @@ impl<'a, T: Transport> Client<'a, T> {
     /// `POST /threads {metadata}` → the new thread id.
     pub async fn create_thread(&self, agent: &SubagentSpec, metadata: Value) -> Result<String> {
         let r =
-            self.send(agent, "create_thread", "POST", "/threads".into(), Some(json!({ "metadata": metadata }))).await?;
+            self.send(agent, "create_thread", "POST", "/threads".into(), Some(obj! { "metadata": metadata })).await?;
         id_field(&r.body, "thread_id", "create_thread")
     }
 
@@ -182,7 +183,7 @@ impl<'a, T: Transport> Client<'a, T> {
     /// there to cancel (404: it already finished).
     pub async fn cancel_run(&self, agent: &SubagentSpec, thread_id: &str, run_id: &str) -> Result<bool> {
         let path = format!("/threads/{}/runs/{}/cancel", segment(thread_id), segment(run_id));
-        match self.send(agent, "cancel_run", "POST", path, Some(json!({}))).await {
+        match self.send(agent, "cancel_run", "POST", path, Some(obj! {})).await {
             Ok(_) => Ok(true),
             Err(e) if e.code == ErrorCode::ServerError && e.message.contains("HTTP 404") => Ok(false),
             Err(e) => Err(e),
@@ -195,7 +196,7 @@ impl<'a, T: Transport> Client<'a, T> {
         const PAGE: usize = 100;
         let mut out = Vec::new();
         loop {
-            let body = json!({ "metadata": metadata, "limit": PAGE, "offset": out.len() });
+            let body = obj! { "metadata": metadata, "limit": PAGE, "offset": out.len() };
             let r = self.send(agent, "search_threads", "POST", "/threads/search".into(), Some(body)).await?;
             let page: Vec<String> = r
                 .body
@@ -371,7 +372,7 @@ fn interrupts_of(thread: &Value) -> Vec<Value> {
         Some(Value::Object(by_task)) => {
             for list in by_task.values() {
                 for i in list.as_array().into_iter().flatten() {
-                    out.push(json!({ "id": i.get("id").cloned().unwrap_or(Value::Null), "value": i.get("value").cloned().unwrap_or(Value::Null) }));
+                    out.push(obj!{ "id": i.get("id").cloned().unwrap_or(Value::Null), "value": i.get("value").cloned().unwrap_or(Value::Null) });
                 }
             }
         }

@@ -4,8 +4,9 @@
 
 use super::ops::STATUS_FILTERS;
 use super::spec::{Mode, TasksConfig};
+use crate::json::{arr, obj};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 #[cfg(target_arch = "wasm32")]
 use tsify::Tsify;
@@ -27,7 +28,7 @@ const STALE: &str = "Statuses shown earlier in the conversation are always stale
 const FULL_ID: &str = "Always show the user the full task_id, never a shortened one.";
 
 fn task_id() -> Value {
-    json!({ "type": "string", "description": "The full task_id returned by start_async_task." })
+    obj! { "type": "string", "description": "The full task_id returned by start_async_task." }
 }
 
 /// The definitions of start, check, update, cancel and list, in that order.
@@ -52,41 +53,41 @@ pub fn definitions(config: &TasksConfig) -> Vec<ToolDefinition> {
                 "Start a background task on an async subagent. Returns a task_id at once; the task keeps running while you work. Do not check on it right away: you will usually be told when it finishes. {FULL_ID}\n\nAvailable async subagent types:\n{}",
                 agents.join("\n")
             ),
-            parameters: json!({
+            parameters: obj!{
                 "type": "object",
-                "properties": {
-                    "description": { "type": "string", "description": "Everything the subagent needs to do the task; it sees nothing else of this conversation unless it inherits it." },
-                    "subagent_type": { "type": "string", "enum": names, "description": "Which async subagent runs the task." },
+                "properties": obj!{
+                    "description": obj!{ "type": "string", "description": "Everything the subagent needs to do the task; it sees nothing else of this conversation unless it inherits it." },
+                    "subagent_type": obj!{ "type": "string", "enum": names, "description": "Which async subagent runs the task." },
                 },
-                "required": ["description", "subagent_type"],
-            }),
+                "required": arr!["description", "subagent_type"],
+            },
         },
         ToolDefinition {
             name: "check_async_task",
             description: format!("Get the current status of an async task, with its result, error or pending question. {STALE} Do not call it in a loop. {FULL_ID}"),
-            parameters: json!({ "type": "object", "properties": { "task_id": task_id() }, "required": ["task_id"] }),
+            parameters: obj!{ "type": "object", "properties": obj!{ "task_id": task_id() }, "required": arr!["task_id"] },
         },
         ToolDefinition {
             name: "update_async_task",
             description: format!("Send new instructions to a running async task; it keeps its task_id. {FULL_ID}"),
-            parameters: json!({
+            parameters: obj!{
                 "type": "object",
-                "properties": { "task_id": task_id(), "message": { "type": "string", "description": "The new instructions." } },
-                "required": ["task_id", "message"],
-            }),
+                "properties": obj!{ "task_id": task_id(), "message": obj!{ "type": "string", "description": "The new instructions." } },
+                "required": arr!["task_id", "message"],
+            },
         },
         ToolDefinition {
             name: "cancel_async_task",
             description: format!("Stop an async task. A task that already finished keeps its real status. {FULL_ID}"),
-            parameters: json!({ "type": "object", "properties": { "task_id": task_id() }, "required": ["task_id"] }),
+            parameters: obj!{ "type": "object", "properties": obj!{ "task_id": task_id() }, "required": arr!["task_id"] },
         },
         ToolDefinition {
             name: "list_async_tasks",
             description: format!("List the async tasks with their current statuses. {STALE} {FULL_ID}"),
-            parameters: json!({
+            parameters: obj!{
                 "type": "object",
-                "properties": { "status_filter": { "type": "string", "enum": STATUS_FILTERS, "description": "Only tasks last seen with this status; default all." } },
-            }),
+                "properties": obj!{ "status_filter": obj!{ "type": "string", "enum": STATUS_FILTERS, "description": "Only tasks last seen with this status; default all." } },
+            },
         },
     ]
 }

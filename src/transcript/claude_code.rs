@@ -23,9 +23,10 @@
 
 use super::decode_mapped;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{obj, Put};
 use crate::message::formats::Format;
 use crate::message::Message;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// Whether `v` looks like a Claude Code session record (has `sessionId` or a `message` object).
 pub(super) fn is_record(v: &Value) -> bool {
@@ -68,13 +69,13 @@ pub(super) fn read(records: &[(usize, Value)]) -> Result<Vec<Message>> {
 fn append_content(prev: &mut Map<String, Value>, more: Option<&Value>) {
     let mut blocks = blocks_of(prev.get("content"));
     blocks.extend(blocks_of(more));
-    prev.insert("content".into(), Value::Array(blocks));
+    prev.put("content", Value::Array(blocks));
 }
 
 fn blocks_of(content: Option<&Value>) -> Vec<Value> {
     match content {
         Some(Value::Array(blocks)) => blocks.clone(),
-        Some(Value::String(s)) if !s.is_empty() => vec![json!({"type": "text", "text": s})],
+        Some(Value::String(s)) if !s.is_empty() => vec![obj! {"type": "text", "text": s}],
         Some(Value::Null) | Some(Value::String(_)) | None => Vec::new(),
         Some(other) => vec![other.clone()],
     }

@@ -26,9 +26,10 @@
 
 use super::decode_mapped;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{obj, val, Put};
 use crate::message::formats::Format;
 use crate::message::{Message, ToolStatus};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::collections::HashSet;
 
 /// Whether `v` looks like an OpenHands event: an object with `source` and `action` or
@@ -104,18 +105,18 @@ fn plain_action(e: &Map<String, Value>, action: &str) -> Option<Value> {
         _ => return None,
     };
     let args_content = e.get("args").and_then(|a| a.get("content")).and_then(Value::as_str);
-    Some(json!({"role": role, "content": text_or(args_content, e.get("message"))}))
+    Some(obj! {"role": role, "content": text_or(args_content, e.get("message"))})
 }
 
 /// An observation answering a tool call, with its status.
 fn tool_message(e: &Map<String, Value>, meta: &Map<String, Value>) -> (Value, Option<ToolStatus>) {
     let mut m = Map::new();
-    m.insert("role".into(), json!("tool"));
-    m.insert("tool_call_id".into(), meta.get("tool_call_id").cloned().unwrap_or(Value::Null));
+    m.put("role", Value::from("tool"));
+    m.put("tool_call_id", meta.get("tool_call_id").cloned().unwrap_or(Value::Null));
     if let Some(name) = meta.get("function_name").filter(|v| v.is_string()) {
-        m.insert("name".into(), name.clone());
+        m.put("name", name.clone());
     }
-    m.insert("content".into(), json!(text_or(e.get("content").and_then(Value::as_str), e.get("message"))));
+    m.put("content", val(&(text_or(e.get("content").and_then(Value::as_str), e.get("message")))));
     let status = match (e.get("success").and_then(Value::as_bool), e.get("observation").and_then(Value::as_str)) {
         (Some(false), _) | (_, Some("error")) => Some(ToolStatus::Error),
         (Some(true), _) => Some(ToolStatus::Success),

@@ -18,6 +18,7 @@
 
 use super::decode_mapped;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::Put;
 use crate::message::formats::Format;
 use crate::message::Message;
 use serde_json::{Map, Value};
@@ -61,7 +62,7 @@ fn with_id(obj: &Map<String, Value>, id: Option<&Value>) -> Map<String, Value> {
         match k.as_str() {
             "tool_call_ids" => {
                 if let Some(id) = id {
-                    out.insert("tool_call_id".into(), id.clone());
+                    out.put("tool_call_id", id.clone());
                 }
             }
             "tool_call_id" if id.is_some() => {}

@@ -12,8 +12,9 @@ use super::util::field;
 use super::util::{as_obj, extra_of, kind, opt_id, opt_str, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{arr, obj, val, Put};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// The key of a tool result's `extra` holding an AI SDK `json` output's value.
 pub(super) const JSON_OUTPUT: &str = "$json";
@@ -89,7 +90,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             let id = opt_str(part, "toolCallId")?.ok_or_else(|| {
                 Error::new(ErrorCode::InvalidToolCall, "a tool-call part needs a `toolCallId`").field("content")
             })?;
-            let args = part.get("input").or_else(|| part.get("args")).cloned().unwrap_or_else(|| json!({}));
+            let args = part.get("input").or_else(|| part.get("args")).cloned().unwrap_or_else(|| obj! {});
             m.tool_calls.push(ToolCall {
                 id,
                 name: opt_str(part, "toolName")?.unwrap_or_default(),
@@ -195,7 +196,7 @@ fn decode_part(v: &Value) -> Result<ContentPart> {
 /// moves it — so a reasoning signature or an OpenAI item id survives UI → ModelMessage.
 fn provider_options_from_ui(o: &mut Map<String, Value>, extra: &Map<String, Value>, key: &str) {
     if let Some(meta) = extra.get(key).filter(|m| m.is_object()) {
-        o.insert("providerOptions".into(), meta.clone());
+        o.put("providerOptions", meta.clone());
     }
 }
 
@@ -204,20 +205,20 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
     let mut o = Map::new();
     let extra = match part {
         ContentPart::Text { text, extra } => {
-            o.insert("type".into(), json!("text"));
-            o.insert("text".into(), json!(text));
+            o.put("type", Value::from("text"));
+            o.put("text", val(&text));
             extra
         }
         ContentPart::Reasoning { text, extra } => {
-            o.insert("type".into(), json!("reasoning"));
-            o.insert("text".into(), json!(text));
+            o.put("type", Value::from("reasoning"));
+            o.put("text", val(&text));
             extra
         }
         ContentPart::Image { url, data, media_type, extra } => {
-            o.insert("type".into(), json!("image"));
-            o.insert("image".into(), json!(url.as_ref().or(data.as_ref())?));
+            o.put("type", Value::from("image"));
+            o.put("image", val(&(url.as_ref().or(data.as_ref())?)));
             if let Some(mt) = media_type {
-                o.insert("mediaType".into(), json!(mt));
+                o.put("mediaType", val(&mt));
             }
             extra
         }
@@ -227,12 +228,12 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
                     super::util::file_note(file, "the AI SDK takes a file's data or URL, not a provider's file id");
                 return encode_part(&note, None);
             };
-            o.insert("type".into(), json!("file"));
-            o.insert("data".into(), json!(source));
+            o.put("type", Value::from("file"));
+            o.put("data", val(&source));
             let mt = super::util::file_media_type(url.as_deref(), media_type.as_deref());
-            o.insert("mediaType".into(), json!(mt.unwrap_or(super::util::OCTET_STREAM)));
+            o.put("mediaType", val(&mt.unwrap_or(super::util::OCTET_STREAM)));
             if let Some(name) = filename {
-                o.insert("filename".into(), json!(name));
+                o.put("filename", val(&name));
             }
             extra
         }
@@ -257,7 +258,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
         Role::Assistant => "assistant",
         Role::Tool => "tool",
     };
-    o.insert("role".into(), json!(role));
+    o.put("role", val(&role));
     if first.role == Role::Tool {
         let parts: Vec<Value> = group
             .iter()
@@ -280,9 +281,9 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 }
                 let kind = if t.status == Some(ToolStatus::Error) { "error-text" } else { "text" };
                 let mut p = Map::new();
-                p.insert("type".into(), json!("tool-result"));
-                p.insert("toolCallId".into(), json!(t.tool_call_id.as_deref().unwrap_or_default()));
-                p.insert("toolName".into(), json!(t.name.as_deref().unwrap_or_default()));
+                p.put("type", Value::from("tool-result"));
+                p.put("toolCallId", val(&t.tool_call_id.as_deref().unwrap_or_default()));
+                p.put("toolName", val(&t.name.as_deref().unwrap_or_default()));
                 let text = tool_text(&t.content);
                 // A non-string output (an AI SDK `json` one, a UIMessage's) goes as `json`, as
                 // `convertToModelMessages` sends it, while the result's text is unchanged.
@@ -293,11 +294,11 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 };
                 let output = match kept {
                     Some(v) if kind == "text" && serde_json::to_string(v).is_ok_and(|j| j == text) => {
-                        json!({"type": "json", "value": v})
+                        obj! {"type": "json", "value": v}
                     }
-                    _ => json!({"type": kind, "value": text}),
+                    _ => obj! {"type": kind, "value": text},
                 };
-                p.insert("output".into(), output);
+                p.put("output", output);
                 if own {
                     p.extend(
                         t.extra.iter().filter(|(k, _)| k.as_str() != JSON_OUTPUT).map(|(k, v)| (k.clone(), v.clone())),
@@ -306,21 +307,21 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 Value::Object(p)
             })
             .collect();
-        o.insert("content".into(), Value::Array(parts));
+        o.put("content", Value::Array(parts));
         return Value::Object(o);
     }
     let has_calls = !first.tool_calls.is_empty() || !first.invalid_tool_calls.is_empty();
     let content = match &first.content {
         // `SystemModelMessage.content` is a string.
-        Content::Parts(_) if first.role == Role::System => json!(first.content.text()),
-        Content::Text(t) if !has_calls || first.role != Role::Assistant => json!(t),
-        Content::Text(t) if t.is_empty() => json!([]),
-        Content::Text(t) => json!([{"type": "text", "text": t}]),
+        Content::Parts(_) if first.role == Role::System => val(&first.content.text()),
+        Content::Text(t) if !has_calls || first.role != Role::Assistant => val(&t),
+        Content::Text(t) if t.is_empty() => arr![],
+        Content::Text(t) => arr![obj! {"type": "text", "text": t}],
         Content::Parts(parts) => Value::Array(parts.iter().filter_map(|p| encode_part(p, first.origin)).collect()),
-        Content::Null | Content::Absent if has_calls => json!([]),
-        Content::Null | Content::Absent => json!(""),
+        Content::Null | Content::Absent if has_calls => arr![],
+        Content::Null | Content::Absent => Value::from(""),
     };
-    o.insert("content".into(), content);
+    o.put("content", content);
     if has_calls {
         if let Some(Value::Array(parts)) = o.get_mut("content") {
             // A `tool-approval-request` goes right after the call it asks about, where the AI SDK
@@ -332,16 +333,16 @@ pub(super) fn encode(group: &[Message]) -> Value {
             let mut requests: Vec<Option<Value>> = requests.into_iter().map(Some).collect();
             for c in &first.tool_calls {
                 let mut p = Map::new();
-                p.insert("type".into(), json!("tool-call"));
-                p.insert("toolCallId".into(), json!(c.id));
-                p.insert("toolName".into(), json!(c.name));
-                p.insert("input".into(), c.args.clone());
+                p.put("type", Value::from("tool-call"));
+                p.put("toolCallId", val(&c.id));
+                p.put("toolName", val(&c.name));
+                p.put("input", c.args.clone());
                 if own {
                     p.extend(c.extra.clone());
                 } else if first.origin == Some(Format::Ui) {
                     provider_options_from_ui(&mut p, &c.extra, "callProviderMetadata");
                     if let Some(executed) = c.extra.get("providerExecuted").filter(|v| v.is_boolean()) {
-                        p.insert("providerExecuted".into(), executed.clone());
+                        p.put("providerExecuted", executed.clone());
                     }
                 }
                 parts.push(Value::Object(p));
@@ -354,7 +355,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
             parts.extend(requests.into_iter().flatten());
             for c in &first.invalid_tool_calls {
                 // The AI SDK keeps unparsable input as its raw text.
-                parts.push(json!({"type": "tool-call", "toolCallId": c.id, "toolName": c.name, "input": c.args}));
+                parts.push(obj! {"type": "tool-call", "toolCallId": c.id, "toolName": c.name, "input": c.args});
             }
         }
     }

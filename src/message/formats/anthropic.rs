@@ -14,8 +14,9 @@ use super::util::field;
 use super::util::{as_obj, extra_of, invalid_call_note, kind, opt_id, opt_str};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{obj, val, Put};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     let role = match field(obj, "role").and_then(Value::as_str).unwrap_or_default() {
@@ -64,7 +65,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
                 m.tool_calls.push(ToolCall {
                     id,
                     name: opt_str(block, "name")?.unwrap_or_default(),
-                    args: block.get("input").cloned().unwrap_or_else(|| json!({})),
+                    args: block.get("input").cloned().unwrap_or_else(|| obj! {}),
                     raw_args: None,
                     extra: extra_of(block, &["type", "id", "name", "input"]),
                 });
@@ -181,15 +182,15 @@ pub(super) fn decode_block(v: &Value) -> Result<ContentPart> {
 fn document_source(part: &ContentPart) -> Option<Value> {
     let ContentPart::File { url, data, file_id, media_type, .. } = part else { return None };
     if let Some(id) = file_id {
-        return Some(json!({"type": "file", "file_id": id}));
+        return Some(obj! {"type": "file", "file_id": id});
     }
     let mt = super::util::file_media_type(url.as_deref(), media_type.as_deref());
     if mt != Some("application/pdf") {
         return None;
     }
     match super::util::file_inline(url.as_deref(), data.as_deref(), mt) {
-        Some((mt, d)) => Some(json!({"type": "base64", "media_type": mt, "data": d})),
-        None => url.as_ref().map(|u| json!({"type": "url", "url": u})),
+        Some((mt, d)) => Some(obj! {"type": "base64", "media_type": mt, "data": d}),
+        None => url.as_ref().map(|u| obj! {"type": "url", "url": u}),
     }
 }
 
@@ -197,8 +198,8 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
     let mut o = Map::new();
     let extra = match part {
         ContentPart::Text { text, extra } => {
-            o.insert("type".into(), json!("text"));
-            o.insert("text".into(), json!(text));
+            o.put("type", Value::from("text"));
+            o.put("text", val(&text));
             extra
         }
         ContentPart::Reasoning { text, extra } => {
@@ -208,28 +209,28 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
             // (`providerOptions.anthropic.signature` in a ModelMessage,
             // `providerMetadata.anthropic.signature` in a UIMessage).
             let signature = super::util::anthropic_signature(extra)?;
-            o.insert("type".into(), json!("thinking"));
-            o.insert("thinking".into(), json!(text));
-            o.insert("signature".into(), signature.clone());
+            o.put("type", Value::from("thinking"));
+            o.put("thinking", val(&text));
+            o.put("signature", signature.clone());
             if own {
                 o.extend(extra.clone());
             }
             return Some(Value::Object(o));
         }
         ContentPart::Image { url, data, media_type, extra } => {
-            o.insert("type".into(), json!("image"));
+            o.put("type", Value::from("image"));
             let source = match (url, data) {
                 (_, Some(d)) => {
-                    json!({"type": "base64", "media_type": media_type.as_deref().unwrap_or("image/png"), "data": d})
+                    obj! {"type": "base64", "media_type": media_type.as_deref().unwrap_or("image/png"), "data": d}
                 }
                 // A data URL is inline data: Anthropic's `url` source takes only http(s).
                 (Some(u), None) => match super::util::data_url(u) {
-                    Some((mt, d)) => json!({"type": "base64", "media_type": mt, "data": d}),
-                    None => json!({"type": "url", "url": u}),
+                    Some((mt, d)) => obj! {"type": "base64", "media_type": mt, "data": d},
+                    None => obj! {"type": "url", "url": u},
                 },
                 (None, None) => return None,
             };
-            o.insert("source".into(), source);
+            o.put("source", source);
             extra
         }
         file @ ContentPart::File { extra, .. } => {
@@ -240,8 +241,8 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
                 let note = super::util::file_note(file, "Anthropic takes PDF documents, inline, by URL or by file id");
                 return encode_block(&note, false);
             };
-            o.insert("type".into(), json!("document"));
-            o.insert("source".into(), source);
+            o.put("type", Value::from("document"));
+            o.put("source", source);
             extra
         }
         ContentPart::Other { raw } if own => return Some(raw.clone()),
@@ -255,7 +256,7 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
 
 fn encode_content(content: &Content, own: bool) -> Option<Value> {
     match content {
-        Content::Text(t) => Some(json!(t)),
+        Content::Text(t) => Some(val(&t)),
         Content::Parts(parts) => Some(Value::Array(parts.iter().filter_map(|p| encode_block(p, own)).collect())),
         Content::Null | Content::Absent => None,
     }
@@ -267,23 +268,23 @@ pub(super) fn encode(group: &[Message]) -> Value {
     let mut o = Map::new();
     match first.role {
         Role::Tool => {
-            o.insert("role".into(), json!("user"));
+            o.put("role", Value::from("user"));
             let blocks = group
                 .iter()
                 .map(|t| {
                     let own = t.origin == Some(Format::Anthropic);
                     let mut b = Map::new();
-                    b.insert("type".into(), json!("tool_result"));
-                    b.insert("tool_use_id".into(), json!(t.tool_call_id.as_deref().unwrap_or_default()));
+                    b.put("type", Value::from("tool_result"));
+                    b.put("tool_use_id", val(&t.tool_call_id.as_deref().unwrap_or_default()));
                     if let Some(c) = encode_content(&t.content, own) {
-                        b.insert("content".into(), c);
+                        b.put("content", c);
                     }
                     match t.status {
                         Some(ToolStatus::Error) => {
-                            b.insert("is_error".into(), json!(true));
+                            b.put("is_error", Value::Bool(true));
                         }
                         Some(ToolStatus::Success) if own => {
-                            b.insert("is_error".into(), json!(false));
+                            b.put("is_error", Value::Bool(false));
                         }
                         _ => {}
                     }
@@ -293,28 +294,28 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     Value::Object(b)
                 })
                 .collect();
-            o.insert("content".into(), Value::Array(blocks));
+            o.put("content", Value::Array(blocks));
             return Value::Object(o);
         }
         Role::Assistant => {
-            o.insert("role".into(), json!("assistant"));
+            o.put("role", Value::from("assistant"));
             let mut blocks = match &first.content {
                 Content::Text(t) if first.tool_calls.is_empty() && first.invalid_tool_calls.is_empty() => {
-                    o.insert("content".into(), json!(t));
+                    o.put("content", val(&t));
                     put_extra(&mut o, first, Format::Anthropic);
                     return Value::Object(o);
                 }
                 Content::Text(t) if t.is_empty() => Vec::new(),
-                Content::Text(t) => vec![json!({"type": "text", "text": t})],
+                Content::Text(t) => vec![obj! {"type": "text", "text": t}],
                 Content::Parts(parts) => parts.iter().filter_map(|p| encode_block(p, own)).collect(),
                 Content::Null | Content::Absent => Vec::new(),
             };
             for c in &first.tool_calls {
                 let mut b = Map::new();
-                b.insert("type".into(), json!("tool_use"));
-                b.insert("id".into(), json!(c.id));
-                b.insert("name".into(), json!(c.name));
-                b.insert("input".into(), c.args.clone());
+                b.put("type", Value::from("tool_use"));
+                b.put("id", val(&c.id));
+                b.put("name", val(&c.name));
+                b.put("input", c.args.clone());
                 if own {
                     b.extend(c.extra.clone());
                 }
@@ -322,20 +323,20 @@ pub(super) fn encode(group: &[Message]) -> Value {
             }
             // Anthropic has no way to carry unparsable input: an empty input keeps the call (and
             // its error result) in the history, and a text block before the calls says what it was.
-            let notes = first.invalid_tool_calls.iter().map(|c| json!({"type": "text", "text": invalid_call_note(c)}));
+            let notes = first.invalid_tool_calls.iter().map(|c| obj! {"type": "text", "text": invalid_call_note(c)});
             let at = blocks
                 .iter()
                 .position(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
                 .unwrap_or(blocks.len());
             blocks.splice(at..at, notes.collect::<Vec<_>>());
             for c in &first.invalid_tool_calls {
-                blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": {}}));
+                blocks.push(obj! {"type": "tool_use", "id": c.id, "name": c.name, "input": obj!{}});
             }
-            o.insert("content".into(), Value::Array(blocks));
+            o.put("content", Value::Array(blocks));
         }
         Role::User | Role::System => {
-            o.insert("role".into(), json!(if first.role == Role::User { "user" } else { "system" }));
-            o.insert("content".into(), encode_content(&first.content, own).unwrap_or_else(|| json!("")));
+            o.put("role", val(&(if first.role == Role::User { "user" } else { "system" })));
+            o.put("content", encode_content(&first.content, own).unwrap_or_else(|| Value::from("")));
         }
     }
     put_extra(&mut o, first, Format::Anthropic);

@@ -3,6 +3,7 @@
 //! of results).
 
 use super::*;
+use crate::json::Put;
 
 /// How the encoder groups canonical messages into output messages of `format`: each range is
 /// encoded together ([`encode_group`]). Consecutive tool results share one message where the
@@ -183,7 +184,7 @@ pub fn encode_indexed(messages: &[Message], format: Format) -> (Vec<Value>, Vec<
         // A UIMessage needs an id: one the source had none for gets its position (`msg-3`).
         for (k, v) in out.iter_mut().enumerate() {
             if let Some(o) = v.as_object_mut().filter(|o| !o.contains_key("id")) {
-                o.insert("id".into(), Value::String(format!("msg-{k}")));
+                o.put("id", Value::String(format!("msg-{k}")));
             }
         }
     }

@@ -17,8 +17,9 @@ use super::util::{as_obj, extra_of, invalid_call_note, opt_id, opt_str, tool_tex
 use super::util::{field, has};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{obj, val, Put};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     let role = match field(obj, "role").and_then(Value::as_str).unwrap_or("user") {
@@ -54,7 +55,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             main.tool_calls.push(ToolCall {
                 id: opt_id(call, "id")?.unwrap_or_default(),
                 name: opt_str(call, "name")?.unwrap_or_default(),
-                args: call.get("args").cloned().unwrap_or_else(|| json!({})),
+                args: call.get("args").cloned().unwrap_or_else(|| obj! {}),
                 raw_args: None,
                 extra: extra_of(part, &["functionCall"]),
             });
@@ -112,7 +113,7 @@ fn made_id(id: &str) -> Option<usize> {
 fn id_field(id: &str) -> Map<String, Value> {
     let mut o = Map::new();
     if made_id(id).is_none() {
-        o.insert("id".into(), json!(id));
+        o.put("id", val(&id));
     }
     o
 }
@@ -171,10 +172,10 @@ fn decode_part(v: &Value) -> Result<ContentPart> {
 /// A Gemini `Blob` / `FileData`: `{mimeType, <key>: value, displayName?}`.
 fn blob(media_type: &str, key: &str, value: &str, name: Option<&str>) -> Value {
     let mut b = Map::new();
-    b.insert("mimeType".into(), json!(media_type));
-    b.insert(key.into(), json!(value));
+    b.put("mimeType", val(&media_type));
+    b.insert(key.into(), val(&value));
     if let Some(n) = name {
-        b.insert("displayName".into(), json!(n));
+        b.put("displayName", val(&n));
     }
     Value::Object(b)
 }
@@ -183,22 +184,22 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
     let mut o = Map::new();
     let extra = match part {
         ContentPart::Text { text, extra } => {
-            o.insert("text".into(), json!(text));
+            o.put("text", val(&text));
             extra
         }
         ContentPart::Reasoning { text, extra } => {
-            o.insert("text".into(), json!(text));
-            o.insert("thought".into(), json!(true));
+            o.put("text", val(&text));
+            o.put("thought", Value::Bool(true));
             extra
         }
         ContentPart::Image { url, data, media_type, extra } => {
             let mt = media_type.as_deref().unwrap_or("image/png");
             match (data, url) {
-                (Some(d), _) => o.insert("inlineData".into(), json!({"mimeType": mt, "data": d})),
+                (Some(d), _) => o.put("inlineData", obj! {"mimeType": mt, "data": d}),
                 // A data URL is inline data (`fileData` takes a file's URI).
                 (None, Some(u)) => match super::util::data_url(u) {
-                    Some((mt, d)) => o.insert("inlineData".into(), json!({"mimeType": mt, "data": d})),
-                    None => o.insert("fileData".into(), json!({"mimeType": mt, "fileUri": u})),
+                    Some((mt, d)) => o.put("inlineData", obj! {"mimeType": mt, "data": d}),
+                    None => o.put("fileData", obj! {"mimeType": mt, "fileUri": u}),
                 },
                 (None, None) => return None,
             };
@@ -207,11 +208,10 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
         file @ ContentPart::File { url, data, media_type, filename, extra, .. } => {
             let mt = super::util::file_media_type(url.as_deref(), media_type.as_deref());
             match (super::util::file_inline(url.as_deref(), data.as_deref(), mt), url) {
-                (Some((mt, d)), _) => o.insert("inlineData".into(), blob(mt, "data", d, filename.as_deref())),
-                (None, Some(u)) => o.insert(
-                    "fileData".into(),
-                    blob(mt.unwrap_or(super::util::OCTET_STREAM), "fileUri", u, filename.as_deref()),
-                ),
+                (Some((mt, d)), _) => o.put("inlineData", blob(mt, "data", d, filename.as_deref())),
+                (None, Some(u)) => {
+                    o.put("fileData", blob(mt.unwrap_or(super::util::OCTET_STREAM), "fileUri", u, filename.as_deref()))
+                }
                 (None, None) => {
                     let note = super::util::file_note(
                         file,
@@ -236,7 +236,7 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
 fn parts_of(content: &Content, own: bool) -> Vec<Value> {
     match content {
         Content::Text(t) if t.is_empty() => Vec::new(),
-        Content::Text(t) => vec![json!({"text": t})],
+        Content::Text(t) => vec![obj! {"text": t}],
         Content::Parts(parts) => parts.iter().filter_map(|p| encode_part(p, own)).collect(),
         Content::Null | Content::Absent => Vec::new(),
     }
@@ -251,7 +251,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
         Role::User | Role::Tool => "user",
         Role::Assistant => "model",
     };
-    o.insert("role".into(), json!(role));
+    o.put("role", val(&role));
     let mut parts = Vec::new();
     if first.role == Role::Tool {
         // Responses to id-less calls are paired by order: write them in their calls' order.
@@ -267,15 +267,15 @@ pub(super) fn encode(group: &[Message]) -> Value {
             let text = tool_text(&t.content);
             let response = match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(obj)) if t.status != Some(ToolStatus::Error) => Value::Object(obj),
-                _ if t.status == Some(ToolStatus::Error) => json!({"error": text}),
-                _ => json!({"result": text}),
+                _ if t.status == Some(ToolStatus::Error) => obj! {"error": text},
+                _ => obj! {"result": text},
             };
             let mut p = Map::new();
             let mut r =
                 if made.is_some() { Map::new() } else { id_field(t.tool_call_id.as_deref().unwrap_or_default()) };
-            r.insert("name".into(), json!(t.name.as_deref().unwrap_or_default()));
-            r.insert("response".into(), response);
-            p.insert("functionResponse".into(), Value::Object(r));
+            r.put("name", val(&t.name.as_deref().unwrap_or_default()));
+            r.put("response", response);
+            p.put("functionResponse", Value::Object(r));
             if t.origin == Some(Format::Gemini) {
                 p.extend(t.extra.clone());
             }
@@ -286,26 +286,26 @@ pub(super) fn encode(group: &[Message]) -> Value {
         for c in &first.tool_calls {
             let mut p = Map::new();
             let mut call = id_field(&c.id);
-            call.insert("name".into(), json!(c.name));
-            call.insert("args".into(), c.args.clone());
-            p.insert("functionCall".into(), Value::Object(call));
+            call.put("name", val(&c.name));
+            call.put("args", c.args.clone());
+            p.put("functionCall", Value::Object(call));
             if own {
                 p.extend(c.extra.clone());
             }
             parts.push(Value::Object(p));
         }
         // Gemini's args are an object: unparsable ones go empty, with a note saying what they were.
-        let notes = first.invalid_tool_calls.iter().map(|c| json!({"text": invalid_call_note(c)}));
+        let notes = first.invalid_tool_calls.iter().map(|c| obj! {"text": invalid_call_note(c)});
         let at = parts.iter().position(|p| p.get("functionCall").is_some()).unwrap_or(parts.len());
         parts.splice(at..at, notes.collect::<Vec<_>>());
         for c in &first.invalid_tool_calls {
             let mut call = id_field(&c.id);
-            call.insert("name".into(), json!(c.name));
-            call.insert("args".into(), json!({}));
-            parts.push(json!({"functionCall": call}));
+            call.put("name", val(&c.name));
+            call.put("args", obj! {});
+            parts.push(obj! {"functionCall": call});
         }
     }
-    o.insert("parts".into(), Value::Array(parts));
+    o.put("parts", Value::Array(parts));
     if first.role != Role::Tool {
         put_extra(&mut o, first, Format::Gemini);
     }

@@ -15,8 +15,9 @@ use super::util::field;
 use super::util::{as_obj, extra_of, kind, opt_array, opt_id, opt_str, put_opt};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{obj, val, Put};
 use crate::message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 const KNOWN: &[&str] = &["type", "content", "id", "name", "tool_calls", "invalid_tool_calls", "tool_call_id", "status"];
 
@@ -25,12 +26,12 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
     if let (Some(kwargs), Some(Value::Array(path))) = (field(obj, "kwargs"), field(obj, "id")) {
         let class = path.last().and_then(Value::as_str).unwrap_or_default();
         let mut data = as_obj(kwargs, "`kwargs`")?.clone();
-        data.entry("type").or_insert_with(|| json!(class_type(class)));
+        data.entry("type").or_insert_with(|| val(&class_type(class)));
         return decode(&data);
     }
     if let (Some(ty @ Value::String(_)), Some(Value::Object(data))) = (field(obj, "type"), field(obj, "data")) {
         let mut data = data.clone();
-        data.insert("type".into(), ty.clone());
+        data.put("type", ty.clone());
         return decode(&data);
     }
     let ty = field(obj, "type").and_then(Value::as_str).unwrap_or_default();
@@ -103,7 +104,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         if !call.get("name").is_some_and(Value::is_string) && call.get("function").is_some_and(Value::is_object) {
             match super::openai::decode_call(call)? {
                 Ok(mut c) => {
-                    c.extra.insert("type".into(), json!("tool_call"));
+                    c.extra.put("type", Value::from("tool_call"));
                     m.tool_calls.push(c);
                 }
                 Err(invalid) => m.invalid_tool_calls.push(invalid),
@@ -113,7 +114,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         let id = opt_id(call, "id")?
             .ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
         let name = opt_str(call, "name")?.unwrap_or_default();
-        let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
+        let args = call.get("args").cloned().unwrap_or_else(|| obj! {});
         m.tool_calls.push(ToolCall { id, name, args, raw_args: None, extra: extra_of(call, &["id", "name", "args"]) });
     }
     for call in opt_array(obj, "invalid_tool_calls")? {
@@ -197,21 +198,21 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
     let mut o = Map::new();
     match part {
         ContentPart::Text { text, extra } => {
-            o.insert("type".into(), json!("text"));
-            o.insert("text".into(), json!(text));
+            o.put("type", Value::from("text"));
+            o.put("text", val(&text));
             if own {
                 o.extend(extra.clone());
             }
         }
         ContentPart::Reasoning { text, extra } => {
-            o.insert("type".into(), json!("reasoning"));
-            o.insert("reasoning".into(), json!(text));
+            o.put("type", Value::from("reasoning"));
+            o.put("reasoning", val(&text));
             if own {
                 o.extend(extra.clone());
             }
         }
         ContentPart::Image { url, data, media_type, extra } => {
-            o.insert("type".into(), json!("image"));
+            o.put("type", Value::from("image"));
             put_opt(&mut o, "url", url.as_deref());
             put_opt(&mut o, "base64", data.as_deref());
             put_opt(&mut o, "mime_type", media_type.as_deref());
@@ -220,7 +221,7 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
             }
         }
         ContentPart::File { url, data, file_id, media_type, filename, extra } => {
-            o.insert("type".into(), json!("file"));
+            o.put("type", Value::from("file"));
             put_opt(&mut o, "url", url.as_deref());
             put_opt(&mut o, "base64", data.as_deref());
             put_opt(&mut o, "file_id", file_id.as_deref());
@@ -245,15 +246,15 @@ pub(super) fn encode(m: &Message) -> Value {
         Role::Assistant => "ai",
         Role::Tool => "tool",
     };
-    o.insert("type".into(), json!(ty));
+    o.put("type", val(&ty));
     let content = match &m.content {
-        Content::Text(t) => json!(t),
+        Content::Text(t) => val(&t),
         Content::Parts(parts) => Value::Array(parts.iter().filter_map(|p| encode_block(p, own)).collect()),
         Content::Null if own => Value::Null,
-        Content::Null | Content::Absent => json!(""),
+        Content::Null | Content::Absent => Value::from(""),
     };
     if !(own && matches!(m.content, Content::Absent)) {
-        o.insert("content".into(), content);
+        o.put("content", content);
     }
     put_opt(&mut o, "id", m.id.as_deref());
     put_opt(&mut o, "name", m.name.as_deref());
@@ -263,18 +264,18 @@ pub(super) fn encode(m: &Message) -> Value {
             .iter()
             .map(|c| {
                 let mut call = Map::new();
-                call.insert("id".into(), json!(c.id));
-                call.insert("name".into(), json!(c.name));
-                call.insert("args".into(), c.args.clone());
+                call.put("id", val(&c.id));
+                call.put("name", val(&c.name));
+                call.put("args", c.args.clone());
                 if own {
                     call.extend(c.extra.clone());
                 } else {
-                    call.insert("type".into(), json!("tool_call"));
+                    call.put("type", Value::from("tool_call"));
                 }
                 Value::Object(call)
             })
             .collect();
-        o.insert("tool_calls".into(), Value::Array(calls));
+        o.put("tool_calls", Value::Array(calls));
     }
     if !m.invalid_tool_calls.is_empty() {
         let calls = m
@@ -282,31 +283,31 @@ pub(super) fn encode(m: &Message) -> Value {
             .iter()
             .map(|c| {
                 let mut call = Map::new();
-                call.insert("id".into(), json!(c.id));
-                call.insert("name".into(), json!(c.name));
-                call.insert("args".into(), json!(c.args));
+                call.put("id", val(&c.id));
+                call.put("name", val(&c.name));
+                call.put("args", val(&c.args));
                 if let Some(e) = &c.error {
-                    call.insert("error".into(), json!(e));
+                    call.put("error", val(&e));
                 }
                 if own {
                     call.extend(c.extra.clone());
                 } else {
-                    call.insert("type".into(), json!("invalid_tool_call"));
+                    call.put("type", Value::from("invalid_tool_call"));
                 }
                 Value::Object(call)
             })
             .collect();
-        o.insert("invalid_tool_calls".into(), Value::Array(calls));
+        o.put("invalid_tool_calls", Value::Array(calls));
     }
     put_opt(&mut o, "tool_call_id", m.tool_call_id.as_deref());
     if let Some(s) = m.status {
-        o.insert("status".into(), json!(if s == ToolStatus::Error { "error" } else { "success" }));
+        o.put("status", val(&(if s == ToolStatus::Error { "error" } else { "success" })));
     }
     put_extra(&mut o, m, Format::Langchain);
     // Usage read from another format's fields travels as the AIMessage's `usage_metadata`.
     if let (Some(usage), false) = (&m.usage, o.contains_key("usage_metadata")) {
         if m.role == Role::Assistant {
-            o.insert("usage_metadata".into(), crate::message::usage::langchain_usage_metadata(usage));
+            o.put("usage_metadata", crate::message::usage::langchain_usage_metadata(usage));
         }
     }
     Value::Object(o)

@@ -256,7 +256,9 @@ fn decode_reading<V: std::borrow::Borrow<Value>>(
                 (f, decode_one(value.borrow(), f).map_err(|e| e.at(i))?)
             }
             Detected::Canonical => {
-                let m: Message = serde_json::from_value(value.borrow().clone()).map_err(|e| {
+                // Read in place (`&Value`), as the store reads a logged message: one reader of
+                // `Message` for both, and no copy of the value first (issue 17, row 5).
+                let m = Message::deserialize(value.borrow()).map_err(|e| {
                     Error::new(
                         ErrorCode::InvalidMessage,
                         format!("a canonical message (it has `origin` or `extra`) that does not read as one: {e}"),

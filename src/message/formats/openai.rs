@@ -12,8 +12,9 @@ use super::util::field;
 use super::util::{args_text, as_obj, call_from_json_text, extra_of, opt_array, opt_id, opt_str, put_opt, tool_text};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{obj, val, Put};
 use crate::message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 const KNOWN: &[&str] = &["role", "content", "name", "tool_calls", "tool_call_id"];
 
@@ -155,8 +156,8 @@ pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Va
     match part {
         ContentPart::Text { text, extra } => {
             let mut o = Map::new();
-            o.insert("type".into(), json!("text"));
-            o.insert("text".into(), json!(text));
+            o.put("type", Value::from("text"));
+            o.put("text", val(&text));
             if origin_is_self {
                 o.extend(extra.clone());
             }
@@ -169,11 +170,11 @@ pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Va
                 (None, None) => return None,
             };
             let mut image = Map::new();
-            image.insert("url".into(), json!(url));
+            image.put("url", val(&url));
             if origin_is_self {
                 image.extend(extra.clone());
             }
-            Some(json!({"type": "image_url", "image_url": image}))
+            Some(obj! {"type": "image_url", "image_url": image})
         }
         file @ ContentPart::File { url, data, file_id, media_type, filename, extra } => {
             if let Some(image) = super::util::file_as_image(file) {
@@ -197,7 +198,7 @@ pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Va
             if origin_is_self {
                 f.extend(extra.clone());
             }
-            Some(json!({"type": "file", "file": f}))
+            Some(obj! {"type": "file", "file": f})
         }
         ContentPart::Reasoning { .. } => None,
         ContentPart::Other { raw } if origin_is_self => Some(raw.clone()),
@@ -214,21 +215,21 @@ pub(super) fn encode(m: &Message) -> Value {
         Role::Assistant => "assistant",
         Role::Tool => "tool",
     };
-    o.insert("role".into(), json!(role));
+    o.put("role", val(&role));
     let keep_parts = own
         && !(m.role == Role::Tool
             && matches!(&m.content, Content::Parts(p) if p.iter().any(|p| !matches!(p, ContentPart::Text { .. }))));
     match &m.content {
         Content::Absent => {
             if m.role != Role::Assistant || (m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty()) {
-                o.insert("content".into(), json!(""));
+                o.put("content", Value::from(""));
             }
         }
         Content::Null => {
-            o.insert("content".into(), Value::Null);
+            o.put("content", Value::Null);
         }
         Content::Text(t) => {
-            o.insert("content".into(), json!(t));
+            o.put("content", val(&t));
         }
         // An Anthropic or AI SDK turn that held only tool calls: OpenAI wants `content: null`.
         Content::Parts(p)
@@ -237,7 +238,7 @@ pub(super) fn encode(m: &Message) -> Value {
                 && m.role == Role::Assistant
                 && !(m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty()) =>
         {
-            o.insert("content".into(), Value::Null);
+            o.put("content", Value::Null);
         }
         // Several text blocks stay blocks (the request takes text parts), never run together.
         Content::Parts(p)
@@ -246,14 +247,14 @@ pub(super) fn encode(m: &Message) -> Value {
             let texts: Vec<Value> = p
                 .iter()
                 .filter_map(|x| match x {
-                    ContentPart::Text { text, .. } => Some(json!({"type": "text", "text": text})),
+                    ContentPart::Text { text, .. } => Some(obj! {"type": "text", "text": text}),
                     _ => None,
                 })
                 .collect();
-            o.insert("content".into(), Value::Array(texts));
+            o.put("content", Value::Array(texts));
         }
         Content::Parts(_) if m.role == Role::Tool && !keep_parts => {
-            o.insert("content".into(), json!(tool_text(&m.content)));
+            o.put("content", val(&tool_text(&m.content)));
         }
         Content::Parts(parts) => {
             let parts: Vec<Value> = parts.iter().filter_map(|p| encode_part(p, own)).collect();
@@ -265,7 +266,7 @@ pub(super) fn encode(m: &Message) -> Value {
             } else {
                 Value::Array(parts)
             };
-            o.insert("content".into(), value);
+            o.put("content", value);
         }
     }
     // A tool message has no `name` in the Chat Completions request (`ChatCompletionToolMessageParam`):
@@ -277,18 +278,18 @@ pub(super) fn encode(m: &Message) -> Value {
         let mut calls: Vec<Value> = Vec::new();
         for c in &m.tool_calls {
             let mut call = Map::new();
-            call.insert("id".into(), json!(c.id));
-            call.insert("type".into(), json!("function"));
-            call.insert("function".into(), json!({"name": c.name, "arguments": args_text(c)}));
+            call.put("id", val(&c.id));
+            call.put("type", Value::from("function"));
+            call.put("function", obj! {"name": c.name, "arguments": args_text(c)});
             if own {
                 call.extend(c.extra.clone());
             }
             calls.push(Value::Object(call));
         }
         for c in &m.invalid_tool_calls {
-            calls.push(json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.args}}));
+            calls.push(obj! {"id": c.id, "type": "function", "function": obj!{"name": c.name, "arguments": c.args}});
         }
-        o.insert("tool_calls".into(), Value::Array(calls));
+        o.put("tool_calls", Value::Array(calls));
     }
     put_opt(&mut o, "tool_call_id", m.tool_call_id.as_deref());
     put_extra(&mut o, m, Format::Openai);

@@ -64,8 +64,9 @@ use super::util::{
 use super::util::{field, has};
 use super::{put_extra, Detected, Format};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{arr, obj, val, Put};
 use crate::message::{Content, ContentPart, Message, Role, ToolCall};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// Which of the two item schemas a format is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -331,7 +332,7 @@ fn decode_message(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
     };
     m.extra = extra_of(obj, &["role", "content"]);
     if role_name == "developer" {
-        m.extra.insert("role".into(), json!("developer"));
+        m.extra.put("role", Value::from("developer"));
     }
     Ok(m)
 }
@@ -345,7 +346,7 @@ fn decode_part(v: &Value, role: Role, d: Dialect) -> Result<ContentPart> {
         "input_text" | "output_text" => {
             let mut extra = extra_of(p, &["type", "text"]);
             if t != text_type(role) {
-                extra.insert("type".into(), json!(t));
+                extra.put("type", val(&t));
             }
             ContentPart::Text { text: opt_str(p, "text")?.unwrap_or_default(), extra }
         }
@@ -486,7 +487,7 @@ fn decode_reasoning(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
         // An empty entry keeps its type, so it is told from the part standing for an empty summary.
         match e.get("type") {
             Some(t) if text.is_empty() || t.as_str() != Some(d.summary_type()) => {
-                extra.insert("type".into(), t.clone());
+                extra.put("type", t.clone());
             }
             _ => {}
         }
@@ -584,7 +585,7 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                 Some("function_call" | "function_call_output" | "function_call_result")
             );
             if call_or_result {
-                first.insert("status".into(), status.clone());
+                first.put("status", status.clone());
             }
         }
     }
@@ -599,11 +600,11 @@ fn sibling_verbatim(raw: &Value, d: Dialect) -> Option<Value> {
     match d {
         Dialect::Agents => {
             let mut o = Map::new();
-            o.insert("type".into(), json!("unknown"));
+            o.put("type", Value::from("unknown"));
             if let Some(id) = raw.get("id").filter(|id| id.is_string()) {
-                o.insert("id".into(), id.clone());
+                o.put("id", id.clone());
             }
-            o.insert("providerData".into(), raw.clone());
+            o.put("providerData", raw.clone());
             Some(Value::Object(o))
         }
         Dialect::Api => {
@@ -635,10 +636,10 @@ fn carry_encrypted_content(m: &Message, item: Option<&mut Value>, d: Dialect) {
     let Some(Value::Object(o)) = item else { return };
     match d {
         Dialect::Api => {
-            o.insert("encrypted_content".into(), enc);
+            o.put("encrypted_content", enc);
         }
         Dialect::Agents => {
-            o.insert("providerData".into(), json!({"encrypted_content": enc}));
+            o.put("providerData", obj! {"encrypted_content": enc});
         }
     }
 }
@@ -654,9 +655,9 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
     // The SDK's assistant item requires `status` and a list of parts.
     let sdk_assistant = d == Dialect::Agents && m.role == Role::Assistant && !own;
     if sdk_assistant {
-        o.insert("type".into(), json!("message"));
+        o.put("type", Value::from("message"));
     }
-    o.insert("role".into(), json!(role));
+    o.put("role", val(&role));
     let sibling = !own && m.origin.is_some_and(Format::is_items);
     let parts_of = |parts: &[ContentPart]| -> Vec<Value> {
         parts.iter().filter_map(|p| encode_part(p, m.role, d, own, sibling)).collect()
@@ -665,45 +666,46 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
         Content::Absent if own => None,
         Content::Null if own => Some(Value::Null),
         Content::Parts(parts) if own => Some(Value::Array(parts_of(parts))),
-        Content::Text(t) if sdk_assistant => Some(json!([{"type": "output_text", "text": t}])),
-        Content::Text(t) => Some(json!(t)),
-        Content::Null | Content::Absent if sdk_assistant => Some(json!([])),
-        Content::Null | Content::Absent => Some(json!("")),
+        Content::Text(t) if sdk_assistant => Some(arr![obj! {"type": "output_text", "text": t}]),
+        Content::Text(t) => Some(val(&t)),
+        Content::Null | Content::Absent if sdk_assistant => Some(arr![]),
+        Content::Null | Content::Absent => Some(Value::from("")),
         // System content is text in the SDK (and plain text is what every schema takes).
-        Content::Parts(_) if m.role == Role::System => Some(json!(content.text())),
+        Content::Parts(_) if m.role == Role::System => Some(val(&content.text())),
         // An assistant message of a non-item format is an `EasyInputMessage` in the API: its
         // text as a string (its input-part list takes no `output_text`, and an output message
         // item needs the `id` and `status` only the API gives). SDK items keep the parts the
         // SDK itself sends.
-        Content::Parts(_) if d == Dialect::Api && m.role == Role::Assistant && !sibling => Some(json!(content.text())),
+        Content::Parts(_) if d == Dialect::Api && m.role == Role::Assistant && !sibling => Some(val(&content.text())),
         // An Agents SDK assistant item in the API: with its id, the output message item it was
         // (`type`, `id`, `status`, `output_text` with its `annotations`); without one, its text.
         Content::Parts(parts) if d == Dialect::Api && m.role == Role::Assistant => match &m.id {
             Some(id) => {
-                o.insert("type".into(), json!("message"));
-                o.insert("id".into(), json!(id));
-                let status = m.extra.get("status").filter(|s| s.is_string()).cloned().unwrap_or(json!("completed"));
-                o.insert("status".into(), status);
+                o.put("type", Value::from("message"));
+                o.put("id", val(&id));
+                let status =
+                    m.extra.get("status").filter(|s| s.is_string()).cloned().unwrap_or(Value::from("completed"));
+                o.put("status", status);
                 let mut parts = parts_of(parts);
                 for p in parts.iter_mut().filter_map(Value::as_object_mut) {
                     if p.get("type").and_then(Value::as_str) == Some("output_text") && !p.contains_key("annotations") {
-                        p.insert("annotations".into(), json!([]));
+                        p.put("annotations", arr![]);
                     }
                 }
                 Some(Value::Array(parts))
             }
-            None => Some(json!(content.text())),
+            None => Some(val(&content.text())),
         },
         Content::Parts(parts) => {
             let parts = parts_of(parts);
-            Some(if parts.is_empty() && !sdk_assistant { json!("") } else { Value::Array(parts) })
+            Some(if parts.is_empty() && !sdk_assistant { Value::from("") } else { Value::Array(parts) })
         }
     };
     if let Some(v) = value {
-        o.insert("content".into(), v);
+        o.put("content", v);
     }
     if sdk_assistant {
-        o.insert("status".into(), json!("completed"));
+        o.put("status", Value::from("completed"));
     }
     Value::Object(o)
 }
@@ -717,19 +719,19 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
         ContentPart::Text { text, extra }
             if (own || sibling) && extra.get("type").and_then(Value::as_str) == Some("refusal") =>
         {
-            o.insert("type".into(), json!("refusal"));
-            o.insert("refusal".into(), json!(text));
+            o.put("type", Value::from("refusal"));
+            o.put("refusal", val(&text));
             extra
         }
         ContentPart::Text { text, extra } => {
-            o.insert("type".into(), json!(text_type(role)));
-            o.insert("text".into(), json!(text));
+            o.put("type", val(&text_type(role)));
+            o.put("text", val(&text));
             extra
         }
         // An assistant message item takes no input images.
         ContentPart::Image { .. } if role == Role::Assistant => return None,
         ContentPart::Image { url, data, media_type, extra } => {
-            o.insert("type".into(), json!("input_image"));
+            o.put("type", Value::from("input_image"));
             match d {
                 Dialect::Api => {
                     let url = match (url, data) {
@@ -739,9 +741,9 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                         }
                         (None, None) => return None,
                     };
-                    o.insert("image_url".into(), json!(url));
+                    o.put("image_url", val(&url));
                     // `detail` is required in a message item's `input_image`.
-                    o.insert("detail".into(), json!("auto"));
+                    o.put("detail", Value::from("auto"));
                 }
                 // The SDK sends `image` as the request's `image_url`: inline data goes as a data URL
                 // (an Agents item's own raw string is kept as it came).
@@ -752,7 +754,7 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                         (None, Some(d)) => format!("data:{};base64,{d}", media_type.as_deref().unwrap_or("image/png")),
                         (None, None) => return None,
                     };
-                    o.insert("image".into(), json!(image));
+                    o.put("image", val(&image));
                 }
             }
             extra
@@ -765,7 +767,7 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                 let note = super::util::file_note(file, "an assistant message item takes no input files");
                 return encode_part(&note, role, d, false, sibling);
             }
-            o.insert("type".into(), json!("input_file"));
+            o.put("type", Value::from("input_file"));
             let inline = super::util::file_inline(url.as_deref(), data.as_deref(), media_type.as_deref());
             // The data as a data URL: what `file_data` (and an Agents `file` string) carries.
             let data_url = match (url, inline) {
@@ -782,12 +784,12 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                 }
                 Dialect::Agents => {
                     let file = match (data_url, web, file_id) {
-                        (Some(s), _, _) => json!(s),
-                        (None, Some(u), _) => json!({"url": u}),
-                        (None, None, Some(id)) => json!({"id": id}),
+                        (Some(s), _, _) => val(&s),
+                        (None, Some(u), _) => obj! {"url": u},
+                        (None, None, Some(id)) => obj! {"id": id},
                         (None, None, None) => return None,
                     };
-                    o.insert("file".into(), file);
+                    o.put("file", file);
                 }
             }
             put_opt(&mut o, "filename", filename.as_deref());
@@ -807,10 +809,10 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
 
 fn encode_call(id: &str, name: &str, arguments: String, d: Dialect, own: Option<&ToolCall>) -> Value {
     let mut o = Map::new();
-    o.insert("type".into(), json!("function_call"));
-    o.insert(d.call_id().into(), json!(id));
-    o.insert("name".into(), json!(name));
-    o.insert("arguments".into(), json!(arguments));
+    o.put("type", Value::from("function_call"));
+    o.insert(d.call_id().into(), val(&id));
+    o.put("name", val(&name));
+    o.put("arguments", val(&arguments));
     if let Some(c) = own {
         for (k, v) in &c.extra {
             o.entry(k.clone()).or_insert_with(|| v.clone());
@@ -821,26 +823,26 @@ fn encode_call(id: &str, name: &str, arguments: String, d: Dialect, own: Option<
 
 fn encode_result(m: &Message, d: Dialect, own: bool) -> Value {
     let mut o = Map::new();
-    o.insert("type".into(), json!(d.result_type()));
-    o.insert(d.call_id().into(), json!(m.tool_call_id.as_deref().unwrap_or_default()));
+    o.put("type", val(&d.result_type()));
+    o.insert(d.call_id().into(), val(&m.tool_call_id.as_deref().unwrap_or_default()));
     // The SDK requires a result's `name` and `status`; the API takes `name` back only as it came.
     if d == Dialect::Agents && !own {
-        o.insert("name".into(), json!(m.name.as_deref().unwrap_or_default()));
-        o.insert("status".into(), json!("completed"));
+        o.put("name", val(&m.name.as_deref().unwrap_or_default()));
+        o.put("status", Value::from("completed"));
     } else if own {
         put_opt(&mut o, "name", m.name.as_deref());
     }
     let output = match &m.content {
-        Content::Text(t) => Some(json!(t)),
+        Content::Text(t) => Some(val(&t)),
         Content::Absent if own => None,
         Content::Null if own => Some(Value::Null),
-        Content::Null | Content::Absent => Some(json!("")),
+        Content::Null | Content::Absent => Some(Value::from("")),
         Content::Parts(parts) if own => Some(match parts.as_slice() {
             // The SDK's single output object, as it came.
             [ContentPart::Text { text, extra }] if extra.get("type").and_then(Value::as_str) == Some("text") => {
                 let mut t = Map::new();
-                t.insert("type".into(), json!("text"));
-                t.insert("text".into(), json!(text));
+                t.put("type", Value::from("text"));
+                t.put("text", val(&text));
                 t.extend(extra.clone());
                 Value::Object(t)
             }
@@ -858,18 +860,18 @@ fn encode_result(m: &Message, d: Dialect, own: bool) -> Value {
                 .iter()
                 .filter_map(|p| match p {
                     ContentPart::Image { .. } => encode_part(p, Role::Tool, d, false, false),
-                    ContentPart::Text { text, .. } => Some(json!({"type": "input_text", "text": text})),
+                    ContentPart::Text { text, .. } => Some(obj! {"type": "input_text", "text": text}),
                     other => {
                         let text = content_as_string(&Content::Parts(vec![other.clone()]));
-                        Some(json!({"type": "input_text", "text": text}))
+                        Some(obj! {"type": "input_text", "text": text})
                     }
                 })
                 .collect(),
         )),
-        Content::Parts(_) => Some(json!(content_as_string(&m.content))),
+        Content::Parts(_) => Some(val(&content_as_string(&m.content))),
     };
     if let Some(v) = output {
-        o.insert("output".into(), v);
+        o.put("output", v);
     }
     Value::Object(o)
 }
@@ -882,8 +884,8 @@ fn encode_reasoning(parts: &[&ContentPart], d: Dialect, own: bool) -> Value {
             ContentPart::Reasoning { text, extra } if text.is_empty() && extra.is_empty() => None,
             ContentPart::Reasoning { text, extra } => {
                 let mut e = Map::new();
-                e.insert("type".into(), json!(d.summary_type()));
-                e.insert("text".into(), json!(text));
+                e.put("type", val(&d.summary_type()));
+                e.put("text", val(&text));
                 if own {
                     e.extend(extra.clone());
                 }
@@ -893,7 +895,7 @@ fn encode_reasoning(parts: &[&ContentPart], d: Dialect, own: bool) -> Value {
         })
         .collect();
     let mut o = Map::new();
-    o.insert("type".into(), json!("reasoning"));
+    o.put("type", Value::from("reasoning"));
     o.insert(d.summary_key().into(), Value::Array(summary));
     Value::Object(o)
 }

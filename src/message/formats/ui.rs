@@ -23,8 +23,9 @@ use super::util::field;
 use super::util::{as_obj, content_as_string, extra_of, kind, opt_id};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::{obj, val, Put};
 use crate::message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// The key of a tool call's `extra` that holds its part's position among its step's parts.
 const POSITION: &str = "$part";
@@ -124,9 +125,9 @@ fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result
     let name = tool_name(kind, part).unwrap_or_default();
     let mut extra = extra_of(part, &["type", "toolCallId", "toolName", "input", "output", "errorText"]);
     if kind == "dynamic-tool" {
-        extra.insert("type".into(), json!("dynamic-tool"));
+        extra.put("type", Value::from("dynamic-tool"));
     }
-    extra.insert(POSITION.into(), json!(position));
+    extra.insert(POSITION.into(), val(&position));
     let call = match (part.get("input"), part.get("rawInput")) {
         (None, Some(raw)) => Call::Invalid(InvalidToolCall {
             id: id.to_string(),
@@ -138,7 +139,7 @@ fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result
         (input, _) => Call::Valid(ToolCall {
             id: id.to_string(),
             name: name.clone(),
-            args: input.cloned().unwrap_or_else(|| json!({})),
+            args: input.cloned().unwrap_or_else(|| obj! {}),
             raw_args: None,
             extra,
         }),
@@ -148,7 +149,7 @@ fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result
             let output = part.get("output").cloned().unwrap_or(Value::Null);
             let mut m = Message::tool_result(id, json_text(&output), ToolStatus::Success);
             if !output.is_string() {
-                m.extra.insert("output".into(), output);
+                m.extra.put("output", output);
             }
             Some(m)
         }
@@ -290,15 +291,15 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
     let mut obj = Map::new();
     match part {
         ContentPart::Text { text, extra } => {
-            obj.insert("type".into(), json!("text"));
-            obj.insert("text".into(), json!(text));
+            obj.put("type", Value::from("text"));
+            obj.put("text", val(&text));
             if own {
                 extend(&mut obj, extra);
             }
         }
         ContentPart::Reasoning { text, extra } => {
-            obj.insert("type".into(), json!("reasoning"));
-            obj.insert("text".into(), json!(text));
+            obj.put("type", Value::from("reasoning"));
+            obj.put("text", val(&text));
             if own {
                 extend(&mut obj, extra);
             }
@@ -312,9 +313,9 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
                 (None, Some(d)) => format!("data:{media_type};base64,{d}"),
                 (None, None) => return None,
             };
-            obj.insert("type".into(), json!("file"));
-            obj.insert("mediaType".into(), json!(media_type));
-            obj.insert("url".into(), json!(url));
+            obj.put("type", Value::from("file"));
+            obj.put("mediaType", val(&media_type));
+            obj.put("url", val(&url));
             if own {
                 extend(&mut obj, extra);
             }
@@ -333,12 +334,12 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
                     return encode_part(&note, false);
                 }
             };
-            obj.insert("type".into(), json!("file"));
-            obj.insert("mediaType".into(), json!(mt));
+            obj.put("type", Value::from("file"));
+            obj.put("mediaType", val(&mt));
             if let Some(name) = filename {
-                obj.insert("filename".into(), json!(name));
+                obj.put("filename", val(&name));
             }
-            obj.insert("url".into(), json!(url));
+            obj.put("url", val(&url));
             if own {
                 extend(&mut obj, extra);
             }
@@ -360,12 +361,12 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
     let mut obj = Map::new();
     let dynamic = own && call.extra.get("type").and_then(Value::as_str) == Some("dynamic-tool");
     if dynamic {
-        obj.insert("type".into(), json!("dynamic-tool"));
-        obj.insert("toolName".into(), json!(call.name));
+        obj.put("type", Value::from("dynamic-tool"));
+        obj.put("toolName", val(&call.name));
     } else {
-        obj.insert("type".into(), json!(format!("tool-{}", call.name)));
+        obj.put("type", val(&(format!("tool-{}", call.name))));
     }
-    obj.insert("toolCallId".into(), json!(call.id));
+    obj.put("toolCallId", val(&call.id));
     let recorded = call.extra.get("state").and_then(Value::as_str).filter(|_| own);
     let mut approval = call.extra.get("approval").and_then(Value::as_object).filter(|_| own).cloned();
     let granted = approval.as_ref().is_some_and(|a| a.get("approved") == Some(&Value::Bool(true)));
@@ -379,9 +380,9 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
                 && (recorded == Some("output-denied") || (approval.is_some() && !granted)) =>
         {
             if let Some(a) = approval.as_mut() {
-                a.insert("approved".into(), json!(false));
+                a.put("approved", Value::Bool(false));
                 if text != DENIED {
-                    a.entry("reason").or_insert_with(|| json!(text));
+                    a.entry("reason").or_insert_with(|| val(&text));
                 }
             }
             "output-denied"
@@ -389,14 +390,14 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
         Some(r) if r.status == Some(ToolStatus::Error) => "output-error",
         Some(_) => {
             if let Some(a) = approval.as_mut().filter(|_| !granted) {
-                a.insert("approved".into(), json!(true)); // it ran, so it was allowed
+                a.put("approved", Value::Bool(true)); // it ran, so it was allowed
             }
             "output-available"
         }
     };
-    obj.insert("state".into(), json!(state));
+    obj.put("state", val(&state));
     if let Some(input) = input {
-        obj.insert("input".into(), input.clone());
+        obj.put("input", input.clone());
     }
     if let Some(r) = result {
         match state {
@@ -410,18 +411,18 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
                 };
                 let output = match kept.filter(|o| json_text(o) == text) {
                     Some(o) => o.clone(),
-                    None => json!(text),
+                    None => val(&text),
                 };
-                obj.insert("output".into(), output);
+                obj.put("output", output);
             }
             "output-error" => {
-                obj.insert("errorText".into(), json!(text));
+                obj.put("errorText", val(&text));
             }
             _ => {}
         }
     }
     if let Some(a) = approval {
-        obj.insert("approval".into(), Value::Object(a));
+        obj.put("approval", Value::Object(a));
     }
     if own {
         for (k, v) in &call.extra {
@@ -450,9 +451,9 @@ pub(super) fn encode(group: &[Message]) -> Value {
         _ => id,
     });
     if let Some(id) = id {
-        obj.insert("id".into(), json!(id));
+        obj.put("id", val(&id));
     }
-    obj.insert("role".into(), json!(role));
+    obj.put("role", val(&role));
     let mut parts: Vec<Value> = Vec::new();
     let calls: Vec<&str> = group.iter().flat_map(|m| m.call_ids()).collect();
     let mut after_results = false;
@@ -467,16 +468,16 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     let call = ToolCall {
                         id: m.tool_call_id.clone().unwrap_or_default(),
                         name: m.name.clone().unwrap_or_else(|| "unknown".into()),
-                        args: json!({}),
+                        args: obj! {},
                         raw_args: None,
-                        extra: Map::from_iter([("type".to_string(), json!("dynamic-tool"))]),
+                        extra: Map::from_iter([("type".to_string(), Value::from("dynamic-tool"))]),
                     };
                     parts.push(encode_tool(&call, Some(&call.args), Some(m), true));
                 }
             }
             _ => {
                 let mut step: Vec<Value> = match &m.content {
-                    Content::Text(t) if !t.is_empty() => vec![json!({"type": "text", "text": t})],
+                    Content::Text(t) if !t.is_empty() => vec![obj! {"type": "text", "text": t}],
                     Content::Parts(p) => p.iter().filter_map(|x| encode_part(x, mine)).collect(),
                     _ => Vec::new(),
                 };
@@ -496,14 +497,14 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     let call = ToolCall {
                         id: c.id.clone(),
                         name: c.name.clone(),
-                        args: json!(c.args),
+                        args: val(&c.args),
                         raw_args: None,
                         extra: c.extra.clone(),
                     };
                     let result = result_of(&c.id);
                     let mut part = encode_tool(&call, result.is_none().then_some(&call.args), result, mine);
                     if let (Some(_), Value::Object(o)) = (result, &mut part) {
-                        o.entry("rawInput").or_insert_with(|| json!(c.args));
+                        o.entry("rawInput").or_insert_with(|| val(&c.args));
                     }
                     tools.push((position(&c.extra), part));
                 }
@@ -520,14 +521,14 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 if after_results
                     && step.first().and_then(|p| p.get("type")).and_then(Value::as_str) != Some("step-start")
                 {
-                    step.insert(0, json!({"type": "step-start"}));
+                    step.insert(0, obj! {"type": "step-start"});
                 }
                 after_results = false;
                 parts.extend(step);
             }
         }
     }
-    obj.insert("parts".into(), Value::Array(parts));
+    obj.put("parts", Value::Array(parts));
     if own {
         put_extra(&mut obj, first, Format::Ui);
     }
