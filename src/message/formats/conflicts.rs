@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 /// unwrapped). Errors: `INVALID_MESSAGE` naming the pair, with `details.field`.
 pub(super) fn check(obj: &Map<String, Value>, format: Format) -> Result<()> {
     let k = Keys::of(obj);
+    canonical_marks(&k, format)?;
     type_beside_role(&k)?;
     parts_beside_content(&k, format)?;
     match format {
@@ -54,6 +55,8 @@ struct Keys<'a> {
     tool_calls: Option<&'a Value>,
     tool_call_id: Option<&'a Value>,
     invalid_tool_calls: Option<&'a Value>,
+    origin: Option<&'a Value>,
+    extra: Option<&'a Value>,
 }
 
 impl<'a> Keys<'a> {
@@ -68,6 +71,8 @@ impl<'a> Keys<'a> {
                 "tool_calls" => &mut k.tool_calls,
                 "tool_call_id" => &mut k.tool_call_id,
                 "invalid_tool_calls" => &mut k.invalid_tool_calls,
+                "origin" => &mut k.origin,
+                "extra" => &mut k.extra,
                 _ => continue,
             };
             *slot = Some(v);
@@ -110,6 +115,27 @@ fn role_of(role: &str) -> Option<&'static str> {
         "tool" => "tool",
         _ => return None,
     })
+}
+
+/// The marks of a canonical message (`super::detect`'s `is_canonical`): an `origin` naming a
+/// format, or an `extra` object. A reader keeps such a key among the message's unknown keys and
+/// writes it back; once the encoder has left out the keys it does not send, the message would
+/// read as canonical, its parts as the canonical ones (a `tool_use` block refused, say).
+fn canonical_marks(k: &Keys, format: Format) -> Result<()> {
+    let key = if k.origin.and_then(Value::as_str).is_some_and(|o| Format::parse(o).is_ok()) {
+        "origin"
+    } else if k.extra.is_some_and(Value::is_object) {
+        "extra"
+    } else {
+        return Ok(());
+    };
+    Err(invalid(
+        format!(
+            "`{key}` in a message read as {}: that key marks a canonical message (stategate's own), so the message would be read back as canonical; drop or rename it",
+            format.as_str()
+        ),
+        key,
+    ))
 }
 
 /// A LangChain message `type` beside a `role` naming another role: LangChain reads `type`, the

@@ -342,3 +342,33 @@ fn what_the_readers_took_before_still_reads_the_same() {
     );
     assert!(matches!(&d.messages[2].content, Content::Parts(p) if p.is_empty()));
 }
+
+#[test]
+fn canonical_marks_in_a_provider_message_are_refused() {
+    // The fuzzer's case (tests/fixtures/fuzz-crashers/project-11.json): an Anthropic response
+    // whose `usage` was renamed `extra`; kept and written back, the output read as canonical.
+    let anthropic = json!({"role": "assistant", "type": "message", "model": "m", "content": [tool_use("t1", "Glob")], "extra": {"input_tokens": 3}});
+    refused(anthropic, "extra", &["`extra`", "anthropic", "canonical"]);
+    // (With canonical keys only, it is a canonical message; `refusal` is OpenAI's.)
+    refused(
+        json!({"role": "assistant", "content": "MARKER", "refusal": null, "origin": "gemini"}),
+        "origin",
+        &["`origin`", "openai"],
+    );
+    refused(json!({"type": "human", "content": "MARKER", "extra": {}}), "extra", &["langchain"]);
+    refused(json!({"role": "model", "parts": [{"text": "MARKER"}], "extra": {}}), "extra", &["gemini"]);
+    // Forced formats refuse it too; what marks nothing (an `origin` naming no format, an `extra`
+    // that is no object) stays an unknown key, written back.
+    let e = decode_messages(
+        &[json!({"role": "assistant", "content": "hi", "refusal": null, "extra": {}})],
+        Some(Format::Openai),
+    )
+    .unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidMessage, Some("extra")));
+    let kept = read(json!({"role": "user", "content": "hi", "origin": "elsewhere", "extra": 1}));
+    let back = encode_messages(&kept, Format::Openai);
+    assert_eq!(back, vec![json!({"role": "user", "content": "hi", "origin": "elsewhere", "extra": 1})]);
+    // A canonical message itself is still read as one.
+    let canonical = read(json!({"role": "user", "content": "hi", "origin": "anthropic", "extra": {"k": 1}}));
+    assert_eq!(canonical[0].origin, Some(Format::Anthropic));
+}
