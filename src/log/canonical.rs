@@ -701,7 +701,7 @@ mod tests {
         });
         same(&json!({"b": {"d": [{}, [], {"z": 1, "y": {"x": null}}]}, "a": "", "": 0.1, "é": -0.0, "e": 1.5e-7}));
         let m: crate::message::Message = serde_json::from_value(json!({
-            "id": "r:1:0", "role": "assistant", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "x"}}],
+            "id": "r:1:0", "role": "assistant", "content": [{"type": "text", "text": "hi", "extra": {"cache_control": {"type": "x"}}}],
             "tool_calls": [{"id": "c", "name": "f", "args": {"q": 1, "a": [2]}}], "origin": "anthropic",
             "extra": {"zz": 1, "aa": 2}
         }))

@@ -2,8 +2,11 @@
 //! untagged enum (`Content`: text, parts or null) and an internally tagged one (`ContentPart`:
 //! `type`) first copy each value into an intermediate tree, then try each variant against it —
 //! a copy of every content string on each read (replay, restore, canonical input) and ~50 KB of
-//! the wasm (issue 17). Same shapes and meaning as the derived readers: unknown fields are
-//! ignored, `extra` and the optional fields may be absent, a wrong type is an error naming it.
+//! the wasm (issue 17). Same shapes and meaning as the derived readers — `extra` and the
+//! optional fields may be absent, a wrong type is an error naming it — except that a field the
+//! part's type does not have is refused (`unknown field`), not ignored: a canonical message is
+//! what stategate writes (its unmodelled fields live in `extra`), and a logged one is verified
+//! by re-encoding it, so a field read past would let a changed log line through unseen.
 
 use super::{Content, ContentPart};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Unexpected, Visitor};
@@ -66,7 +69,7 @@ fn unexpected(v: &Value) -> Unexpected<'_> {
     }
 }
 
-/// The keys a part may have; anything else is ignored, unread.
+/// The keys a part may have; anything else is refused.
 enum Key {
     Type,
     Text,
@@ -77,7 +80,7 @@ enum Key {
     Filename,
     Extra,
     Raw,
-    Other,
+    Other(String),
 }
 
 impl<'de> Deserialize<'de> for Key {
@@ -99,7 +102,7 @@ impl<'de> Deserialize<'de> for Key {
                     "filename" => Key::Filename,
                     "extra" => Key::Extra,
                     "raw" => Key::Raw,
-                    _ => Key::Other,
+                    other => Key::Other(other.to_owned()),
                 })
             }
         }
@@ -107,8 +110,8 @@ impl<'de> Deserialize<'de> for Key {
     }
 }
 
-/// The fields of one part as read, each checked once the part's type is known (a field another
-/// type would have is ignored, as the derived reader ignored it).
+/// The fields of one part as read, each checked once the part's type is known (a field only
+/// another type has is refused).
 #[derive(Default)]
 struct Fields {
     kind: Option<Value>,
@@ -178,10 +181,7 @@ impl<'de> Visitor<'de> for PartVisitor {
                 Key::Filename => &mut f.filename,
                 Key::Extra => &mut f.extra,
                 Key::Raw => &mut f.raw,
-                Key::Other => {
-                    map.next_value::<de::IgnoredAny>()?;
-                    continue;
-                }
+                Key::Other(name) => return Err(de::Error::unknown_field(&name, ALL_FIELDS)),
             };
             *slot = Some(map.next_value::<Value>()?);
         }
@@ -189,8 +189,37 @@ impl<'de> Visitor<'de> for PartVisitor {
     }
 }
 
-fn part<E: de::Error>(f: Fields) -> Result<ContentPart, E> {
-    let kind = string::<E>(f.kind, "type")?;
+/// Every field some part type has.
+const ALL_FIELDS: &[&str] = &["type", "text", "url", "data", "file_id", "media_type", "filename", "extra", "raw"];
+
+/// Refuses a field present in `f` that a part of this type does not have (`own`: its fields).
+fn only<E: de::Error>(f: &Fields, own: &'static [&'static str]) -> Result<(), E> {
+    let present = [
+        ("text", f.text.is_some()),
+        ("url", f.url.is_some()),
+        ("data", f.data.is_some()),
+        ("file_id", f.file_id.is_some()),
+        ("media_type", f.media_type.is_some()),
+        ("filename", f.filename.is_some()),
+        ("extra", f.extra.is_some()),
+        ("raw", f.raw.is_some()),
+    ];
+    match present.into_iter().find(|(name, is)| *is && !own.contains(name)) {
+        Some((name, _)) => Err(E::unknown_field(name, own)),
+        None => Ok(()),
+    }
+}
+
+fn part<E: de::Error>(mut f: Fields) -> Result<ContentPart, E> {
+    let kind = string::<E>(f.kind.take(), "type")?;
+    let own: &'static [&'static str] = match kind.as_str() {
+        "text" | "reasoning" => &["type", "text", "extra"],
+        "image" => &["type", "url", "data", "media_type", "extra"],
+        "file" => &["type", "url", "data", "file_id", "media_type", "filename", "extra"],
+        "other" => &["type", "raw"],
+        other => return Err(E::unknown_variant(other, PART_TYPES)),
+    };
+    only::<E>(&f, own)?;
     Ok(match kind.as_str() {
         "text" => ContentPart::Text { text: string(f.text, "text")?, extra: extra(f.extra)? },
         "image" => ContentPart::Image {
@@ -223,7 +252,7 @@ mod tests {
     fn reads_as_the_derived_readers_did() {
         let parts = json!([
             {"type": "text", "text": "hi"},
-            {"text": "with extra", "extra": {"cache_control": {"type": "ephemeral"}}, "type": "text", "unknown": 1},
+            {"text": "with extra", "extra": {"cache_control": {"type": "ephemeral"}}, "type": "text"},
             {"type": "image", "url": "https://x/y.png", "media_type": null},
             {"type": "image", "data": "AAAA", "media_type": "image/png", "extra": {"detail": "low"}},
             {"type": "file", "file_id": "file-1", "filename": "a.pdf", "media_type": "application/pdf"},
@@ -245,10 +274,6 @@ mod tests {
             ContentPart::Image { url: Some("https://x/y.png".into()), data: None, media_type: None, extra: Map::new() }
         );
         assert_eq!(read[6], ContentPart::Other { raw: json!({"type": "audio", "x": [1, 2]}) });
-        // A field of another part type is ignored, whatever it holds.
-        let text: Content =
-            serde_json::from_value(json!([{"type": "text", "text": "t", "url": 5, "raw": null}])).unwrap();
-        assert_eq!(text, Content::Parts(vec![ContentPart::text("t")]));
         // What is written reads back the same, from a Value and from text.
         let written = serde_json::to_value(&content).unwrap();
         assert_eq!(serde_json::from_value::<Content>(written.clone()).unwrap(), content);
@@ -268,6 +293,12 @@ mod tests {
             json!([{"type": "text", "text": "x", "extra": []}]),
             json!([{"type": "other"}]),
             json!(["a string part"]),
+            // A field no part has, or only another type has (a changed key in a logged message).
+            json!([{"type": "text", "text": "x", "unknown": 1}]),
+            json!([{"type": "text", "text": "t", "url": "u"}]),
+            json!([{"type": "text", "text": "t", "raw": null}]),
+            json!([{"type": "image", "url": "u", "filename": "f"}]),
+            json!([{"type": "other", "raw": {}, "text": "t"}]),
         ] {
             assert!(serde_json::from_value::<Content>(bad.clone()).is_err(), "{bad}");
             assert!(serde_json::from_str::<Content>(&bad.to_string()).is_err(), "{bad}");
@@ -276,5 +307,9 @@ mod tests {
         assert!(e.contains("unknown variant `video`"), "{e}");
         let e = serde_json::from_value::<Content>(json!([{"type": "text"}])).unwrap_err().to_string();
         assert!(e.contains("missing field `text`"), "{e}");
+        let e = serde_json::from_value::<Content>(json!([{"type": "text", "text": "t", "tixt": 1}])).unwrap_err();
+        assert!(e.to_string().contains("unknown field `tixt`"), "{e}");
+        let e = serde_json::from_value::<Content>(json!([{"type": "image", "text": "t"}])).unwrap_err();
+        assert!(e.to_string().contains("unknown field `text`, expected one of `type`, `url`"), "{e}");
     }
 }

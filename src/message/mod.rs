@@ -190,6 +190,7 @@ impl ContentPart {
 
 /// A tool call made by the model, with parsed arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct ToolCall {
     /// The call id (OpenAI `call_…`, Anthropic `toolu_…`, …). Results point back to it.
@@ -211,6 +212,7 @@ pub struct ToolCall {
 
 /// A tool call whose arguments could not be parsed (LangChain `invalid_tool_calls`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct InvalidToolCall {
     /// The call id.
@@ -233,6 +235,7 @@ pub struct InvalidToolCall {
 /// Serialised (serde, and in JS) with `snake_case` keys, `role` lowercase, empty lists and `None`
 /// fields omitted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct Message {
     /// Stable id, when the source had one (LangChain `id`, or a top-level `id` in other formats).

@@ -21,6 +21,7 @@ use tsify::Tsify;
 
 /// The tokens one model call used, as the message reporting it says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 pub struct Usage {
     /// Every input token the provider processed, cache reads and cache writes included.
