@@ -367,6 +367,14 @@ function message(m: unknown): boolean {
       case "name":
         name = v;
         break;
+      // OpenAI's legacy function calling, refused by the full path; LangChain calls kept in
+      // `additional_kwargs`, read by the full path when the message has none of its own.
+      case "function_call":
+        return false;
+      case "additional_kwargs":
+        if (typeof v === "object" && v !== null && ("tool_calls" in v || "function_call" in v)) return false;
+        if (!plain(v, 3)) return false;
+        break;
       // Keys that make the message another format's (or another envelope) for the detector.
       case "lc":
       case "origin":

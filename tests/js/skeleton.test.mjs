@@ -363,3 +363,28 @@ test("8. a type or role named like an Object.prototype member is refused as the 
     assert.equal(outcome(() => validateMessages(h, { provider: "openai" })).code, "UNKNOWN_ROLE");
   }
 });
+
+test("9. calls kept in additional_kwargs and OpenAI's legacy function_call take the full path, which reads or refuses them", () => {
+  // The tester's cases: both were read as empty assistant messages, which repair dropped (with
+  // the real result of the additional_kwargs call as an orphan).
+  const call = { id: "k1", type: "function", function: { name: "w", arguments: "{}" } };
+  const kwargs = [{ type: "human", content: "weather?" }, { type: "ai", content: "", additional_kwargs: { tool_calls: [call] } }, { type: "tool", tool_call_id: "k1", content: "18" }];
+  assert.equal(skeleton(kwargs), undefined);
+  same(kwargs, "additional_kwargs.tool_calls");
+  assert.deepEqual(validateMessages(kwargs, { provider: "openai" }), []);
+  const repaired = repairMessages(kwargs, { provider: "openai" });
+  assert.deepEqual(repaired.report, []);
+  assert.equal(repaired.messages[2], kwargs[2]);
+  // Without the result, the call is dangling, and repair answers it.
+  const dangling = kwargs.slice(0, 2);
+  assert.deepEqual(validateMessages(dangling, { provider: "openai" }).map((v) => [v.rule, v.toolCallId]), [["MISSING_TOOL_RESULT", "k1"]]);
+  // additional_kwargs without calls stays on the fast path.
+  assert.notEqual(skeleton([{ type: "ai", content: "hi", additional_kwargs: { refusal: null } }]), undefined);
+  for (const m of [{ role: "assistant", content: null, function_call: { name: "w", arguments: "{}" } }, { type: "ai", content: "", additional_kwargs: { function_call: { name: "w", arguments: "{}" } } }]) {
+    const h = [{ role: "user", content: "weather?" }, m];
+    assert.equal(skeleton(h), undefined, JSON.stringify(m));
+    same(h, `legacy ${JSON.stringify(m)}`);
+    const e = outcome(() => validateMessages(h, { provider: "openai" }));
+    assert.deepEqual([e.code, e.index], ["INVALID_MESSAGE", 1]);
+  }
+});

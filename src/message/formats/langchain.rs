@@ -135,10 +135,49 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
             extra: extra_of(call, &["id", "name", "args", "error"]),
         });
     }
+    if role == Role::Assistant {
+        legacy_calls(obj, &mut m)?;
+    }
     m.extra = extra_of(obj, KNOWN);
     // What this reader ignores another format may read: refused then (conflicts.rs).
     super::conflicts::check(obj, Format::Langchain)?;
     Ok(m)
+}
+
+/// The calls an `AIMessage` keeps in `additional_kwargs` (older langchain-openai and LangChain.js
+/// serialisations): when the message has no calls of its own (`tool_calls`, `invalid_tool_calls`
+/// and `tool_call_chunks` absent or empty), its OpenAI-shaped `additional_kwargs.tool_calls` are
+/// its calls, as LangChain's `AIMessage` reads them (Python `_backwards_compat_tool_calls`,
+/// LangChain.js's constructor through `defaultToolCallParser`); `additional_kwargs` stays among
+/// the unknown keys and is written back to LangChain. Errors: `INVALID_MESSAGE` (field
+/// `additional_kwargs`) for OpenAI's legacy `function_call` there, which langchain-openai sends
+/// as such and stategate does not read; a call's own errors (`INVALID_TOOL_CALL`).
+fn legacy_calls(obj: &Map<String, Value>, m: &mut Message) -> Result<()> {
+    let Some(kwargs) = field(obj, "additional_kwargs").and_then(Value::as_object) else { return Ok(()) };
+    if kwargs.get("function_call").is_some_and(|f| !f.is_null()) {
+        return Err(Error::new(
+            ErrorCode::InvalidMessage,
+            "`additional_kwargs.function_call` (OpenAI's legacy function calling) is not read: write the call as a tool call (`tool_calls`)",
+        )
+        .field("additional_kwargs"));
+    }
+    let own = !m.tool_calls.is_empty()
+        || !m.invalid_tool_calls.is_empty()
+        || field(obj, "tool_call_chunks").and_then(Value::as_array).is_some_and(|c| !c.is_empty());
+    if own {
+        return Ok(());
+    }
+    for call in opt_array(kwargs, "tool_calls").map_err(|e| e.field("additional_kwargs"))? {
+        let call = as_obj(call, "a tool call in `additional_kwargs.tool_calls`")?;
+        match super::openai::decode_call(call).map_err(|e| e.field("additional_kwargs"))? {
+            Ok(mut c) => {
+                c.extra.put("type", Value::from("tool_call"));
+                m.tool_calls.push(c);
+            }
+            Err(invalid) => m.invalid_tool_calls.push(invalid),
+        }
+    }
+    Ok(())
 }
 
 /// The dict `type` of a serialized class name (`AIMessage` → `ai`).

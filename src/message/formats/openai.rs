@@ -47,6 +47,15 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
             }
         }
     }
+    // The legacy function calling (`function_call`, answered by a `role: "function"` message,
+    // which is refused as an unknown role): not read, so refused rather than dropped.
+    if field(obj, "function_call").is_some_and(|f| !f.is_null()) {
+        return Err(Error::new(
+            ErrorCode::InvalidMessage,
+            "`function_call` (OpenAI's legacy function calling) is not read: write the call as a tool call (`tool_calls`)",
+        )
+        .field("function_call"));
+    }
     for call in opt_array(obj, "tool_calls")? {
         let call = as_obj(call, "a tool call")?;
         let function = call.get("function").and_then(Value::as_object);

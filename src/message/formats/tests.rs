@@ -510,3 +510,61 @@ fn a_long_id_or_name_is_named_by_its_field() {
         json!({"role": "assistant", "content": null, "tool_calls": [json!({"id": "c1", "type": "function", "function": {"name": "y".repeat(MAX_ID_CHARS), "arguments": "{}"}})]}),
     );
 }
+
+#[test]
+fn a_langchain_message_with_calls_only_in_additional_kwargs_reads_them_as_langchain_does() {
+    // The tester's case: the calls were ignored, the message read as empty and dropped by
+    // repair with its real result. LangChain's AIMessage reads them when it has none of its own.
+    let call =
+        |id: &str, args: &str| json!({"id": id, "type": "function", "function": {"name": "w", "arguments": args}});
+    let kwargs = json!({"tool_calls": [call("k1", "{}"), call("k2", "{bad")]});
+    for own in [json!(null), json!([])] {
+        let mut v = json!({"type": "ai", "content": "", "additional_kwargs": kwargs});
+        if !own.is_null() {
+            v["tool_calls"] = own;
+        }
+        let m = dec(v);
+        assert_eq!(
+            (m[0].tool_calls.len(), m[0].tool_calls[0].id.as_str(), &m[0].tool_calls[0].args),
+            (1, "k1", &json!({}))
+        );
+        assert_eq!((m[0].invalid_tool_calls[0].id.as_str(), m[0].invalid_tool_calls[0].args.as_str()), ("k2", "{bad"));
+        // Written back to LangChain with its calls (and its additional_kwargs), and to OpenAI.
+        let lc = encode_messages(&m, Format::Langchain);
+        assert_eq!(lc[0]["tool_calls"], json!([{"id": "k1", "name": "w", "args": {}, "type": "tool_call"}]));
+        assert_eq!(lc[0]["additional_kwargs"], kwargs);
+        assert_eq!(encode_messages(&m, Format::Openai)[0]["tool_calls"][0]["id"], json!("k1"));
+    }
+    // Calls of its own (or streamed chunks) come first: additional_kwargs is only kept.
+    let m = dec(
+        json!({"type": "ai", "content": "", "tool_calls": [{"id": "a", "name": "f", "args": {}}], "additional_kwargs": kwargs}),
+    );
+    assert_eq!(m[0].tool_calls.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["a"]);
+    assert!(m[0].invalid_tool_calls.is_empty());
+    let m = dec(
+        json!({"type": "AIMessageChunk", "content": "", "tool_call_chunks": [{"id": "k1", "name": "w", "args": "{", "index": 0}], "additional_kwargs": kwargs}),
+    );
+    assert!(m[0].tool_calls.is_empty() && m[0].invalid_tool_calls.is_empty());
+    // A user message's additional_kwargs are not calls (LangChain reads them on an AIMessage only).
+    assert!(dec(json!({"type": "human", "content": "hi", "additional_kwargs": kwargs}))[0].tool_calls.is_empty());
+    // A bad call there is named by its field.
+    let e = decode_messages(&[json!({"type": "ai", "content": "", "additional_kwargs": {"tool_calls": [{"type": "function", "function": {"name": "w"}}]}})], None).unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidToolCall, Some("additional_kwargs")));
+}
+
+#[test]
+fn openai_legacy_function_calls_are_refused_not_dropped() {
+    // The tester's case: read as an empty assistant message, dropped by repair.
+    let legacy = json!({"name": "w", "arguments": "{}"});
+    let e =
+        decode_messages(&[json!({"role": "assistant", "content": null, "function_call": legacy})], None).unwrap_err();
+    assert_eq!((e.code, e.index, e.field.as_deref()), (ErrorCode::InvalidMessage, Some(0), Some("function_call")));
+    assert!(e.message.contains("legacy") && e.message.contains("tool_calls"), "{}", e.message);
+    let e =
+        decode_messages(&[json!({"type": "ai", "content": "", "additional_kwargs": {"function_call": legacy}})], None)
+            .unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidMessage, Some("additional_kwargs")));
+    // `null` says there is none (what some clients write beside tool_calls).
+    let m = dec(json!({"role": "assistant", "content": "hi", "function_call": null}));
+    assert_eq!(m[0].content, Content::Text("hi".into()));
+}
