@@ -324,10 +324,16 @@ pub(crate) fn options_tree<T: DeserializeOwned + Default>(v: Option<JsValue>) ->
     from_js_tree(&v)
 }
 
-/// [`from_js`] read through a JSON tree, as [`options_tree`].
+/// [`from_js`] read through a JSON tree, as [`options_tree`]: an options object (an array, which
+/// serde would read as the fields in order and `JSON.stringify` writes without its named
+/// properties, is `INVALID_OPTION`).
 pub(crate) fn from_js_tree<T: DeserializeOwned>(v: &JsValue) -> Result<T, JsValue> {
     let (code, what) = (ErrorCode::InvalidOption, "invalid options");
     let tree: Value = parse_js(v, code, what, MAX_INPUT_CHARS).map_err(to_js_error)?;
+    if !tree.is_object() {
+        let got = crate::message::formats::util::kind(&tree);
+        return Err(to_js_error(Error::new(code, format!("{what}: expected an object, got {got}"))));
+    }
     T::deserialize(tree).map_err(|e| to_js_error(read_error(code, what, &e)))
 }
 

@@ -79,12 +79,18 @@ pub struct Repaired {
     pub ids: Vec<String>,
 }
 
+/// The longest run id, in characters: a generated message id (`{runId}:{sequence}:{k}`) then
+/// stays within the id limit (`MAX_ID_CHARS`, 1,024).
+pub const MAX_RUN_ID_CHARS: usize = 256;
+
 /// Options of a new store.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(target_arch = "wasm32", derive(Tsify))]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct StoreOptions {
     /// The run id; prefixes generated message ids (`{runId}:{sequence}:{k}`). Default `"run"`.
+    /// 1 to [`MAX_RUN_ID_CHARS`] characters (so a generated id stays within the id limit),
+    /// else `INVALID_OPTION`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
     /// Channels added to the default schema (not private ones: register those with

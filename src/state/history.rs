@@ -68,7 +68,7 @@ impl Store {
 
     /// An empty store with this store's run id and schema (private channels unclaimed).
     pub(super) fn empty_like(&self) -> Result<Store> {
-        let mut s = Store::new(StoreOptions { run_id: Some(self.run_id.clone()), ..Default::default() })?;
+        let mut s = Store::of(StoreOptions { run_id: Some(self.run_id.clone()), ..Default::default() })?;
         for spec in self.user_channels() {
             s.add(spec.clone(), false)?;
         }
@@ -151,7 +151,7 @@ impl Store {
         let corrupt = |m: String| {
             Error::new(ErrorCode::CorruptCheckpoint, format!("the checkpoint is corrupt: {m}; nothing was loaded"))
         };
-        let mut s = Store::new(StoreOptions { run_id: Some(cp.run_id.clone()), ..Default::default() })?;
+        let mut s = Store::of(StoreOptions { run_id: Some(cp.run_id.clone()), ..Default::default() })?;
         for spec in &cp.channels {
             s.add(spec.clone(), false).map_err(|e| corrupt(e.message))?;
         }

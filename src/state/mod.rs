@@ -35,7 +35,7 @@ mod transport;
 
 #[cfg(test)]
 pub(crate) use command::cmd;
-pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions, StoreRepairOptions};
+pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions, StoreRepairOptions, MAX_RUN_ID_CHARS};
 pub use compaction::Compaction;
 pub use events::Events;
 pub use history::{DanglingCall, EventFilter};

@@ -268,7 +268,7 @@ impl Store {
     /// An empty store to replay a log into: `opts`, its run id the log's when not given.
     fn for_replay(opts: StoreOptions, log_run: Option<&str>) -> Result<Store> {
         let run_id = opts.run_id.clone().or_else(|| log_run.map(str::to_string));
-        let mut s = Store::new(StoreOptions { run_id, channels: Vec::new(), chain_key: opts.chain_key })?;
+        let mut s = Store::of(StoreOptions { run_id, channels: Vec::new(), chain_key: opts.chain_key })?;
         for spec in opts.channels {
             s.add(spec, false)?;
         }

@@ -1,7 +1,7 @@
 //! The store: its schema, channel values and log, and the reads (the apply pipeline is
 //! [`super::pipeline`]).
 
-use super::command::StoreOptions;
+use super::command::{StoreOptions, MAX_RUN_ID_CHARS};
 use super::message_ops::MessageOp;
 use super::messages::MessagesChannel;
 use super::schema::{default_schema, ChannelSpec, Kind, Reducer, Visibility};
@@ -181,9 +181,28 @@ pub struct Store {
 impl Store {
     /// A store with the default schema plus `opts.channels`.
     ///
-    /// Errors: `INVALID_OPTION` for a bad spec or a private channel (register those with
+    /// Errors: `INVALID_OPTION` for a run id that is empty or longer than [`MAX_RUN_ID_CHARS`]
+    /// characters, a bad spec or a private channel (register those with
     /// [`Store::register_channel`]); `CHANNEL_EXISTS` for a duplicate name.
     pub fn new(opts: StoreOptions) -> Result<Store> {
+        if let Some(run_id) = &opts.run_id {
+            let chars = run_id.chars().count();
+            if chars == 0 || chars > MAX_RUN_ID_CHARS {
+                return Err(Error::new(
+                    ErrorCode::InvalidOption,
+                    format!(
+                        "runId must be 1 to {MAX_RUN_ID_CHARS} characters (it prefixes every generated id), got {chars}"
+                    ),
+                )
+                .field("runId"));
+            }
+        }
+        Store::of(opts)
+    }
+
+    /// [`Store::new`] without the run id's check: a store rebuilt from a log, a checkpoint or a
+    /// parent keeps the run id it has (one written before the check included).
+    pub(super) fn of(opts: StoreOptions) -> Result<Store> {
         let run_id = opts.run_id.unwrap_or_else(|| "run".to_string());
         let mut store = Store::bare(run_id, Chain::from_key(opts.chain_key.as_deref())?);
         (store.specs, store.by_name, store.slots) = DEFAULT.with(|d| d.clone())?;

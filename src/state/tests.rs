@@ -533,3 +533,29 @@ fn store_repair_options_refuse_a_misspelt_option() {
     let e = serde_json::from_value::<crate::repair::RepairOptions>(json!({"author": "a"})).unwrap_err().to_string();
     assert!(e.contains("unknown field `author`"), "{e}");
 }
+
+#[test]
+fn a_run_id_is_bounded_at_intake_and_a_longer_logged_one_still_replays() {
+    for bad in [String::new(), "r".repeat(MAX_RUN_ID_CHARS + 1)] {
+        let e = Store::new(StoreOptions { run_id: Some(bad), ..Default::default() }).unwrap_err();
+        assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidOption, Some("runId")));
+    }
+    let ok = Store::new(StoreOptions { run_id: Some("é".repeat(MAX_RUN_ID_CHARS)), ..Default::default() });
+    assert!(ok.is_ok());
+    // A log written before the bound (or by a subagent of a long run id) is still read.
+    let long = "r".repeat(MAX_RUN_ID_CHARS + 10);
+    let mut s = Store::of(StoreOptions { run_id: Some(long.clone()), ..Default::default() }).unwrap();
+    let c = Command {
+        author: "user".into(),
+        expected_version: None,
+        update: json!({"messages": [{"role": "user", "content": "hi"}]}).as_object().cloned().unwrap(),
+        correlation_id: None,
+        causation_id: None,
+    };
+    s.apply(&c, 1).unwrap();
+    let mut replayed = Store::replay(StoreOptions::default(), &s.events()).unwrap();
+    assert_eq!(replayed.last_hash(), s.last_hash());
+    assert_eq!(replayed.run_id(), long);
+    let restored = Store::restore(&s.checkpoint(), &[], Vec::new(), None).unwrap();
+    assert_eq!(restored.run_id(), long);
+}

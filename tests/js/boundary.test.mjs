@@ -300,6 +300,17 @@ test("bounded ids and placeholder templates: no input makes the module run out o
   assert.equal(s.repair({ text: "{name} {id}: {reason}" }).report.length, 1);
   // Calling a class without new, freeing from inside a callback, junk into FileLog: typed.
   assert.throws(() => StateStore(), coded("INVALID_OPTION"));
+  // Options that are an array (whose named properties JSON drops) or a run id that is empty or
+  // would make generated ids pass the id limit: refused (fresh-eyes pass); a run id at the limit
+  // and the default are taken.
+  for (const bad of [[], Object.assign([], { runId: "r" }), { runId: "" }, { runId: "r".repeat(257) }]) {
+    assert.throws(() => new StateStore(bad), coded("INVALID_OPTION"), JSON.stringify(bad));
+  }
+  assert.throws(() => new StateStore({ runId: "" }), (e) => e.details?.field === "runId" && /1 to 256 characters/.test(e.message));
+  assert.throws(() => new StateStore().registerChannel([]), coded("INVALID_OPTION"));
+  const atLimit = new StateStore({ runId: "r".repeat(256) });
+  assert.equal(atLimit.apply({ author: "u", update: { messages: [{ role: "user", content: "hi" }] } }).ids[0], "r".repeat(256) + ":1:0");
+  assert.equal(new StateStore().runId, "run");
   let inner;
   const t = new StateStore({ clock: () => { try { t.free(); } catch (e) { inner = e; } return 1; } });
   t.apply({ author: "u", update: { todos: [] } });
