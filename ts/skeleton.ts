@@ -241,6 +241,7 @@ function calls(list: unknown, lc: boolean, invalid: boolean): number | false {
     let id: unknown, name: unknown, fn: unknown, args: unknown, error: unknown;
     let hasFn = false;
     for (const k in c) {
+      if (k === "toJSON") return false; // a method JSON would call, not drop: before `dropped`
       const v = c[k];
       if (dropped(v)) continue;
       room -= 6 * k.length + 3;
@@ -265,8 +266,6 @@ function calls(list: unknown, lc: boolean, invalid: boolean): number | false {
           error = v;
           if (!plain(v, 5)) return false;
           break;
-        case "toJSON":
-          return false;
         default:
           if (!plain(v, 5)) return false;
       }
@@ -290,12 +289,13 @@ function calls(list: unknown, lc: boolean, invalid: boolean): number | false {
       if (Object.getPrototypeOf(fn) !== objectProto) return false;
       let fname: unknown, fargs: unknown;
       for (const k in fn) {
+        if (k === "toJSON") return false;
         const v = (fn as Record<string, unknown>)[k];
         if (dropped(v)) continue;
         room -= 6 * k.length + 3;
         if (k === "name") fname = v;
         else if (k === "arguments") fargs = v;
-        else if (k === "toJSON" || !plain(v, 6)) return false;
+        else if (!plain(v, 6)) return false;
       }
       if (typeof fname !== "string" || fname.length === 0 || fname.length > MAX_ID) return false;
       if (!(fargs === undefined || fargs === null || typeof fargs === "string")) return false;
@@ -333,6 +333,9 @@ function message(m: unknown): boolean {
   // The JSON length of the keys, counted here and taken from `room` once.
   let keys = 2;
   for (const k in m) {
+    // `toJSON` is a method JSON.stringify calls (the full path reads what it returns), not a
+    // function value it drops: checked before the drop.
+    if (k === "toJSON") return false;
     const v = (m as Record<string, unknown>)[k];
     if (v === undefined || typeof v === "function" || typeof v === "symbol") continue; // JSON drops it
     keys += 6 * k.length + 3;
@@ -384,7 +387,6 @@ function message(m: unknown): boolean {
       case "providerData":
       case "providerOptions":
       case "phase":
-      case "toJSON":
         return false;
       default:
         if (!plain(v, 3)) return false;

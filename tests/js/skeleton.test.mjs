@@ -388,3 +388,21 @@ test("9. calls kept in additional_kwargs and OpenAI's legacy function_call take 
     assert.deepEqual([e.code, e.index], ["INVALID_MESSAGE", 1]);
   }
 });
+
+test("10. a toJSON method on a message, a call or its function takes the full path, which reads what it returns", () => {
+  // The tester's case: the builder skipped `toJSON` as a function value JSON drops, so the fast
+  // path read the raw call where the full path (and JSON.stringify, and any HTTP client) reads
+  // the user message toJSON returns.
+  const call = () => ({ id: "a", type: "function", function: { name: "w", arguments: "{}" } });
+  const cases = [
+    [{ role: "user", content: "u" }, { role: "assistant", content: null, tool_calls: [call()], toJSON: () => ({ role: "user", content: "changed" }) }],
+    [{ role: "user", content: "u" }, { role: "assistant", content: null, tool_calls: [{ ...call(), toJSON: () => ({ id: "b", type: "function", function: { name: "w", arguments: "{}" } }) }] }, { role: "tool", tool_call_id: "a", content: "r" }],
+    [{ role: "user", content: "u" }, { role: "assistant", content: null, tool_calls: [{ ...call(), function: { name: "w", arguments: "{}", toJSON: () => ({ name: "v", arguments: "{}" }) } }] }],
+  ];
+  for (const [i, h] of cases.entries()) {
+    assert.equal(skeleton(h), undefined, `case ${i}`);
+    same(h, `toJSON case ${i}`);
+    assert.deepEqual(validateMessages(h, { provider: "openai" }), validateMessages(JSON.stringify(h), { provider: "openai" }), `case ${i}`);
+  }
+  assert.deepEqual(validateMessages(cases[0], { provider: "openai" }), []);
+});
