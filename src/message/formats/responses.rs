@@ -559,7 +559,21 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                 Content::Parts(parts) => parts.iter().any(|p| encode_part(p, m.role, d, own, sibling).is_some()),
                 c => !c.is_empty(),
             };
-            if carries || (own && items.is_empty() && !has_calls) {
+            // An assistant message of a non-item format goes to the API as `EasyInputMessage`s
+            // whose content is a string (below, `encode_message`): two text parts are two such
+            // messages, never one glued text (the AI SDK's Responses provider also writes each
+            // assistant text part as its own item).
+            let texts: Vec<&ContentPart> = match &content {
+                Content::Parts(parts) if d == Dialect::Api && !own && !sibling => {
+                    parts.iter().filter(|p| matches!(p, ContentPart::Text { .. })).collect()
+                }
+                _ => Vec::new(),
+            };
+            if texts.len() > 1 {
+                for p in texts {
+                    items.push(encode_message(m, &Content::Parts(vec![p.clone()]), d, own));
+                }
+            } else if carries || (own && items.is_empty() && !has_calls) {
                 items.push(encode_message(m, &content, d, own));
             }
             for c in &m.tool_calls {

@@ -381,3 +381,33 @@ fn sdk_items_convert_to_the_api_items_the_sdk_itself_sends() {
     .messages;
     assert_eq!(encode_indexed(&thinking, Format::Responses), (vec![], vec![0]));
 }
+
+#[test]
+fn an_assistant_message_of_two_text_parts_is_two_api_messages_never_one_glued_text() {
+    // The tester's case: "Line one." and "Line two." went out as "Line one.Line two.", words the
+    // model never wrote (and an Anthropic text beside a refusal as "doneno").
+    let from = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [
+        {"type": "text", "text": "Line one."}, {"type": "text", "text": "Line two."}
+    ], "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]);
+    let d = decode_messages(from.as_array().unwrap(), None).unwrap();
+    let out = encode_messages(&d.messages, Format::Responses);
+    assert_eq!(
+        out,
+        vec![
+            json!({"role": "user", "content": "hi"}),
+            json!({"role": "assistant", "content": "Line one."}),
+            json!({"role": "assistant", "content": "Line two."}),
+            json!({"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}),
+        ]
+    );
+    // Read back: the same text, the call answered by nothing yet.
+    let back = decode_messages(&out, Some(Format::Responses)).unwrap().messages;
+    assert_eq!(back.iter().map(|m| m.content.text()).collect::<Vec<_>>(), ["hi", "Line one.", "Line two.", ""]);
+    // One text part stays one message.
+    let one =
+        decode_messages(&[json!({"role": "assistant", "content": [{"type": "text", "text": "only"}]})], None).unwrap();
+    assert_eq!(
+        encode_messages(&one.messages, Format::Responses),
+        vec![json!({"role": "assistant", "content": "only"})]
+    );
+}
