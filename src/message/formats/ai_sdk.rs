@@ -244,6 +244,10 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
         o.extend(extra.clone());
     } else if origin == Some(Format::Ui) {
         provider_options_from_ui(&mut o, extra, "providerMetadata");
+    } else if let (ContentPart::Reasoning { .. }, Some(meta)) =
+        (part, super::util::reasoning_provider_metadata(extra, origin))
+    {
+        o.put("providerOptions", meta);
     }
     Some(Value::Object(o))
 }

@@ -281,3 +281,52 @@ fn a_chat_message_dict_is_refused_as_langchain() {
     let m = decode_messages(&[json!({"type": "human", "role": "user", "content": "hi"})], None).unwrap();
     assert_eq!((m.formats[0], m.messages[0].role), (Format::Langchain, crate::message::Role::User));
 }
+
+#[test]
+fn a_thinking_signature_survives_the_trip_through_the_ai_sdk_and_ui_messages() {
+    // The tester's case: Anthropic → ui → Anthropic lost the thinking block (its signature was
+    // not written where the AI SDK keeps it), which Anthropic needs back with tool use.
+    let anthropic = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "hmm", "signature": "SIG123"},
+            {"type": "text", "text": "calling"},
+            {"type": "tool_use", "id": "t1", "name": "f", "input": {"a": 1}}
+        ]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}
+    ]);
+    let d = decode_messages(anthropic.as_array().unwrap(), None).unwrap();
+    let ai = encode_messages(&d.messages, Format::AiSdk);
+    assert_eq!(
+        ai[1]["content"][0],
+        json!({"type": "reasoning", "text": "hmm", "providerOptions": {"anthropic": {"signature": "SIG123"}}})
+    );
+    let ui = encode_messages(&d.messages, Format::Ui);
+    let reasoning = ui[1]["parts"].as_array().unwrap().iter().find(|p| p["type"] == "reasoning").unwrap().clone();
+    assert_eq!(reasoning["providerMetadata"], json!({"anthropic": {"signature": "SIG123"}}));
+    // Back to Anthropic from either: the signed thinking block again.
+    for (via, f) in [(ai, Format::AiSdk), (ui.clone(), Format::Ui)] {
+        let back = encode_messages(&decode_messages(&via, Some(f)).unwrap().messages, Format::Anthropic);
+        assert_eq!(
+            back[1]["content"][0],
+            json!({"type": "thinking", "thinking": "hmm", "signature": "SIG123"}),
+            "via {f:?}"
+        );
+    }
+    // An AI SDK reasoning part's providerOptions become the UIMessage part's providerMetadata.
+    let ai_in = json!([{"role": "assistant", "content": [
+        {"type": "reasoning", "text": "r", "providerOptions": {"openai": {"itemId": "rs_1"}}},
+        {"type": "text", "text": "t"}
+    ]}]);
+    let d = decode_messages(ai_in.as_array().unwrap(), None).unwrap();
+    let ui = encode_messages(&d.messages, Format::Ui);
+    assert_eq!(ui[0]["parts"][0]["providerMetadata"], json!({"openai": {"itemId": "rs_1"}}));
+    // Reasoning from a format without such metadata gets none.
+    let plain = decode_messages(
+        &[json!({"type": "ai", "content": [{"type": "reasoning", "reasoning": "x"}, {"type": "text", "text": "y"}]})],
+        None,
+    )
+    .unwrap();
+    let ui = encode_messages(&plain.messages, Format::Ui);
+    assert!(ui[0]["parts"].as_array().unwrap().iter().all(|p| p.get("providerMetadata").is_none()));
+}

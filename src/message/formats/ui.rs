@@ -287,7 +287,7 @@ pub(super) fn continues(messages: &[Message], i: usize) -> bool {
 }
 
 /// One content part as a UIMessage part (`None` for a part this format cannot carry).
-fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
+fn encode_part(part: &ContentPart, own: bool, origin: Option<Format>) -> Option<Value> {
     let mut obj = Map::new();
     match part {
         ContentPart::Text { text, extra } => {
@@ -302,6 +302,8 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
             obj.put("text", val(&text));
             if own {
                 extend(&mut obj, extra);
+            } else if let Some(meta) = super::util::reasoning_provider_metadata(extra, origin) {
+                obj.put("providerMetadata", meta);
             }
         }
         ContentPart::Image { url, data, media_type, extra } => {
@@ -331,7 +333,7 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
                         file,
                         "a UIMessage takes a file's URL or data, not a provider's file id",
                     );
-                    return encode_part(&note, false);
+                    return encode_part(&note, false, None);
                 }
             };
             obj.put("type", Value::from("file"));
@@ -345,7 +347,7 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
             }
         }
         ContentPart::Other { raw } if own => return Some(raw.clone()),
-        ContentPart::Other { raw } => return super::util::other_note(raw).and_then(|n| encode_part(&n, false)),
+        ContentPart::Other { raw } => return super::util::other_note(raw).and_then(|n| encode_part(&n, false, None)),
     }
     Some(Value::Object(obj))
 }
@@ -478,7 +480,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
             _ => {
                 let mut step: Vec<Value> = match &m.content {
                     Content::Text(t) if !t.is_empty() => vec![obj! {"type": "text", "text": t}],
-                    Content::Parts(p) => p.iter().filter_map(|x| encode_part(x, mine)).collect(),
+                    Content::Parts(p) => p.iter().filter_map(|x| encode_part(x, mine, m.origin)).collect(),
                     _ => Vec::new(),
                 };
                 let result_of =

@@ -1,6 +1,8 @@
 //! Small helpers shared by the format codecs.
 
+use super::Format;
 use crate::error::{Error, ErrorCode, Result};
+use crate::json::obj;
 use crate::message::{Content, ContentPart, InvalidToolCall, ToolCall};
 use serde_json::{Map, Value};
 
@@ -205,6 +207,23 @@ pub(crate) fn anthropic_signature(extra: &Map<String, Value>) -> Option<&Value> 
         .or_else(|| extra.get("providerOptions").and_then(|p| p.get("anthropic")).and_then(|a| a.get("signature")))
         .or_else(|| extra.get("providerMetadata").and_then(|p| p.get("anthropic")).and_then(|a| a.get("signature")))
         .filter(|s| s.is_string())
+}
+
+/// The provider metadata a reasoning part of another format carries into the AI SDK's
+/// (`providerOptions` of a ModelMessage part, `providerMetadata` of a UIMessage part), keyed by
+/// provider as the AI SDK keys it: an Anthropic `thinking` block's `signature` as
+/// `{anthropic: {signature}}` (which the AI SDK's Anthropic provider sends back as the block's
+/// signature: Anthropic refuses thinking blocks without it), an AI SDK part's `providerOptions`,
+/// a UIMessage part's `providerMetadata`. `None` when it has none.
+pub(crate) fn reasoning_provider_metadata(extra: &Map<String, Value>, origin: Option<Format>) -> Option<Value> {
+    match origin? {
+        Format::Anthropic => {
+            extra.get("signature").filter(|s| s.is_string()).map(|s| obj! {"anthropic": obj! {"signature": s}})
+        }
+        Format::AiSdk => extra.get("providerOptions").filter(|m| m.is_object()).cloned(),
+        Format::Ui => extra.get("providerMetadata").filter(|m| m.is_object()).cloned(),
+        _ => None,
+    }
 }
 
 /// The media type and base64 data of a `data:<media type>;base64,<data>` URL (what OpenAI
