@@ -52,12 +52,10 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
 /// object, one array, a string per id. Through JSON text it was a `JSON.parse` per append, a
 /// tenth of an append (issue 17).
 pub(crate) fn applied_to_js(out: &crate::state::Applied) -> JsValue {
-    let obj = js_sys::Object::new();
     let ids: js_sys::Array = out.ids.iter().map(|id| JsValue::from_str(id)).collect();
-    // Setting a data property on a fresh plain object cannot throw.
-    let _ = js_sys::Reflect::set(&obj, &JsValue::from_str("version"), &JsValue::from_f64(out.version as f64));
-    let _ = js_sys::Reflect::set(&obj, &JsValue::from_str("ids"), &ids);
-    obj.into()
+    // Built by one JS call: the keys are literals there, not strings decoded from wasm memory
+    // and set one boundary call at a time (an append's result, issue 17 row 2).
+    stategate_applied(out.version as f64, &ids)
 }
 
 /// JSON text written in Rust as JS values, through `JSON.parse` (see [`to_js`]).
@@ -97,6 +95,7 @@ const replacer = function (key, value) {
   }
 };
 export function stategate_replacer() { return replacer; }
+export function stategate_applied(version, ids) { return { version, ids }; }
 const encoder = new TextEncoder();
 export function stategate_encode_into(text, memory, ptr, cap) {
   const r = encoder.encodeInto(text, new Uint8Array(memory.buffer, ptr, cap));
@@ -105,6 +104,7 @@ export function stategate_encode_into(text, memory, ptr, cap) {
 ")]
 extern "C" {
     fn stategate_replacer() -> js_sys::Function;
+    fn stategate_applied(version: f64, ids: &js_sys::Array) -> JsValue;
     fn stategate_encode_into(text: &js_sys::JsString, memory: &JsValue, ptr: u32, cap: u32) -> i32;
 }
 
