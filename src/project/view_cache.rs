@@ -12,6 +12,10 @@
 //! as one slot per output message, the fresh ones flagged and sent with their value: the view the
 //! façade rebuilds is, value for value, the one encoding the whole output would give.
 //!
+//! One view per format is kept (an OpenAI view and an Anthropic view of one store, taken in
+//! turns, each reuse their own slots); a view drops only the groups of its own format's last
+//! view that it does not use.
+//!
 //! The two sides stay in step through an epoch: each answer carries the next one, the façade
 //! sends back the last it received, and any other epoch (a façade that lost its slots, a call
 //! that failed half-way, another caller) empties the cache first, so that answer is sent whole.
@@ -47,25 +51,40 @@ pub struct ViewCache {
     epoch: u32,
     /// By slot: the output message it holds (`None`: free).
     values: Vec<Option<Value>>,
-    /// The groups of the last view, by the id of their first message (`"#k"`-style keys, which
-    /// no lookup relies on, for the messages the projection writes itself, which have none).
-    groups: FxHashMap<String, Group>,
+    /// The groups of the last view in each format written, by the id of their first message
+    /// (`"#k"`-style keys, which no lookup relies on, for the messages the projection writes
+    /// itself, which have none). One view per format is kept, so views that take turns between
+    /// formats each find their own.
+    views: Vec<(Format, FxHashMap<String, Group>)>,
 }
 
 impl ViewCache {
     /// Writes the projection's canonical `messages` in `format` as slots (see the module doc).
     /// `epoch` is the one the façade last received (0 at first): any other empties the cache
-    /// first. Slots and groups the view does not use are dropped. Returns the view and, for each
+    /// first. Slots and groups of this format's last view that this view does not use are
+    /// dropped (other formats' views are kept). Returns the view and, for each
     /// message, the index of the first output message of its group (as
     /// [`crate::message::formats::encode_indexed`] gives it).
     pub fn write(&mut self, epoch: u32, messages: &[Message], format: Format) -> (Delta, Vec<usize>) {
         if epoch != self.epoch || self.values.len() > (FRESH >> 1) as usize {
             self.values.clear();
-            self.groups.clear();
+            self.views.clear();
         }
+        // This format's last view; the slots of the other formats' views are not to be taken.
+        let mut last = match self.views.iter().position(|(f, _)| *f == format) {
+            Some(i) => self.views.swap_remove(i).1,
+            None => FxHashMap::default(),
+        };
         let prepared = prepare(messages, format);
         let mut output_of = vec![0; messages.len()];
         let mut taken = vec![false; self.values.len()];
+        for g in self.views.iter().flat_map(|(_, groups)| groups.values()) {
+            for &s in &g.slots {
+                if let Some(t) = taken.get_mut(s as usize) {
+                    *t = true;
+                }
+            }
+        }
         let mut slots: Vec<u32> = Vec::with_capacity(messages.len());
         // Groups written afresh: (key, group, where their outputs start in `slots`, values).
         let mut fresh: Vec<(String, Vec<Message>, usize, Vec<Value>)> = Vec::new();
@@ -84,7 +103,7 @@ impl ViewCache {
                 }
             };
             // A UIMessage without an id is given its output position: never reused.
-            let known = self.groups.remove_entry(key).filter(|(_, g)| {
+            let known = last.remove_entry(key).filter(|(_, g)| {
                 format != Format::Ui
                     && g.format == format
                     && g.slots.iter().all(|&s| taken.get(s as usize) == Some(&false))
@@ -122,9 +141,10 @@ impl ViewCache {
             }
         }
         // Fresh values take the slots no kept group holds, then new ones; the values of the
-        // slots this view does not use are dropped, and so are the groups (one view is kept).
+        // slots no view uses are dropped, and so are this format's groups this view does not use.
+        drop(last);
         let mut free = taken.iter().enumerate().filter(|(_, t)| !**t).map(|(s, _)| s).collect::<Vec<_>>().into_iter();
-        self.groups.clear();
+        let mut groups = FxHashMap::default();
         for (key, messages, at, values) in fresh {
             let mut group = Group { format, messages, slots: Vec::with_capacity(values.len()) };
             for (k, value) in values.into_iter().enumerate() {
@@ -141,14 +161,15 @@ impl ViewCache {
                 }
                 group.slots.push(slot);
             }
-            self.groups.insert(key, group);
+            groups.insert(key, group);
         }
         for slot in free {
             if let Some(v) = self.values.get_mut(slot) {
                 *v = None;
             }
         }
-        self.groups.extend(kept);
+        groups.extend(kept);
+        self.views.push((format, groups));
         self.epoch = self.epoch.wrapping_add(1).max(1);
         (Delta { epoch: self.epoch, slots }, output_of)
     }
@@ -279,5 +300,36 @@ mod tests {
         let (lost, _) = cache.write(first.epoch, &history, Format::Openai);
         assert!(lost.slots.iter().all(|s| s & FRESH != 0), "a stale epoch gets every message: {:?}", lost.slots);
         assert_eq!(cache.values.iter().flatten().count(), 2, "one view is kept");
+    }
+
+    #[test]
+    fn views_that_take_turns_between_formats_each_reuse_their_own() {
+        let mut history = vec![message("a", Role::User, "hi"), message("b", Role::Assistant, "hello")];
+        let mut cache = ViewCache::default();
+        let mut kept = Vec::new();
+        let mut epoch = 0;
+        let formats = [Format::Openai, Format::Anthropic, Format::Gemini];
+        for round in 0..3 {
+            for format in formats {
+                let (delta, _) = cache.write(epoch, &history, format);
+                epoch = delta.epoch;
+                let mut whole = encode_indexed(&history, format).0;
+                keep_request_fields(&mut whole, format);
+                assert_eq!(rebuild(&mut kept, &cache, &delta), whole, "round {round}, {format:?}");
+                let fresh = delta.slots.iter().filter(|&&s| s & FRESH != 0).count();
+                // The first round writes everything; later ones only the message appended since.
+                assert_eq!(fresh, if round == 0 { whole.len() } else { 1 }, "round {round}, {format:?}");
+            }
+            history.push(message(&format!("n{round}"), Role::User, "more"));
+        }
+        // Three views are kept, one per format, and no slot is held twice.
+        assert_eq!(cache.views.len(), 3);
+        let mut held: Vec<u32> =
+            cache.views.iter().flat_map(|(_, g)| g.values().flat_map(|g| g.slots.clone())).collect();
+        let n = held.len();
+        held.sort_unstable();
+        held.dedup();
+        assert_eq!(held.len(), n);
+        assert_eq!(cache.values.iter().flatten().count(), n, "the values are exactly the held slots'");
     }
 }
