@@ -117,18 +117,12 @@ fn role_of(role: &str) -> Option<&'static str> {
     })
 }
 
-/// The marks of a canonical message (`super::detect`'s `is_canonical`): an `origin` naming a
-/// format, or an `extra` object. A reader keeps such a key among the message's unknown keys and
-/// writes it back; once the encoder has left out the keys it does not send, the message would
-/// read as canonical, its parts as the canonical ones (a `tool_use` block refused, say).
+/// The marks of a canonical message ([`super::detect::canonical_mark`]) in a provider message. A
+/// reader keeps such a key among the message's unknown keys and writes it back; once the encoder
+/// has left out the keys it does not send, the message would read as canonical, its parts as the
+/// canonical ones (a `tool_use` block refused, say).
 fn canonical_marks(k: &Keys, format: Format) -> Result<()> {
-    let key = if k.origin.and_then(Value::as_str).is_some_and(|o| Format::parse(o).is_ok()) {
-        "origin"
-    } else if k.extra.is_some_and(Value::is_object) {
-        "extra"
-    } else {
-        return Ok(());
-    };
+    let Some(key) = super::detect::canonical_mark(k.origin, k.extra) else { return Ok(()) };
     Err(invalid(
         format!(
             "`{key}` in a message read as {}: that key marks a canonical message (stategate's own), so the message would be read back as canonical; drop or rename it",

@@ -89,12 +89,22 @@ const CANONICAL_KEYS: [&str; 11] = [
     "extra",
 ];
 
-/// Whether `obj` is a canonical message: canonical keys only, and the `origin` or `extra` that no
-/// provider format has at the top level.
+/// The key that marks a canonical message, given its `origin` and `extra` values: an `origin`
+/// naming a format, or an `extra` object, which no provider format has at the top level.
+pub(super) fn canonical_mark(origin: Option<&Value>, extra: Option<&Value>) -> Option<&'static str> {
+    if origin.and_then(Value::as_str).is_some_and(|o| Format::parse(o).is_ok()) {
+        Some("origin")
+    } else if extra.is_some_and(Value::is_object) {
+        Some("extra")
+    } else {
+        None
+    }
+}
+
+/// Whether `obj` is a canonical message: canonical keys only, and a [`canonical_mark`].
 fn is_canonical(obj: &Map<String, Value>) -> bool {
-    let marked = field(obj, "origin").and_then(Value::as_str).is_some_and(|o| Format::parse(o).is_ok())
-        || field(obj, "extra").is_some_and(Value::is_object);
-    marked && obj.keys().all(|k| CANONICAL_KEYS.contains(&k.as_str()))
+    canonical_mark(field(obj, "origin"), field(obj, "extra")).is_some()
+        && obj.keys().all(|k| CANONICAL_KEYS.contains(&k.as_str()))
 }
 
 /// LangChain's message `type`s (its dict and chunk names).

@@ -102,13 +102,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
         // `{id, name: function.name, args: JSON.parse(arguments), type: "tool_call"}`
         // (@langchain/core 1.4 `_coerceToolCall`), so it is read as the OpenAI reader reads it.
         if !call.get("name").is_some_and(Value::is_string) && call.get("function").is_some_and(Value::is_object) {
-            match super::openai::decode_call(call)? {
-                Ok(mut c) => {
-                    c.extra.put("type", Value::from("tool_call"));
-                    m.tool_calls.push(c);
-                }
-                Err(invalid) => m.invalid_tool_calls.push(invalid),
-            }
+            push_openai_call(&mut m, call)?;
             continue;
         }
         let id = opt_id(call, "id")?
@@ -154,13 +148,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
 /// as such and stategate does not read; a call's own errors (`INVALID_TOOL_CALL`).
 fn legacy_calls(obj: &Map<String, Value>, m: &mut Message) -> Result<()> {
     let Some(kwargs) = field(obj, "additional_kwargs").and_then(Value::as_object) else { return Ok(()) };
-    if kwargs.get("function_call").is_some_and(|f| !f.is_null()) {
-        return Err(Error::new(
-            ErrorCode::InvalidMessage,
-            "`additional_kwargs.function_call` (OpenAI's legacy function calling) is not read: write the call as a tool call (`tool_calls`)",
-        )
-        .field("additional_kwargs"));
-    }
+    super::openai::refuse_function_call(kwargs, "additional_kwargs")?;
     let own = !m.tool_calls.is_empty()
         || !m.invalid_tool_calls.is_empty()
         || field(obj, "tool_call_chunks").and_then(Value::as_array).is_some_and(|c| !c.is_empty());
@@ -169,13 +157,20 @@ fn legacy_calls(obj: &Map<String, Value>, m: &mut Message) -> Result<()> {
     }
     for call in opt_array(kwargs, "tool_calls").map_err(|e| e.field("additional_kwargs"))? {
         let call = as_obj(call, "a tool call in `additional_kwargs.tool_calls`")?;
-        match super::openai::decode_call(call).map_err(|e| e.field("additional_kwargs"))? {
-            Ok(mut c) => {
-                c.extra.put("type", Value::from("tool_call"));
-                m.tool_calls.push(c);
-            }
-            Err(invalid) => m.invalid_tool_calls.push(invalid),
+        push_openai_call(m, call).map_err(|e| e.field("additional_kwargs"))?;
+    }
+    Ok(())
+}
+
+/// An OpenAI-shaped call read as LangChain converts it (`type: "tool_call"`), into the message's
+/// calls or, with arguments that are no JSON object, its invalid calls.
+fn push_openai_call(m: &mut Message, call: &Map<String, Value>) -> Result<()> {
+    match super::openai::decode_call(call)? {
+        Ok(mut c) => {
+            c.extra.put("type", Value::from("tool_call"));
+            m.tool_calls.push(c);
         }
+        Err(invalid) => m.invalid_tool_calls.push(invalid),
     }
     Ok(())
 }

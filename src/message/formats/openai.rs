@@ -47,15 +47,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
             }
         }
     }
-    // The legacy function calling (`function_call`, answered by a `role: "function"` message,
-    // which is refused as an unknown role): not read, so refused rather than dropped.
-    if field(obj, "function_call").is_some_and(|f| !f.is_null()) {
-        return Err(Error::new(
-            ErrorCode::InvalidMessage,
-            "`function_call` (OpenAI's legacy function calling) is not read: write the call as a tool call (`tool_calls`)",
-        )
-        .field("function_call"));
-    }
+    refuse_function_call(obj, "function_call")?;
     for call in opt_array(obj, "tool_calls")? {
         let call = as_obj(call, "a tool call")?;
         let function = call.get("function").and_then(Value::as_object);
@@ -86,6 +78,22 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
     }
     m.extra = extra_of(obj, KNOWN);
     Ok(m)
+}
+
+/// OpenAI's legacy function calling (`function_call`, answered by a `role: "function"` message,
+/// which is refused as an unknown role) in `obj` (a message, or a LangChain message's
+/// `additional_kwargs`): not read, so refused rather than dropped (`INVALID_MESSAGE` on
+/// `field`). `null` says there is none.
+pub(super) fn refuse_function_call(obj: &Map<String, Value>, field_name: &str) -> Result<()> {
+    if field(obj, "function_call").is_none_or(Value::is_null) {
+        return Ok(());
+    }
+    let at = if field_name == "function_call" { String::new() } else { format!("{field_name}.") };
+    Err(Error::new(
+        ErrorCode::InvalidMessage,
+        format!("`{at}function_call` (OpenAI's legacy function calling) is not read: write the call as a tool call (`tool_calls`)"),
+    )
+    .field(field_name))
 }
 
 /// One OpenAI tool call `{id, type: "function", function: {name, arguments: "<JSON text>"}}`:
