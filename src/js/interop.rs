@@ -224,9 +224,12 @@ fn input_text(
     let careful = match careful {
         Some(c) => c,
         None => {
+            // Not mended here (no scan of every input for `\u`): serde_json refuses a lone
+            // surrogate's escape wherever it reads a string, and [`parse_js`] then reads the
+            // careful text, which is mended. (A skipped value is never read: same answer.)
             let s = json_text(v, code, what, max, false)?;
             if !may_have_lost(&s) {
-                return Ok((mend_lone_surrogates(&s).unwrap_or(s), false));
+                return Ok((s, false));
             }
             true
         }
