@@ -77,6 +77,9 @@ function histories() {
     { id: "app-7", role: "user", content: "Book AF1." },
     // Files: a PDF inline (OpenAI Chat), and one at a URL with an image as an AI SDK file part.
     { role: "user", content: [{ type: "text", text: "Summarise this." }, { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0xLjQK", filename: "report.pdf" } }] },
+    // A Responses reasoning item (id, encrypted content) before the answer: the AI SDK's
+    // formats carry both on the reasoning part (providerOptions / providerMetadata.openai).
+    { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "A PDF: summarise it." }], encrypted_content: "gAAAAB-encrypted" },
     { role: "assistant", content: "It is the Q3 report." },
     { role: "user", content: [{ type: "file", data: "https://example.com/q4.pdf", mediaType: "application/pdf", filename: "q4.pdf" }, { type: "file", data: "iVBORw0KGgo=", mediaType: "image/png" }, { type: "text", text: "And these?" }] },
   ];

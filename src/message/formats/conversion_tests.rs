@@ -330,3 +330,65 @@ fn a_thinking_signature_survives_the_trip_through_the_ai_sdk_and_ui_messages() {
     let ui = encode_messages(&plain.messages, Format::Ui);
     assert!(ui[0]["parts"].as_array().unwrap().iter().all(|p| p.get("providerMetadata").is_none()));
 }
+
+#[test]
+fn a_reasoning_items_id_and_encrypted_content_go_where_the_ai_sdk_keeps_them() {
+    // Responses (and the Agents SDK's items): the reasoning item's id and encrypted content
+    // reach the AI SDK's formats as its OpenAI provider writes them on a reasoning part (they
+    // were dropped, so the AI SDK could not send the reasoning back with the call it preceded).
+    let item = |enc: Value| {
+        json!([
+            {"role": "user", "content": "hi"},
+            {"type": "reasoning", "id": "rs_1", "summary": [
+                {"type": "summary_text", "text": "first"}, {"type": "summary_text", "text": "second"}
+            ], "encrypted_content": enc},
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "r"}
+        ])
+    };
+    let d = decode_messages(item(json!("ENC")).as_array().unwrap(), Some(Format::Responses)).unwrap();
+    let meta = json!({"openai": {"itemId": "rs_1", "reasoningEncryptedContent": "ENC"}});
+    let ai = encode_messages(&d.messages, Format::AiSdk);
+    assert_eq!(
+        ai[1]["content"],
+        json!([
+            {"type": "reasoning", "text": "first", "providerOptions": meta},
+            {"type": "reasoning", "text": "second", "providerOptions": meta},
+            {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}
+        ])
+    );
+    let ui = encode_messages(&d.messages, Format::Ui);
+    let reasoning: Vec<&Value> =
+        ui[1]["parts"].as_array().unwrap().iter().filter(|p| p["type"] == "reasoning").collect();
+    assert_eq!(reasoning.len(), 2);
+    assert!(reasoning.iter().all(|p| p["providerMetadata"] == meta), "{reasoning:?}");
+    // The UIMessage goes on to the AI SDK with the same options (providerMetadata → providerOptions).
+    let ui_back = decode_messages(&ui, Some(Format::Ui)).unwrap();
+    assert_eq!(encode_messages(&ui_back.messages, Format::AiSdk)[1]["content"][0]["providerOptions"], meta);
+    // Without encrypted content: the item id alone; the Agents SDK's item the same way.
+    let d = decode_messages(item(Value::Null).as_array().unwrap(), Some(Format::Responses)).unwrap();
+    assert_eq!(
+        encode_messages(&d.messages, Format::AiSdk)[1]["content"][0]["providerOptions"],
+        json!({"openai": {"itemId": "rs_1"}})
+    );
+    let agents = json!([
+        {"role": "user", "content": "hi"},
+        {"type": "reasoning", "id": "rs_2", "content": [{"type": "input_text", "text": "why"}],
+         "providerData": {"encrypted_content": "ENC2"}},
+        {"role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "done"}]}
+    ]);
+    let d = decode_messages(agents.as_array().unwrap(), Some(Format::OpenaiAgents)).unwrap();
+    assert_eq!(
+        encode_messages(&d.messages, Format::AiSdk)[1]["content"][0],
+        json!({"type": "reasoning", "text": "why",
+               "providerOptions": {"openai": {"itemId": "rs_2", "reasoningEncryptedContent": "ENC2"}}})
+    );
+    // The encrypted content goes to no format that cannot send it back, and the item formats get
+    // their items back unchanged.
+    let d = decode_messages(item(json!("ENC")).as_array().unwrap(), Some(Format::Responses)).unwrap();
+    for f in [Format::Anthropic, Format::Gemini, Format::Openai, Format::Langchain] {
+        let text = serde_json::to_string(&encode_messages(&d.messages, f)).unwrap();
+        assert!(!text.contains("ENC"), "{f:?}: {text}");
+    }
+    assert_eq!(encode_messages(&d.messages, Format::Responses)[1], item(json!("ENC"))[1]);
+}

@@ -98,6 +98,16 @@ pub fn encode_group(group: &[Message], format: Format) -> Vec<Value> {
     if format.is_items() {
         return group.iter().flat_map(|m| responses::encode(m, format)).collect();
     }
+    // A reasoning item's id and encrypted content go where the AI SDK keeps them.
+    let lifted: Vec<Message>;
+    let group = if matches!(format, Format::AiSdk | Format::Ui)
+        && group.iter().any(|m| m.origin.is_some_and(Format::is_items) && m.role == Role::Assistant)
+    {
+        lifted = group.iter().map(|m| responses::reasoning_for_ai_sdk(m).unwrap_or_else(|| m.clone())).collect();
+        &lifted[..]
+    } else {
+        group
+    };
     if format == Format::Ui {
         return vec![ui::encode(group)];
     }

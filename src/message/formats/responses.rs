@@ -503,6 +503,41 @@ fn decode_reasoning(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {
     Ok(m)
 }
 
+/// A reasoning item's message (`responses`, `openai-agents`) as the AI SDK's formats take it: each
+/// reasoning part carries, as its only unmodelled field, `providerOptions: {openai: {itemId?,
+/// reasoningEncryptedContent?}}` — the item's own id (never `Message.id`, which the store may
+/// have given) and its encrypted content, where the AI SDK's OpenAI Responses provider keeps them
+/// on a reasoning part and reads them back to send the item again
+/// (`openaiResponsesReasoningProviderOptionsSchema`, `convert-to-openai-responses-input.ts`):
+/// `ai-sdk` writes it as the part's `providerOptions`, `ui` as its `providerMetadata`
+/// ([`super::util::reasoning_provider_metadata`]). The summary entries' own fields go back to
+/// the item formats only. `None` for any other message.
+pub(super) fn reasoning_for_ai_sdk(m: &Message) -> Option<Message> {
+    let Content::Parts(parts) = &m.content else { return None };
+    if !m.origin.is_some_and(Format::is_items) || !parts.iter().any(|p| matches!(p, ContentPart::Reasoning { .. })) {
+        return None;
+    }
+    let mut openai = Map::new();
+    if let Some(id) = m.extra.get("id").filter(|id| id.is_string() && id.as_str() != Some("FAKE_ID")) {
+        openai.put("itemId", id.clone());
+    }
+    if let Some(enc) = encrypted_content(m) {
+        openai.put("reasoningEncryptedContent", enc.clone());
+    }
+    let mut lifted = m.clone();
+    if let Content::Parts(parts) = &mut lifted.content {
+        for p in parts {
+            if let ContentPart::Reasoning { extra, .. } = p {
+                extra.clear();
+                if !openai.is_empty() {
+                    extra.put("providerOptions", obj! {"openai": Value::Object(openai.clone())});
+                }
+            }
+        }
+    }
+    Some(lifted)
+}
+
 /// The item a message of this format kept whole, if it is one.
 fn verbatim(m: &Message) -> Option<&Value> {
     match &m.content {
@@ -641,12 +676,17 @@ fn sibling_verbatim(raw: &Value, d: Dialect) -> Option<Value> {
     }
 }
 
-/// The encrypted content of a reasoning item of the other item format, onto `item`: the API's
-/// `encrypted_content`, the SDK's `providerData.encrypted_content` (or `encryptedContent`).
-fn carry_encrypted_content(m: &Message, item: Option<&mut Value>, d: Dialect) {
+/// The encrypted content of a reasoning item, as text: the API's `encrypted_content`, the SDK's
+/// `providerData.encrypted_content` (or `encryptedContent`).
+fn encrypted_content(m: &Message) -> Option<&Value> {
     let from_sdk =
         m.extra.get("providerData").and_then(|p| p.get("encrypted_content").or_else(|| p.get("encryptedContent")));
-    let Some(enc) = m.extra.get("encrypted_content").or(from_sdk).filter(|e| e.is_string()).cloned() else { return };
+    m.extra.get("encrypted_content").or(from_sdk).filter(|e| e.is_string())
+}
+
+/// The encrypted content of a reasoning item of the other item format, onto `item`.
+fn carry_encrypted_content(m: &Message, item: Option<&mut Value>, d: Dialect) {
+    let Some(enc) = encrypted_content(m).cloned() else { return };
     let Some(Value::Object(o)) = item else { return };
     match d {
         Dialect::Api => {

@@ -214,13 +214,16 @@ pub(crate) fn anthropic_signature(extra: &Map<String, Value>) -> Option<&Value> 
 /// provider as the AI SDK keys it: an Anthropic `thinking` block's `signature` as
 /// `{anthropic: {signature}}` (which the AI SDK's Anthropic provider sends back as the block's
 /// signature: Anthropic refuses thinking blocks without it), an AI SDK part's `providerOptions`,
-/// a UIMessage part's `providerMetadata`. `None` when it has none.
+/// a UIMessage part's `providerMetadata`, a reasoning item's id and encrypted content as
+/// [`super::responses::reasoning_for_ai_sdk`] put them. `None` when it has none.
 pub(crate) fn reasoning_provider_metadata(extra: &Map<String, Value>, origin: Option<Format>) -> Option<Value> {
     match origin? {
         Format::Anthropic => {
             extra.get("signature").filter(|s| s.is_string()).map(|s| obj! {"anthropic": obj! {"signature": s}})
         }
-        Format::AiSdk => extra.get("providerOptions").filter(|m| m.is_object()).cloned(),
+        Format::AiSdk | Format::Responses | Format::OpenaiAgents => {
+            extra.get("providerOptions").filter(|m| m.is_object()).cloned()
+        }
         Format::Ui => extra.get("providerMetadata").filter(|m| m.is_object()).cloned(),
         _ => None,
     }
