@@ -81,6 +81,8 @@ function histories() {
     // formats carry both on the reasoning part (providerOptions / providerMetadata.openai).
     { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "A PDF: summarise it." }], encrypted_content: "gAAAAB-encrypted" },
     { role: "assistant", content: "It is the Q3 report." },
+    // The same as the AI SDK holds it (its OpenAI provider's metadata): back to an item format, a reasoning item.
+    { role: "assistant", content: [{ type: "reasoning", text: "Check the year.", providerOptions: { openai: { itemId: "rs_2", reasoningEncryptedContent: "gAAAAB-two" } } }, { type: "text", text: "It covers 2025." }] },
     { role: "user", content: [{ type: "file", data: "https://example.com/q4.pdf", mediaType: "application/pdf", filename: "q4.pdf" }, { type: "file", data: "iVBORw0KGgo=", mediaType: "image/png" }, { type: "text", text: "And these?" }] },
   ];
   for (const format of OURS) {

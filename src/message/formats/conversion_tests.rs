@@ -392,3 +392,50 @@ fn a_reasoning_items_id_and_encrypted_content_go_where_the_ai_sdk_keeps_them() {
     }
     assert_eq!(encode_messages(&d.messages, Format::Responses)[1], item(json!("ENC"))[1]);
 }
+
+#[test]
+fn the_ai_sdks_openai_reasoning_goes_back_to_responses_as_its_reasoning_item() {
+    // Responses → ai-sdk / ui → Responses: the reasoning item again (id, summary, encrypted
+    // content), before its call, as the AI SDK's OpenAI provider sends it.
+    let items = json!([
+        {"role": "user", "content": "hi"},
+        {"type": "reasoning", "id": "rs_1", "summary": [
+            {"type": "summary_text", "text": "first"}, {"type": "summary_text", "text": "second"}
+        ], "encrypted_content": "ENC"},
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "r"}
+    ]);
+    let d = decode_messages(items.as_array().unwrap(), Some(Format::Responses)).unwrap();
+    for via in [Format::AiSdk, Format::Ui] {
+        let there = encode_messages(&d.messages, via);
+        let back = encode_messages(&decode_messages(&there, Some(via)).unwrap().messages, Format::Responses);
+        assert_eq!(back[1], items[1], "via {via:?}");
+        assert_eq!(back[2]["type"], "function_call", "via {via:?}");
+        // The Agents SDK's reasoning item, from the same parts.
+        let agents = encode_messages(&decode_messages(&there, Some(via)).unwrap().messages, Format::OpenaiAgents);
+        assert_eq!(
+            agents[1],
+            json!({"type": "reasoning", "id": "rs_1", "content": [
+                {"type": "input_text", "text": "first"}, {"type": "input_text", "text": "second"}
+            ], "providerData": {"encrypted_content": "ENC"}}),
+            "via {via:?}"
+        );
+    }
+    // Parts of one item id make one item (empty text adds no entry, the last encrypted content
+    // given stands); a part without an item id, or reasoning for another provider, is not sent.
+    let ai = json!([{"role": "assistant", "content": [
+        {"type": "reasoning", "text": "", "providerOptions": {"openai": {"itemId": "rs_9"}}},
+        {"type": "reasoning", "text": "why", "providerOptions": {"openai": {"itemId": "rs_9", "reasoningEncryptedContent": "E9"}}},
+        {"type": "reasoning", "text": "no id", "providerOptions": {"openai": {"reasoningEncryptedContent": "E0"}}},
+        {"type": "reasoning", "text": "signed", "providerOptions": {"anthropic": {"signature": "S"}}},
+        {"type": "text", "text": "answer"}
+    ]}]);
+    let d = decode_messages(ai.as_array().unwrap(), Some(Format::AiSdk)).unwrap();
+    assert_eq!(
+        encode_messages(&d.messages, Format::Responses),
+        vec![
+            json!({"type": "reasoning", "id": "rs_9", "summary": [{"type": "summary_text", "text": "why"}], "encrypted_content": "E9"}),
+            json!({"role": "assistant", "content": "answer"})
+        ]
+    );
+}

@@ -51,8 +51,10 @@
 //! message item (when it carries something) followed by one `function_call` per call, a tool
 //! result as one output item (text, or `input_text` / `input_image` parts when it has images; the
 //! SDK's `name` and `status`, which it requires). Ids, reasoning and raw parts of other formats
-//! are not written (the API checks item ids and reasoning items against its own records); an
-//! assistant message left with nothing gives no item. Between the two item formats (the same
+//! are not written (the API checks item ids and reasoning items against its own records), but
+//! for the reasoning an AI SDK message carries for OpenAI (an item id in the part's
+//! `providerOptions.openai` / `providerMetadata.openai`), written back as its reasoning item as
+//! the AI SDK's OpenAI provider writes it; an assistant message left with nothing gives no item. Between the two item formats (the same
 //! API's items), item ids, `status`, reasoning with its encrypted content and refusals go across,
 //! and hosted items too: the SDK's `hosted_tool_call` / `unknown` carry the API item in
 //! `providerData`, and an API item goes to the SDK as an `unknown` item carrying it, as the SDK
@@ -582,6 +584,8 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                 if sibling {
                     carry_encrypted_content(m, items.last_mut(), d);
                 }
+            } else if !reasoning.is_empty() {
+                items.extend(reasoning_from_ai_sdk(&reasoning, m.origin, d));
             }
             let content = match &m.content {
                 Content::Parts(_) => Content::Parts(rest.into_iter().cloned().collect()),
@@ -688,14 +692,60 @@ fn encrypted_content(m: &Message) -> Option<&Value> {
 fn carry_encrypted_content(m: &Message, item: Option<&mut Value>, d: Dialect) {
     let Some(enc) = encrypted_content(m).cloned() else { return };
     let Some(Value::Object(o)) = item else { return };
+    put_encrypted_content(o, enc, d);
+}
+
+/// A reasoning item's encrypted content where `d` keeps it.
+fn put_encrypted_content(item: &mut Map<String, Value>, enc: Value, d: Dialect) {
     match d {
-        Dialect::Api => {
-            o.put("encrypted_content", enc);
+        Dialect::Api => item.put("encrypted_content", enc),
+        Dialect::Agents => item.put("providerData", obj! {"encrypted_content": enc}),
+    }
+}
+
+/// The reasoning items an AI SDK assistant message (`ai-sdk`, `ui`) carries for OpenAI, as the
+/// AI SDK's OpenAI Responses provider sends them (`convert-to-openai-responses-input.ts`): the
+/// reasoning parts naming one `itemId` in `providerOptions.openai` (a UIMessage's
+/// `providerMetadata.openai`) are one item with that id, a summary entry per part with text, and
+/// the last `reasoningEncryptedContent` given. A part without an `itemId` is not sent (the
+/// `openai` package's `ResponseReasoningItem` requires an id), nor reasoning of other formats.
+fn reasoning_from_ai_sdk(parts: &[&ContentPart], origin: Option<Format>, d: Dialect) -> Vec<Value> {
+    let mut items: Vec<(String, Vec<ContentPart>, Option<Value>)> = Vec::new();
+    for p in parts {
+        let ContentPart::Reasoning { text, extra } = p else { continue };
+        let meta = super::util::reasoning_provider_metadata(extra, origin);
+        let Some(openai) = meta.as_ref().and_then(|m| m.get("openai")) else { continue };
+        let Some(id) = openai.get("itemId").and_then(Value::as_str) else { continue };
+        let enc = openai.get("reasoningEncryptedContent").filter(|e| e.is_string()).cloned();
+        let at = match items.iter().position(|(i, _, _)| i == id) {
+            Some(at) => at,
+            None => {
+                items.push((id.to_string(), Vec::new(), None));
+                items.len() - 1
+            }
+        };
+        let Some((_, summary, last_enc)) = items.get_mut(at) else { continue };
+        if !text.is_empty() {
+            summary.push(ContentPart::Reasoning { text: text.clone(), extra: Map::new() });
         }
-        Dialect::Agents => {
-            o.put("providerData", obj! {"encrypted_content": enc});
+        if enc.is_some() {
+            *last_enc = enc;
         }
     }
+    items
+        .into_iter()
+        .map(|(id, summary, enc)| {
+            let refs: Vec<&ContentPart> = summary.iter().collect();
+            let mut item = encode_reasoning(&refs, d, false);
+            if let Value::Object(o) = &mut item {
+                o.put("id", Value::from(id));
+                if let Some(enc) = enc {
+                    put_encrypted_content(o, enc, d);
+                }
+            }
+            item
+        })
+        .collect()
 }
 
 fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Value {
