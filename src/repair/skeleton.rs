@@ -146,6 +146,7 @@ pub fn shapes<'a>(meta: &[u32], text: &'a [u8]) -> Option<Shapes<'a>> {
         if repeated
             || (role != Role::Assistant && !calls.is_empty())
             || (role == Role::Tool && tool_call_id.is_none_or(str::is_empty))
+            || (role != Role::Tool && tool_call_id.is_some())
             || status > 2
         {
             return None;
@@ -219,8 +220,9 @@ mod tests {
         assert_eq!(shapes(&[2 << 1 | 1 << 8, 0], b""), None);
         assert_eq!(shapes(&[2 << 1 | 1 << 8, 0, 7, 1, 1], b"ab"), None);
         assert_eq!(shapes(&[3 << 1, 0], b""), None, "a result needs its call id");
-        assert_eq!(shapes(&[1 << 1, 3], b"xy"), Some(shapes(&[1 << 1, 3], b"xy").unwrap_or_default()));
-        assert_eq!(shapes(&[1 << 1, 3], b"xyz"), None, "text left over");
+        assert!(shapes(&[3 << 1, 3], b"xy").is_some_and(|s| s.len() == 1));
+        assert_eq!(shapes(&[1 << 1, 3], b"xy"), None, "only a tool result answers a call");
+        assert_eq!(shapes(&[3 << 1, 3], b"xyz"), None, "text left over");
         assert_eq!(shapes(&[1 << 1, 0], &[0xff]), None, "not UTF-8");
         assert_eq!(shapes(&[1 << 1 | 3 << 3, 0], b""), None);
         assert_eq!(shapes(&[u32::MAX, u32::MAX], b""), None);

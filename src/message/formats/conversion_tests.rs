@@ -439,3 +439,32 @@ fn the_ai_sdks_openai_reasoning_goes_back_to_responses_as_its_reasoning_item() {
         ]
     );
 }
+
+#[test]
+fn a_call_id_on_a_message_that_is_not_a_tool_result_is_refused() {
+    // A result sent as a user message: read past, repair answered the call with a placeholder
+    // while the real result sat in that message (fresh-eyes finding). OpenAI's API refuses it too.
+    let call = json!({"role": "assistant", "content": null,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]});
+    for m in [
+        json!({"role": "user", "content": "the result", "tool_call_id": "c1"}),
+        json!({"role": "assistant", "content": "x", "tool_call_id": "c1"}),
+        json!({"type": "human", "content": "x", "tool_call_id": "c1"}),
+        json!({"type": "system", "content": "x", "tool_call_id": "c1"}),
+    ] {
+        let e = decode_messages(&[call.clone(), m.clone()], None).unwrap_err();
+        assert_eq!(
+            (e.code, e.index, e.field.as_deref()),
+            (ErrorCode::InvalidMessage, Some(1), Some("tool_call_id")),
+            "{m}"
+        );
+    }
+    // Absent or null is no id; a tool result keeps its own.
+    for m in [
+        json!({"role": "user", "content": "x", "tool_call_id": null}),
+        json!({"type": "ai", "content": "x", "tool_call_id": null}),
+        json!({"role": "tool", "content": "r", "tool_call_id": "c1"}),
+    ] {
+        assert!(decode_messages(&[call.clone(), m.clone()], None).is_ok(), "{m}");
+    }
+}

@@ -383,6 +383,23 @@ fn check_calls(m: &Message) -> Result<()> {
         return Err(Error::new(ErrorCode::InvalidToolCall, "a tool call has an empty id; every call needs its own id")
             .field("tool_calls"));
     }
+    // Only a tool result answers a call: the id on another message (a result sent as a user
+    // message, say) is refused, not read past, as OpenAI's API refuses it; repair would otherwise
+    // answer the call with a placeholder while its real result sat in that message.
+    if m.role != Role::Tool && m.tool_call_id.is_some() {
+        let role = match m.role {
+            Role::System => "system",
+            Role::User => "user",
+            _ => "assistant",
+        };
+        return Err(Error::new(
+            ErrorCode::InvalidMessage,
+            format!(
+                "a {role} message carries `tool_call_id`; only a tool result answers a call (give it the tool role)"
+            ),
+        )
+        .field("tool_call_id"));
+    }
     if m.role == Role::Tool && m.tool_call_id.as_deref() == Some("") {
         return Err(Error::new(
             ErrorCode::MissingToolCallId,
