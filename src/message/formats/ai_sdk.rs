@@ -238,7 +238,10 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
             extra
         }
         ContentPart::Other { raw } if own => return Some(raw.clone()),
-        ContentPart::Other { raw } => return super::util::other_note(raw).and_then(|n| encode_part(&n, None)),
+        ContentPart::Other { raw } => {
+            return super::util::redacted_thinking_as_reasoning(raw, origin, "providerOptions")
+                .or_else(|| super::util::other_note(raw).and_then(|n| encode_part(&n, None)))
+        }
     };
     if own {
         o.extend(extra.clone());

@@ -208,7 +208,11 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
             // Anthropic block's own, or the one the AI SDK keeps for Anthropic
             // (`providerOptions.anthropic.signature` in a ModelMessage,
             // `providerMetadata.anthropic.signature` in a UIMessage).
-            let signature = super::util::anthropic_signature(extra)?;
+            // A `redacted_thinking` block the AI SDK kept goes back as that block.
+            let Some(signature) = super::util::anthropic_signature(extra) else {
+                let data = super::util::anthropic_redacted_data(extra)?;
+                return Some(obj! {"type": "redacted_thinking", "data": data});
+            };
             o.put("type", Value::from("thinking"));
             o.put("thinking", val(&text));
             o.put("signature", signature.clone());

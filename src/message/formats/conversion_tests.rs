@@ -468,3 +468,81 @@ fn a_call_id_on_a_message_that_is_not_a_tool_result_is_refused() {
         assert!(decode_messages(&[call.clone(), m.clone()], None).is_ok(), "{m}");
     }
 }
+
+#[test]
+fn a_lone_image_message_is_read_as_the_format_its_image_part_names() {
+    // A first user turn with an image, alone: read as OpenAI's (which has no `image` part), the
+    // image was a note in every format, Anthropic's own included (fresh-eyes finding).
+    let anthropic = json!({"role": "user", "content": [
+        {"type": "text", "text": "What is in this image?"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    ]});
+    let d = decode_messages(std::slice::from_ref(&anthropic), None).unwrap();
+    assert_eq!(d.formats, vec![Format::Anthropic]);
+    assert_eq!(encode_messages(&d.messages, Format::Anthropic)[0], anthropic);
+    assert_eq!(
+        encode_messages(&d.messages, Format::Openai)[0]["content"][1],
+        json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}})
+    );
+    let ai = json!({"role": "user", "content": [
+        {"type": "text", "text": "And this?"}, {"type": "image", "image": "https://example.com/a.png"}
+    ]});
+    let d = decode_messages(std::slice::from_ref(&ai), None).unwrap();
+    assert_eq!(d.formats, vec![Format::AiSdk]);
+    assert_eq!(encode_messages(&d.messages, Format::AiSdk)[0], ai);
+    assert_eq!(
+        encode_messages(&d.messages, Format::Openai)[0]["content"][1],
+        json!({"type": "image_url", "image_url": {"url": "https://example.com/a.png"}})
+    );
+    // Both keys on one part: two formats, refused.
+    let both =
+        json!({"role": "user", "content": [{"type": "image", "image": "x", "source": {"type": "url", "url": "y"}}]});
+    let e = decode_messages(&[both], None).unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidMessage, Some("content")));
+}
+
+#[test]
+fn redacted_thinking_travels_through_the_ai_sdk_as_its_anthropic_provider_keeps_it() {
+    // Anthropic → ai-sdk / ui → Anthropic lost the redacted_thinking block, which Anthropic wants
+    // back unchanged in a tool-use turn (fresh-eyes finding).
+    let anthropic = json!([
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": [
+            {"type": "redacted_thinking", "data": "BLOB"},
+            {"type": "text", "text": "calling"},
+            {"type": "tool_use", "id": "t1", "name": "f", "input": {}}
+        ]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}
+    ]);
+    let d = decode_messages(anthropic.as_array().unwrap(), None).unwrap();
+    let ai = encode_messages(&d.messages, Format::AiSdk);
+    assert_eq!(
+        ai[1]["content"][0],
+        json!({"type": "reasoning", "text": "", "providerOptions": {"anthropic": {"redactedData": "BLOB"}}})
+    );
+    let ui = encode_messages(&d.messages, Format::Ui);
+    assert_eq!(
+        ui[1]["parts"].as_array().unwrap().iter().find(|p| p["type"] == "reasoning").unwrap()["providerMetadata"],
+        json!({"anthropic": {"redactedData": "BLOB"}})
+    );
+    for (via, f) in [(ai, Format::AiSdk), (ui, Format::Ui)] {
+        let back = encode_messages(&decode_messages(&via, Some(f)).unwrap().messages, Format::Anthropic);
+        assert_eq!(back[1]["content"][0], json!({"type": "redacted_thinking", "data": "BLOB"}), "via {f:?}");
+        assert_eq!(back[1]["content"].as_array().unwrap().len(), 3, "via {f:?}");
+    }
+    // Formats that cannot send it back get nothing of it (no note: it carries nothing to read).
+    let openai = serde_json::to_string(&encode_messages(&d.messages, Format::Openai)).unwrap();
+    assert!(!openai.contains("BLOB") && !openai.contains("redacted"), "{openai}");
+}
+
+#[test]
+fn arguments_escaping_a_lone_surrogate_go_out_as_sent() {
+    // ASCII JSON text whose string escapes a lone surrogate: read as U+FFFD (as every path reads
+    // it), but the text itself went out rewritten (fresh-eyes finding: "arguments kept as sent").
+    let args = r#"{"q":"a\ud800b"}"#;
+    let m = json!({"role": "assistant", "content": null,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": args}}]});
+    let d = decode_messages(&[m], None).unwrap();
+    assert_eq!(d.messages[0].tool_calls[0].args, json!({"q": "a\u{FFFD}b"}));
+    assert_eq!(encode_messages(&d.messages, Format::Openai)[0]["tool_calls"][0]["function"]["arguments"], args);
+}

@@ -206,9 +206,28 @@ pub fn detect(value: &Value) -> Result<Detected> {
             if part.get("providerOptions").is_some() {
                 return Ok(Detected::Sure(Format::AiSdk));
             }
+            if let Some(f) = image_part_format(part)? {
+                return Ok(Detected::Sure(f));
+            }
         }
     }
     Ok(Detected::Plain)
+}
+
+/// Whose `image` part this is (the type is shared, its keys are not; OpenAI Chat has none): an
+/// Anthropic image block has a `source` object (`ImageBlockParam`), an AI SDK image part its
+/// `image` (`ImagePart`). An image part was read as OpenAI's, which keeps it as an unknown part:
+/// a lone user turn with an image lost it on the way to any format, its own included.
+fn image_part_format(part: &Value) -> Result<Option<Format>> {
+    if part.get("type").and_then(Value::as_str) != Some("image") {
+        return Ok(None);
+    }
+    match (part.get("source").is_some_and(Value::is_object), part.get("image").is_some()) {
+        (true, true) => Err(two_formats("image` with `source", Format::Anthropic, "image` with `image", Format::AiSdk)),
+        (true, false) => Ok(Some(Format::Anthropic)),
+        (false, true) => Ok(Some(Format::AiSdk)),
+        (false, false) => Ok(None),
+    }
 }
 
 /// Whose `parts` list this is: Gemini's parts have no `type` (`{text}`, `{functionCall}`, …), an

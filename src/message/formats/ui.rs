@@ -347,7 +347,10 @@ fn encode_part(part: &ContentPart, own: bool, origin: Option<Format>) -> Option<
             }
         }
         ContentPart::Other { raw } if own => return Some(raw.clone()),
-        ContentPart::Other { raw } => return super::util::other_note(raw).and_then(|n| encode_part(&n, false, None)),
+        ContentPart::Other { raw } => {
+            return super::util::redacted_thinking_as_reasoning(raw, origin, "providerMetadata")
+                .or_else(|| super::util::other_note(raw).and_then(|n| encode_part(&n, false, None)))
+        }
     }
     Some(Value::Object(obj))
 }

@@ -2,7 +2,7 @@
 
 use super::Format;
 use crate::error::{Error, ErrorCode, Result};
-use crate::json::obj;
+use crate::json::{obj, Put};
 use crate::message::{Content, ContentPart, InvalidToolCall, ToolCall};
 use serde_json::{Map, Value};
 
@@ -129,7 +129,9 @@ pub(crate) fn args_text(call: &ToolCall) -> String {
         let same = if raw.trim().is_empty() {
             call.args.as_object().is_some_and(Map::is_empty)
         } else {
-            serde_json::from_str::<Value>(raw).is_ok_and(|v| js_numbers(v) == call.args)
+            // Read as the call's args were read (a lone surrogate's escape as U+FFFD), so the text
+            // that gave them goes out as sent.
+            value_from_json_text(raw).is_ok_and(|v| js_numbers(v) == call.args)
         };
         if same {
             return raw.clone();
@@ -202,11 +204,38 @@ pub(crate) fn tool_text(content: &Content) -> String {
 /// one the AI SDK keeps for Anthropic (`providerOptions.anthropic.signature` in a ModelMessage,
 /// `providerMetadata.anthropic.signature` in a UIMessage). Anthropic refuses thinking without it.
 pub(crate) fn anthropic_signature(extra: &Map<String, Value>) -> Option<&Value> {
-    extra
-        .get("signature")
-        .or_else(|| extra.get("providerOptions").and_then(|p| p.get("anthropic")).and_then(|a| a.get("signature")))
-        .or_else(|| extra.get("providerMetadata").and_then(|p| p.get("anthropic")).and_then(|a| a.get("signature")))
+    extra.get("signature").filter(|s| s.is_string()).or_else(|| ai_sdk_anthropic(extra, "signature"))
+}
+
+/// The data of an Anthropic `redacted_thinking` block as the AI SDK keeps it on a reasoning part
+/// (`providerOptions.anthropic.redactedData` in a ModelMessage, `providerMetadata.anthropic.
+/// redactedData` in a UIMessage), which its Anthropic provider sends back as that block.
+pub(crate) fn anthropic_redacted_data(extra: &Map<String, Value>) -> Option<&Value> {
+    ai_sdk_anthropic(extra, "redactedData")
+}
+
+/// A text the AI SDK keeps for Anthropic on a part, under `key`.
+fn ai_sdk_anthropic<'a>(extra: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    ["providerOptions", "providerMetadata"]
+        .iter()
+        .find_map(|k| extra.get(*k).and_then(|p| p.get("anthropic")).and_then(|a| a.get(key)))
         .filter(|s| s.is_string())
+}
+
+/// An Anthropic `redacted_thinking` block as the AI SDK's reasoning part carries it: `{type:
+/// "reasoning", text: "", <key>: {anthropic: {redactedData}}}` (`key`: `providerOptions` in a
+/// ModelMessage, `providerMetadata` in a UIMessage), as the AI SDK's Anthropic provider reads the
+/// block. `None` for any other part.
+pub(crate) fn redacted_thinking_as_reasoning(raw: &Value, origin: Option<Format>, key: &str) -> Option<Value> {
+    let data = raw.get("data").filter(|d| d.is_string())?;
+    if origin != Some(Format::Anthropic) || raw.get("type").and_then(Value::as_str) != Some("redacted_thinking") {
+        return None;
+    }
+    let mut o = Map::new();
+    o.put("type", Value::from("reasoning"));
+    o.put("text", Value::from(""));
+    o.put(key, obj! {"anthropic": obj! {"redactedData": data}});
+    Some(Value::Object(o))
 }
 
 /// The provider metadata a reasoning part of another format carries into the AI SDK's
