@@ -83,7 +83,7 @@ pub fn apply_fix(mut m: Message, fix: ContentFix) -> Message {
         }
     }
     if fix.tool_content_to_text {
-        m.content = Content::Text(crate::message::formats::util::tool_text(&m.content));
+        m.content = Content::Text(crate::message::formats::util::content_as_string(&m.content));
     }
     m
 }

@@ -9,7 +9,7 @@
 //! or `error-text`.
 
 use super::util::field;
-use super::util::{as_obj, extra_of, kind, opt_id, opt_str, tool_text};
+use super::util::{as_obj, content_as_string, extra_of, kind, opt_id, opt_str};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{arr, obj, val, Put};
@@ -291,7 +291,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 p.put("type", Value::from("tool-result"));
                 p.put("toolCallId", val(&t.tool_call_id.as_deref().unwrap_or_default()));
                 p.put("toolName", val(&t.name.as_deref().unwrap_or_default()));
-                let text = tool_text(&t.content);
+                let text = content_as_string(&t.content);
                 // A non-string output (an AI SDK `json` one, a UIMessage's) goes as `json`, as
                 // `convertToModelMessages` sends it, while the result's text is unchanged.
                 let kept = match t.origin {

@@ -546,3 +546,35 @@ fn arguments_escaping_a_lone_surrogate_go_out_as_sent() {
     assert_eq!(d.messages[0].tool_calls[0].args, json!({"q": "a\u{FFFD}b"}));
     assert_eq!(encode_messages(&d.messages, Format::Openai)[0]["tool_calls"][0]["function"]["arguments"], args);
 }
+
+#[test]
+fn a_multimodal_tool_result_goes_to_a_text_output_as_text_and_notes_never_as_stategates_parts() {
+    // To a UIMessage tool part the result was stategate's canonical parts as JSON text (`extra`
+    // and all), and an Anthropic image went on as its base64 inside it (fresh-eyes finding).
+    let items = json!([
+        {"role": "user", "content": "shot"},
+        {"type": "function_call", "call_id": "c1", "name": "shot", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": [
+            {"type": "input_text", "text": "here"},
+            {"type": "input_image", "image_url": "https://x/y.png", "detail": "auto"}
+        ]}
+    ]);
+    let d = decode_messages(items.as_array().unwrap(), Some(Format::Responses)).unwrap();
+    let ui = encode_messages(&d.messages, Format::Ui);
+    let output = &ui[1]["parts"][0]["output"];
+    assert_eq!(output, &json!("here\n[image omitted: this provider takes only text in tool results]"));
+    let anthropic = json!([
+        {"role": "user", "content": "shot"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "shot", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [
+            {"type": "text", "text": "here"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+        ]}]}
+    ]);
+    let d = decode_messages(anthropic.as_array().unwrap(), None).unwrap();
+    for f in [Format::Ui, Format::Openai, Format::AiSdk, Format::Gemini] {
+        let text = serde_json::to_string(&encode_messages(&d.messages, f)).unwrap();
+        assert!(!text.contains("iVBORw0KGgo") && !text.contains("\\\"extra\\\""), "{f:?}: {text}");
+        assert!(text.contains("[image omitted"), "{f:?}: {text}");
+    }
+}

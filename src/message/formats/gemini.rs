@@ -13,7 +13,7 @@
 //! A `system` role is accepted and written back as `{role: "system"}` (Gemini takes it as
 //! `systemInstruction`).
 
-use super::util::{as_obj, extra_of, invalid_call_note, opt_id, opt_str, tool_text};
+use super::util::{as_obj, content_as_string, extra_of, invalid_call_note, opt_id, opt_str};
 use super::util::{field, has};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
@@ -264,7 +264,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
             order = keyed.into_iter().map(|(_, t)| t).collect();
         }
         for t in order {
-            let text = tool_text(&t.content);
+            let text = content_as_string(&t.content);
             let response = match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(obj)) if t.status != Some(ToolStatus::Error) => Value::Object(obj),
                 _ if t.status == Some(ToolStatus::Error) => obj! {"error": text},

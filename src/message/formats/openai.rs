@@ -9,7 +9,9 @@
 //! message-like dict and is read as LangChain reads it.
 
 use super::util::field;
-use super::util::{args_text, as_obj, call_from_json_text, extra_of, opt_array, opt_id, opt_str, put_opt, tool_text};
+use super::util::{
+    args_text, as_obj, call_from_json_text, content_as_string, extra_of, opt_array, opt_id, opt_str, put_opt,
+};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{obj, val, Put};
@@ -271,7 +273,7 @@ pub(super) fn encode(m: &Message) -> Value {
             o.put("content", Value::Array(texts));
         }
         Content::Parts(_) if m.role == Role::Tool && !keep_parts => {
-            o.put("content", val(&tool_text(&m.content)));
+            o.put("content", val(&content_as_string(&m.content)));
         }
         Content::Parts(parts) => {
             let parts: Vec<Value> = parts.iter().filter_map(|p| encode_part(p, own)).collect();

@@ -140,55 +140,29 @@ pub(crate) fn args_text(call: &ToolCall) -> String {
     call.args.to_string()
 }
 
-/// Tool-result content as one string, for formats that accept only text: text parts one per line
-/// (as a provider renders consecutive text blocks; never run together), anything else as its
-/// JSON text. Never returns `""` for content that was present: an empty list becomes `"[]"`.
+/// Content as one string, for formats and places that take only text (a tool result for OpenAI
+/// Chat or Gemini, an AI SDK text output, a UIMessage tool part's output, a preview): text
+/// parts one per line (as a provider renders consecutive text blocks; never run together), a
+/// whole JSON object given as content as its JSON text, media replaced by a note saying it was
+/// left out (never its base64 as text), other blocks as their own JSON text (never stategate's
+/// canonical part shape). Never returns `""` for content that was present: an empty list
+/// becomes `"[]"`. Repair and the encoders both write results this way.
 pub(crate) fn content_as_string(content: &Content) -> String {
-    match content {
-        Content::Text(t) => t.clone(),
-        Content::Null | Content::Absent => String::new(),
-        Content::Parts(parts) if parts.is_empty() => "[]".to_string(),
-        // A whole JSON object given as content (not a typed block): its JSON text.
-        Content::Parts(parts) if matches!(parts.as_slice(), [ContentPart::Other { raw }] if raw.get("type").is_none()) => {
-            parts
-                .first()
-                .map(|p| match p {
-                    ContentPart::Other { raw } => raw.to_string(),
-                    _ => String::new(),
-                })
-                .unwrap_or_default()
-        }
-        Content::Parts(parts) if parts.iter().all(|p| matches!(p, ContentPart::Text { .. })) => parts
-            .iter()
-            .filter_map(|p| match p {
-                ContentPart::Text { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Content::Parts(parts) => serde_json::to_string(parts).unwrap_or_default(),
-    }
-}
-
-/// Tool-result content as text for a provider that takes only text there (OpenAI Chat, Gemini,
-/// an AI SDK text output): text parts joined, `[]` as `"[]"`, media replaced by a note saying it
-/// was left out (never its base64 as text), other blocks as their JSON text. Repair and the
-/// encoders both write results this way.
-pub(crate) fn tool_text(content: &Content) -> String {
-    let Content::Parts(parts) = content else { return content_as_string(content) };
-    if parts.is_empty() || parts.iter().all(|p| matches!(p, ContentPart::Text { .. })) {
-        return content_as_string(content);
-    }
+    let parts = match content {
+        Content::Text(t) => return t.clone(),
+        Content::Null | Content::Absent => return String::new(),
+        Content::Parts(parts) if parts.is_empty() => return "[]".to_string(),
+        Content::Parts(parts) => parts,
+    };
     parts
         .iter()
         .map(|p| match p {
-            ContentPart::Text { text, .. } => text.clone(),
+            ContentPart::Text { text, .. } | ContentPart::Reasoning { text, .. } => text.clone(),
             ContentPart::Image { .. } => "[image omitted: this provider takes only text in tool results]".to_string(),
             file @ ContentPart::File { .. } => match file_note(file, "this provider takes only text in tool results") {
                 ContentPart::Text { text, .. } => text,
                 _ => String::new(),
             },
-            ContentPart::Reasoning { text, .. } => text.clone(),
             ContentPart::Other { raw } => match raw.get("type").and_then(|t| t.as_str()) {
                 Some(t) if ["image", "audio", "file", "document", "media"].iter().any(|k| t.contains(k)) => {
                     format!("[{t} omitted: this provider takes only text in tool results]")
