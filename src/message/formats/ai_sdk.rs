@@ -255,6 +255,27 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
     Some(Value::Object(o))
 }
 
+/// An assistant turn of several messages (the items of a Responses turn: reasoning, text, each
+/// call) as one ModelMessage whose content keeps their order: each message's parts, then its
+/// calls, message by message, as the AI SDK's OpenAI provider lists a response's output (a
+/// reasoning item goes right before the call it led to; the Responses API refuses a reasoning
+/// item not followed by its own next item). A call id given twice is written once.
+pub(super) fn encode_turn(group: &[Message]) -> Value {
+    let mut content = Vec::new();
+    let mut calls = std::collections::HashSet::new();
+    for m in group {
+        match encode(std::slice::from_ref(m)).get_mut("content").map(Value::take) {
+            Some(Value::Array(parts)) => content.extend(parts.into_iter().filter(|p| {
+                p.get("type").and_then(Value::as_str) != Some("tool-call")
+                    || calls.insert(p.get("toolCallId").and_then(Value::as_str).unwrap_or_default().to_string())
+            })),
+            Some(Value::String(t)) if !t.is_empty() => content.push(obj! {"type": "text", "text": t}),
+            _ => {}
+        }
+    }
+    obj! {"role": "assistant", "content": Value::Array(content)}
+}
+
 pub(super) fn encode(group: &[Message]) -> Value {
     let Some(first) = group.first() else { return Value::Null };
     let own = first.origin == Some(Format::AiSdk);

@@ -578,3 +578,43 @@ fn a_multimodal_tool_result_goes_to_a_text_output_as_text_and_notes_never_as_sta
         assert!(text.contains("[image omitted"), "{f:?}: {text}");
     }
 }
+
+#[test]
+fn interleaved_reasoning_and_calls_keep_their_order_into_the_ai_sdk() {
+    // Two reasoning items each before its call: the AI SDK got both reasoning parts first, then
+    // both calls (fresh-eyes finding), which its OpenAI provider sends back in that order.
+    let items = json!([
+        {"role": "user", "content": "go"},
+        {"type": "reasoning", "id": "rs_a", "summary": [{"type": "summary_text", "text": "A"}], "encrypted_content": "EA"},
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "reasoning", "id": "rs_b", "summary": [{"type": "summary_text", "text": "B"}], "encrypted_content": "EB"},
+        {"type": "function_call", "call_id": "c2", "name": "g", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "1"},
+        {"type": "function_call_output", "call_id": "c2", "output": "2"}
+    ]);
+    let d = decode_messages(items.as_array().unwrap(), Some(Format::Responses)).unwrap();
+    let order = |content: &Value| -> Vec<String> {
+        content
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                format!(
+                    "{}:{}",
+                    p["type"].as_str().unwrap(),
+                    p.get("toolCallId").or(p.get("text")).unwrap().as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    let ai = encode_messages(&d.messages, Format::AiSdk);
+    assert_eq!(order(&ai[1]["content"]), ["reasoning:A", "tool-call:c1", "reasoning:B", "tool-call:c2"]);
+    let ui = encode_messages(&d.messages, Format::Ui);
+    let kinds: Vec<&str> = ui[1]["parts"].as_array().unwrap().iter().map(|p| p["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["reasoning", "tool-f", "reasoning", "tool-g"]);
+    // Back from one AI SDK message, which keeps no call's place: two reasoning items beside calls
+    // are not sent (the API refuses one not followed by its own next item); the calls are.
+    let back = encode_messages(&decode_messages(&ai, Some(Format::AiSdk)).unwrap().messages, Format::Responses);
+    let types: Vec<&str> = back.iter().map(|i| i.get("type").and_then(Value::as_str).unwrap_or("message")).collect();
+    assert_eq!(types, ["message", "function_call", "function_call", "function_call_output", "function_call_output"]);
+}

@@ -111,8 +111,12 @@ pub fn encode_group(group: &[Message], format: Format) -> Vec<Value> {
     if format == Format::Ui {
         return vec![ui::encode(group)];
     }
+    let turn = group.len() > 1 && group.first().is_some_and(|m| m.role == Role::Assistant);
+    if turn && format == Format::AiSdk {
+        return vec![ai_sdk::encode_turn(group)];
+    }
     let merged;
-    let group = if group.len() > 1 && group.first().is_some_and(|m| m.role == Role::Assistant) {
+    let group = if turn {
         merged = [merge_turn(group)];
         &merged[..]
     } else {

@@ -585,7 +585,8 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                     carry_encrypted_content(m, items.last_mut(), d);
                 }
             } else if !reasoning.is_empty() {
-                items.extend(reasoning_from_ai_sdk(&reasoning, m.origin, d));
+                let has_calls = !m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty();
+                items.extend(reasoning_from_ai_sdk(&reasoning, m.origin, d, has_calls));
             }
             let content = match &m.content {
                 Content::Parts(_) => Content::Parts(rest.into_iter().cloned().collect()),
@@ -708,8 +709,10 @@ fn put_encrypted_content(item: &mut Map<String, Value>, enc: Value, d: Dialect) 
 /// reasoning parts naming one `itemId` in `providerOptions.openai` (a UIMessage's
 /// `providerMetadata.openai`) are one item with that id, a summary entry per part with text, and
 /// the last `reasoningEncryptedContent` given. A part without an `itemId` is not sent (the
-/// `openai` package's `ResponseReasoningItem` requires an id), nor reasoning of other formats.
-fn reasoning_from_ai_sdk(parts: &[&ContentPart], origin: Option<Format>, d: Dialect) -> Vec<Value> {
+/// `openai` package's `ResponseReasoningItem` requires an id), nor reasoning of other formats;
+/// nor are several items beside calls (`has_calls`): which call each led to is not kept, and the
+/// API refuses a reasoning item that is not followed by its own next item.
+fn reasoning_from_ai_sdk(parts: &[&ContentPart], origin: Option<Format>, d: Dialect, has_calls: bool) -> Vec<Value> {
     let mut items: Vec<(String, Vec<ContentPart>, Option<Value>)> = Vec::new();
     for p in parts {
         let ContentPart::Reasoning { text, extra } = p else { continue };
@@ -731,6 +734,9 @@ fn reasoning_from_ai_sdk(parts: &[&ContentPart], origin: Option<Format>, d: Dial
         if enc.is_some() {
             *last_enc = enc;
         }
+    }
+    if has_calls && items.len() > 1 {
+        return Vec::new();
     }
     items
         .into_iter()
