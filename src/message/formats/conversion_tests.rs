@@ -618,3 +618,18 @@ fn interleaved_reasoning_and_calls_keep_their_order_into_the_ai_sdk() {
     let types: Vec<&str> = back.iter().map(|i| i.get("type").and_then(Value::as_str).unwrap_or("message")).collect();
     assert_eq!(types, ["message", "function_call", "function_call", "function_call_output", "function_call_output"]);
 }
+
+#[test]
+fn raw_reasoning_text_goes_across_between_the_two_item_formats() {
+    // The API's `content` (reasoning_text) is the Agents SDK's `rawContent`; it was dropped both
+    // ways (fresh-eyes finding).
+    let api = json!([{"role": "user", "content": "go"},
+        {"type": "reasoning", "id": "rs_c", "summary": [{"type": "summary_text", "text": "sum"}],
+         "content": [{"type": "reasoning_text", "text": "raw chain"}], "encrypted_content": "E"}]);
+    let d = decode_messages(api.as_array().unwrap(), Some(Format::Responses)).unwrap();
+    let agents = encode_messages(&d.messages, Format::OpenaiAgents);
+    assert_eq!(agents[1]["rawContent"], json!([{"type": "reasoning_text", "text": "raw chain"}]));
+    let back =
+        encode_messages(&decode_messages(&agents, Some(Format::OpenaiAgents)).unwrap().messages, Format::Responses);
+    assert_eq!(back[1], api[1]);
+}

@@ -54,9 +54,10 @@
 //! are not written (the API checks item ids and reasoning items against its own records), but
 //! for the reasoning an AI SDK message carries for OpenAI (an item id in the part's
 //! `providerOptions.openai` / `providerMetadata.openai`), written back as its reasoning item as
-//! the AI SDK's OpenAI provider writes it; an assistant message left with nothing gives no item. Between the two item formats (the same
-//! API's items), item ids, `status`, reasoning with its encrypted content and refusals go across,
-//! and hosted items too: the SDK's `hosted_tool_call` / `unknown` carry the API item in
+//! the AI SDK's OpenAI provider writes it; an assistant message left with nothing gives no item.
+//! Between the two item formats (the same API's items), item ids, `status`, reasoning with its
+//! encrypted content and raw text (the API's `content`, the SDK's `rawContent`) and refusals go
+//! across, and hosted items too: the SDK's `hosted_tool_call` / `unknown` carry the API item in
 //! `providerData`, and an API item goes to the SDK as an `unknown` item carrying it, as the SDK
 //! itself sends them (`sdk_items_convert_to_the_api_items_the_sdk_itself_sends`).
 
@@ -583,6 +584,7 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                 items.push(encode_reasoning(&reasoning, d, own));
                 if sibling {
                     carry_encrypted_content(m, items.last_mut(), d);
+                    carry_raw_reasoning(m, items.last_mut(), d);
                 }
             } else if !reasoning.is_empty() {
                 let has_calls = !m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty();
@@ -694,6 +696,26 @@ fn carry_encrypted_content(m: &Message, item: Option<&mut Value>, d: Dialect) {
     let Some(enc) = encrypted_content(m).cloned() else { return };
     let Some(Value::Object(o)) = item else { return };
     put_encrypted_content(o, enc, d);
+}
+
+/// The raw reasoning text of a reasoning item of the other item format, onto `item`: the API's
+/// `content` (`ResponseReasoningItem.content`, `reasoning_text` entries) is the SDK's
+/// `rawContent` (`ReasoningItem.rawContent`), each entry `{type: "reasoning_text", text}`.
+fn carry_raw_reasoning(m: &Message, item: Option<&mut Value>, d: Dialect) {
+    let (from, to) = match d {
+        Dialect::Api => ("rawContent", "content"),
+        Dialect::Agents => ("content", "rawContent"),
+    };
+    let Some(Value::Array(entries)) = m.extra.get(from) else { return };
+    let Some(Value::Object(o)) = item else { return };
+    let raw: Vec<Value> = entries
+        .iter()
+        .filter_map(|e| e.get("text").filter(|t| t.is_string()))
+        .map(|text| obj! {"type": "reasoning_text", "text": text})
+        .collect();
+    if !raw.is_empty() {
+        o.put(to, Value::Array(raw));
+    }
 }
 
 /// A reasoning item's encrypted content where `d` keeps it.
