@@ -41,20 +41,40 @@ export interface LangChainReasoningBlock {
   type: "reasoning";
   reasoning: string;
 }
-/** A LangChain standard image block: by `url`, or inline `base64` with its `mime_type`. */
+/**
+ * A LangChain standard image block, in the dialect it was read in, or (from another format) v0's
+ * data block, which LangChain JS and Python both read: `{type: "image", source_type: "url" |
+ * "base64", url | data, mime_type}`. JS v1 writes `url` / `data` with `mimeType`, Python v1 `url` /
+ * `base64` with `mime_type`; an Anthropic image block read from a LangChain message goes back
+ * as that block (`source`).
+ */
 export interface LangChainImageBlock {
   type: "image";
+  source_type?: "url" | "base64";
   url?: string;
+  data?: string;
   base64?: string;
   mime_type?: string;
+  mimeType?: string;
+  source?: JsonObject;
 }
-/** A LangChain standard file block (`FileContentBlock`): `url`, inline `base64` or a provider's `file_id`, with `mime_type` and the `filename` provider integrations read. */
+/**
+ * A LangChain standard file block, in the dialect it was read in, or v0's data block: `{type:
+ * "file", source_type: "url" | "base64" | "id", url | data | id, mime_type, filename}` (JS v1:
+ * `fileId`, `mimeType`; Python v1's `FileContentBlock`: `base64`, `file_id`, `mime_type`), with the
+ * `filename` provider integrations read.
+ */
 export interface LangChainFileBlock {
   type: "file";
+  source_type?: "url" | "base64" | "id";
   url?: string;
+  data?: string;
+  id?: string;
   base64?: string;
   file_id?: string;
+  fileId?: string;
   mime_type?: string;
+  mimeType?: string;
   filename?: string;
 }
 /** The content blocks the LangChain encoder writes. */

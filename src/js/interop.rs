@@ -84,6 +84,7 @@ const replacer = function (key, value) {
       return typeof value.isWellFormed !== 'function' || value.isWellFormed() ? value : value.toWellFormed();
     case 'object':
       if (value instanceof Map || value instanceof Set) throw new TypeError('a Map or Set cannot be stored: convert it to an object or an array');
+      if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) throw new TypeError('binary data (an ArrayBuffer or a typed array) cannot be stored: JSON would turn it into an object of numbered keys or {}; give it as base64 text or a URL');
       return value;
     case 'undefined':
     case 'function':
@@ -157,8 +158,9 @@ thread_local! {
 /// value nested deeper than the engine's stack make `JSON.stringify` throw, and that becomes a
 /// `code` error; depth is then bounded by serde_json's reader (128 levels). `undefined` fields are
 /// dropped as JSON drops them, `__proto__` stays a plain key, and text crosses in one copy. What
-/// JSON would lose silently is refused: `NaN`, `Infinity`, `Map`, `Set`, and `undefined`, a
-/// function or a symbol inside an array (JSON writes `null`); a lone surrogate becomes U+FFFD.
+/// JSON would lose silently is refused: `NaN`, `Infinity`, `Map`, `Set`, binary data (an
+/// `ArrayBuffer`, a typed array, a `DataView`), and `undefined`, a function or a symbol inside an
+/// array (JSON writes `null`); a lone surrogate becomes U+FFFD.
 /// Text over `max` UTF-16 code units is `TOO_LARGE`.
 fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32, careful: bool) -> Result<String, Error> {
     let text = if careful {
@@ -183,9 +185,10 @@ fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32, careful: bool) 
 
 /// [`json_text`] parsed by serde_json. Fast path: plain `JSON.stringify` (a replacer turns V8's
 /// fast serializer off); what it could have lost silently only ever shows as `null` (NaN,
-/// Infinity, undefined in an array) or `{}` (Map, Set), and lone surrogates make serde_json fail:
-/// in those cases, stringify again through the replacer. Everything but the one serde_json call
-/// per type is in [`input_text`] and [`read_error`], written once for every type read.
+/// Infinity, undefined in an array), `{}` (Map, Set, ArrayBuffer) or an object of numbered keys
+/// (a typed array), and lone surrogates make serde_json fail: in those cases, stringify again
+/// through the replacer. Everything but the one serde_json call per type is in [`input_text`]
+/// and [`read_error`], written once for every type read.
 pub(crate) fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<T, Error> {
     let (s, careful) = input_text(v, code, what, max, None)?;
     match serde_json::from_str(&s) {
@@ -197,14 +200,15 @@ pub(crate) fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: 
     }
 }
 
-/// Whether JSON text written by plain `JSON.stringify` holds a `null` or a `{}` (what it writes
-/// for a value it could not carry): one pass over the bytes (two substring searches were 3% of
-/// an append).
+/// Whether JSON text written by plain `JSON.stringify` holds a `null`, a `{}` or an object
+/// whose first key is `"0"` (what it writes for a value it could not carry: a typed array is an
+/// object of numbered keys): one pass over the bytes (two substring searches were 3% of an
+/// append).
 fn may_have_lost(text: &str) -> bool {
     let b = text.as_bytes();
     b.iter().enumerate().any(|(i, &c)| match c {
         b'n' => b.get(i + 1..i + 4) == Some(b"ull"),
-        b'{' => b.get(i + 1) == Some(&b'}'),
+        b'{' => matches!(b.get(i + 1), Some(b'}')) || b.get(i + 1..i + 5) == Some(b"\"0\":"),
         _ => false,
     })
 }

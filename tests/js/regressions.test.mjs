@@ -459,3 +459,43 @@ test("errors say what was seen: an OpenAI-shaped call, a long tool name, the eve
   }
   assert.equal(StateStore.replay(w.eventsJsonl()).version, 3);
 });
+
+// Fresh-eyes round 4 (stop 26): binary data crossing into the module.
+
+test("binary data (ArrayBuffer, typed arrays, DataView) is refused, not stored as {} or numbered keys", () => {
+  const s = new StateStore();
+  s.apply({ author: "u", update: { facts: { "0": "a key named 0 is plain JSON", n: { "0": 1 } } } });
+  const png = Uint8Array.from([137, 80, 78, 71]);
+  for (const image of [png, png.buffer, new DataView(png.buffer), new Float32Array([1.5])]) {
+    const msg = { role: "user", content: [{ type: "image", image }] };
+    refused(s, () => s.apply({ author: "u", update: { messages: [msg] } }), "INVALID_UPDATE");
+    assert.throws(() => convertMessages([msg], { to: "anthropic" }), (e) => e.code === "INVALID_MESSAGE" && /binary data/.test(e.message));
+  }
+  // (`refused` checked the store was left as it was, then wrote a probe.)
+  const { probe: _, ...facts } = s.get("facts");
+  assert.deepEqual(facts, { "0": "a key named 0 is plain JSON", n: { "0": 1 } });
+});
+
+test("images and files converted to langchain are blocks @langchain/core reads (v0 data blocks), and each LangChain dialect goes back as it came", async () => {
+  const { isBase64ContentBlock, isURLContentBlock, isIDContentBlock } = await import("@langchain/core/messages");
+  const png = "iVBORw0KGgo=";
+  const [base64, url] = convertMessages(
+    [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: png } }, { type: "image", source: { type: "url", url: "https://x/a.png" } }] }],
+    { to: "langchain" },
+  )[0].content;
+  assert.ok(isBase64ContentBlock(base64), JSON.stringify(base64));
+  assert.equal(base64.data, png);
+  assert.equal(base64.mime_type, "image/png");
+  assert.ok(isURLContentBlock(url), JSON.stringify(url));
+  const [file] = convertMessages([{ role: "user", content: [{ type: "file", file: { file_id: "file-1" } }] }], { to: "langchain" })[0].content;
+  assert.ok(isIDContentBlock(file), JSON.stringify(file));
+  for (const block of [
+    { type: "image", source_type: "base64", data: png, mime_type: "image/png" },
+    { type: "image", data: png, mimeType: "image/png" },
+    { type: "image", base64: png, mime_type: "image/png" },
+    { type: "image", source: { type: "url", url: "https://x/b.png" } },
+  ]) {
+    const m = { type: "human", content: [block] };
+    assert.deepEqual(convertMessages([m], { to: "langchain" })[0].content[0], block);
+  }
+});

@@ -633,3 +633,47 @@ fn raw_reasoning_text_goes_across_between_the_two_item_formats() {
         encode_messages(&decode_messages(&agents, Some(Format::OpenaiAgents)).unwrap().messages, Format::Responses);
     assert_eq!(back[1], api[1]);
 }
+
+#[test]
+fn langchain_standard_blocks_go_back_in_their_dialect_and_out_as_every_langchain_reads_them() {
+    // Fresh-eyes findings: an image to `langchain` was written with Python v1's keys (`base64`),
+    // which LangChain JS does not read (ChatAnthropic dropped it); a v0 block came back with
+    // `data` renamed; JS's `mimeType` was not read; an Anthropic block in a LangChain message
+    // was a note even to Anthropic.
+    let png = "iVBORw0KGgo=";
+    let exact = [
+        json!({"type": "image", "source_type": "base64", "data": png, "mime_type": "image/png"}),
+        json!({"type": "image", "source_type": "url", "url": "https://x/a.png"}),
+        json!({"type": "file", "source_type": "id", "id": "file-1"}),
+        json!({"type": "image", "data": png, "mimeType": "image/png"}),
+        json!({"type": "file", "fileId": "file-2", "mimeType": "application/pdf"}),
+        json!({"type": "image", "base64": png, "mime_type": "image/png"}),
+        json!({"type": "file", "file_id": "file-3", "filename": "r.pdf"}),
+    ];
+    for block in exact {
+        let m = json!({"type": "human", "content": [block.clone()]});
+        let d = decode_messages(std::slice::from_ref(&m), None).unwrap();
+        assert_eq!(encode_messages(&d.messages, Format::Langchain)[0]["content"][0], block);
+    }
+    // From another format: v0's keys.
+    let anthropic = json!({"role": "user", "content": [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}]});
+    let d = decode_messages(std::slice::from_ref(&anthropic), None).unwrap();
+    assert_eq!(
+        encode_messages(&d.messages, Format::Langchain)[0]["content"][0],
+        json!({"type": "image", "source_type": "base64", "data": png, "mime_type": "image/png"})
+    );
+    // JS's `mimeType` is the media type: a PDF goes to Anthropic as a document.
+    let js = json!({"type": "human", "content": [{"type": "file", "data": "JVBERi0x", "mimeType": "application/pdf"}]});
+    let d = decode_messages(std::slice::from_ref(&js), None).unwrap();
+    assert_eq!(encode_messages(&d.messages, Format::Anthropic)[0]["content"][0]["type"], "document");
+    // An Anthropic image block inside a LangChain message is an image.
+    let lc =
+        json!({"type": "human", "content": [{"type": "image", "source": {"type": "url", "url": "https://x/b.png"}}]});
+    let d = decode_messages(std::slice::from_ref(&lc), None).unwrap();
+    assert_eq!(
+        encode_messages(&d.messages, Format::Anthropic)[0]["content"][0],
+        json!({"type": "image", "source": {"type": "url", "url": "https://x/b.png"}})
+    );
+    assert_eq!(encode_messages(&d.messages, Format::Langchain)[0], lc);
+}

@@ -4,8 +4,10 @@
 //! name, tool_calls: [{id, name, args, type: "tool_call"}], invalid_tool_calls, tool_call_id,
 //! status, …}`, the serialized form `{lc: 1, type: "constructor", id: [.., "AIMessage"], kwargs}`,
 //! and `message_to_dict`'s `{type, data}`. Always written as the plain dict. Content blocks follow
-//! LangChain: `text`, OpenAI-style `image_url`, standard `image` (`url` / `base64` + `mime_type`),
-//! `reasoning` and Anthropic-style `thinking`; other blocks pass through untouched. A tool call
+//! LangChain: `text`, OpenAI-style `image_url`, Anthropic-style `image` (`source`), standard
+//! `image` / `file` blocks in each of LangChain's dialects (see `Dialect`: written back in the
+//! one they came in, and as v0's `source_type` blocks from other formats), `reasoning` and
+//! Anthropic-style `thinking`; other blocks pass through untouched. A tool call
 //! in OpenAI's shape (`{id, type: "function", function: {name, arguments}}`) is read as
 //! LangChain's own `coerceMessageLikeToMessage` converts it: its name is `function.name`, its
 //! args the parsed `arguments` (text that is no JSON object: an invalid tool call, as in an
@@ -206,26 +208,116 @@ fn decode_block(v: &Value) -> Result<ContentPart> {
             extra: extra_of(b, &["type", "reasoning"]),
         },
         Some("image_url") => super::openai::decode_part(v)?,
+        // An Anthropic image block, as ChatAnthropic takes it inside a LangChain message (its
+        // `source` kept in `extra`, so it goes back to LangChain as it came).
+        Some("image") if b.get("source").is_some_and(Value::is_object) => {
+            let mut part = super::anthropic::decode_block(v)?;
+            if let (ContentPart::Image { extra, .. }, Some(source)) = (&mut part, b.get("source")) {
+                extra.insert("source".into(), source.clone());
+            }
+            part
+        }
+        // The standard blocks in each of their dialects (see `Dialect`): the keys of the one it
+        // came in stay in `extra` (`source_type`, `mimeType`, `fileId`), so it goes back alike.
         Some("image") if b.contains_key("url") || b.contains_key("base64") || b.contains_key("data") => {
             ContentPart::Image {
                 url: opt_str(b, "url")?,
                 data: opt_str(b, "base64")?.or(opt_str(b, "data")?),
-                media_type: opt_str(b, "mime_type")?,
+                media_type: opt_str(b, "mime_type")?.or(opt_str(b, "mimeType")?),
                 extra: extra_of(b, &["type", "url", "base64", "data", "mime_type"]),
             }
         }
-        // A standard file block (LangChain v1 `FileContentBlock`): `url`, `base64` (or `data`),
-        // `file_id`, `mime_type`, and the `filename` provider integrations read.
-        Some("file") if ["url", "base64", "data", "file_id"].iter().any(|k| b.contains_key(*k)) => ContentPart::File {
-            url: opt_str(b, "url")?,
-            data: opt_str(b, "base64")?.or(opt_str(b, "data")?),
-            file_id: opt_str(b, "file_id")?,
-            media_type: opt_str(b, "mime_type")?,
-            filename: opt_str(b, "filename")?,
-            extra: extra_of(b, &["type", "url", "base64", "data", "file_id", "mime_type", "filename"]),
-        },
+        // A standard file block: `url`, `base64` / `data`, `file_id` (v0: `id`; JS: `fileId`),
+        // `mime_type` / `mimeType`, and the `filename` provider integrations read.
+        Some("file") if ["url", "base64", "data", "file_id", "id", "fileId"].iter().any(|k| b.contains_key(*k)) => {
+            let v0_id = b.get("source_type").and_then(Value::as_str) == Some("id");
+            ContentPart::File {
+                url: opt_str(b, "url")?,
+                data: opt_str(b, "base64")?.or(opt_str(b, "data")?),
+                file_id: opt_str(b, "file_id")?
+                    .or(if v0_id { opt_str(b, "id")? } else { None })
+                    .or(opt_str(b, "fileId")?),
+                media_type: opt_str(b, "mime_type")?.or(opt_str(b, "mimeType")?),
+                filename: opt_str(b, "filename")?,
+                extra: extra_of(
+                    b,
+                    if v0_id {
+                        &["type", "url", "base64", "data", "file_id", "id", "mime_type", "filename"]
+                    } else {
+                        &["type", "url", "base64", "data", "file_id", "mime_type", "filename"]
+                    },
+                ),
+            }
+        }
         _ => ContentPart::Other { raw: v.clone() },
     })
+}
+
+/// The keys of a standard image or file block. LangChain has three: v0's data block
+/// (`source_type` + `data` / `url` / `id`, `mime_type`), which both @langchain/core JS 1.x
+/// (`isDataContentBlock`, `convertToProviderContentBlock`) and Python langchain-core read; JS
+/// v1's (`data` / `url` / `fileId`, `mimeType`: @langchain/core `ContentBlock.Multimodal`); and
+/// Python v1's (`base64` / `url` / `file_id`, `mime_type`), which LangChain JS does not read (its
+/// ChatAnthropic dropped such an image silently). A block goes back in the dialect it came in;
+/// one of another format goes as v0's, which every LangChain reads.
+/// (An Anthropic image block inside a LangChain message goes back as that block: `Kept`.)
+#[derive(Clone, Copy)]
+enum Dialect {
+    V0,
+    Js,
+    Python,
+    Kept,
+}
+
+impl Dialect {
+    fn of(extra: &Map<String, Value>, own: bool) -> Dialect {
+        let has = |k: &str| extra.contains_key(k);
+        match own {
+            false => Dialect::V0,
+            true if has("source") => Dialect::Kept,
+            true if has("mimeType") || has("fileId") => Dialect::Js,
+            true if has("source_type") => Dialect::V0,
+            true => Dialect::Python,
+        }
+    }
+
+    fn put(
+        self,
+        o: &mut Map<String, Value>,
+        url: &Option<String>,
+        data: &Option<String>,
+        file_id: &Option<String>,
+        media_type: &Option<String>,
+    ) {
+        match self {
+            Dialect::V0 => {
+                let source = if url.is_some() {
+                    "url"
+                } else if data.is_some() {
+                    "base64"
+                } else {
+                    "id"
+                };
+                o.put("source_type", Value::from(source));
+                put_opt(o, "url", url.as_deref());
+                put_opt(o, "data", data.as_deref());
+                put_opt(o, "id", file_id.as_deref());
+                put_opt(o, "mime_type", media_type.as_deref());
+            }
+            Dialect::Kept => {}
+            // `mimeType` / `fileId` come back from `extra`.
+            Dialect::Js => {
+                put_opt(o, "url", url.as_deref());
+                put_opt(o, "data", data.as_deref());
+            }
+            Dialect::Python => {
+                put_opt(o, "url", url.as_deref());
+                put_opt(o, "base64", data.as_deref());
+                put_opt(o, "file_id", file_id.as_deref());
+                put_opt(o, "mime_type", media_type.as_deref());
+            }
+        }
+    }
 }
 
 fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
@@ -247,19 +339,14 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
         }
         ContentPart::Image { url, data, media_type, extra } => {
             o.put("type", Value::from("image"));
-            put_opt(&mut o, "url", url.as_deref());
-            put_opt(&mut o, "base64", data.as_deref());
-            put_opt(&mut o, "mime_type", media_type.as_deref());
+            Dialect::of(extra, own).put(&mut o, url, data, &None, media_type);
             if own {
                 o.extend(extra.clone());
             }
         }
         ContentPart::File { url, data, file_id, media_type, filename, extra } => {
             o.put("type", Value::from("file"));
-            put_opt(&mut o, "url", url.as_deref());
-            put_opt(&mut o, "base64", data.as_deref());
-            put_opt(&mut o, "file_id", file_id.as_deref());
-            put_opt(&mut o, "mime_type", media_type.as_deref());
+            Dialect::of(extra, own).put(&mut o, url, data, file_id, media_type);
             put_opt(&mut o, "filename", filename.as_deref());
             if own {
                 o.extend(extra.clone());

@@ -388,15 +388,13 @@ fn check_calls(m: &Message) -> Result<()> {
     // answer the call with a placeholder while its real result sat in that message.
     if m.role != Role::Tool && m.tool_call_id.is_some() {
         let role = match m.role {
-            Role::System => "system",
-            Role::User => "user",
-            _ => "assistant",
+            Role::System => "a system (or developer)",
+            Role::User => "a user",
+            _ => "an assistant",
         };
         return Err(Error::new(
             ErrorCode::InvalidMessage,
-            format!(
-                "a {role} message carries `tool_call_id`; only a tool result answers a call (give it the tool role)"
-            ),
+            format!("{role} message carries `tool_call_id`; only a tool result answers a call (give it the tool role)"),
         )
         .field("tool_call_id"));
     }
