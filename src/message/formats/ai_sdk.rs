@@ -5,8 +5,11 @@
 //! `toolName`, `input`), and `{role: "tool", content: [tool-result (toolCallId, toolName, output)]}`.
 //! A tool message with several results decodes to one tool message each; consecutive results are
 //! encoded into one tool message. Outputs: `text` / `error-text` keep their text, `json` /
-//! `error-json` decode to their JSON text, `content` to parts; results are written back as `text`
-//! or `error-text`.
+//! `error-json` decode to their JSON text, `content` to parts (media items `image-data`,
+//! `image-url`, `file-data`, `file-url`, `media` as images and files), `execution-denied` (AI SDK
+//! 6) to an error result with its reason; results are written back as `text` or `error-text`, and
+//! a `json`, `content` or `execution-denied` output to the AI SDK as it came while the result
+//! still reads the same.
 
 use super::util::field;
 use super::util::{as_obj, content_as_string, extra_of, kind, opt_id, opt_str};
@@ -18,6 +21,11 @@ use serde_json::{Map, Value};
 
 /// The key of a tool result's `extra` holding an AI SDK `json` output's value.
 pub(super) const JSON_OUTPUT: &str = "$json";
+/// The key of a tool result's `extra` that keeps a `content` or `execution-denied` output as it
+/// came, written back to the AI SDK while the result still reads the same.
+const KEPT_OUTPUT: &str = "$output";
+/// A denial's result text when it gives no reason (the AI SDK's own, as its providers send it).
+pub(super) const DENIED: &str = "Tool call execution denied.";
 
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     let role = match field(obj, "role").and_then(Value::as_str).unwrap_or_default() {
@@ -74,6 +82,12 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             // A `json` output reads as its JSON text; its value is kept so it goes back as `json`.
             if let Some(v) = part.get("output").filter(|o| o.get("type").and_then(Value::as_str) == Some("json")) {
                 t.extra.insert(JSON_OUTPUT.into(), v.get("value").cloned().unwrap_or(Value::Null));
+            }
+            if let Some(o) = part
+                .get("output")
+                .filter(|o| matches!(o.get("type").and_then(Value::as_str), Some("content" | "execution-denied")))
+            {
+                t.extra.insert(KEPT_OUTPUT.into(), o.clone());
             }
             out.push(t);
         }
@@ -135,12 +149,43 @@ fn decode_output(part: &Map<String, Value>) -> Result<(Content, Option<ToolStatu
         Some("content") => {
             let parts = value
                 .and_then(Value::as_array)
-                .map(|a| a.iter().map(decode_part).collect::<Result<Vec<_>>>())
+                .map(|a| a.iter().map(decode_output_part).collect::<Result<Vec<_>>>())
                 .transpose()?
                 .unwrap_or_default();
             (Content::Parts(parts), Some(ToolStatus::Success))
         }
+        // A denied approval (AI SDK 6 writes it): the call never ran; its providers send the
+        // reason, or their default text.
+        Some("execution-denied") => {
+            let reason = o.get("reason").and_then(Value::as_str).unwrap_or(DENIED);
+            (Content::Text(reason.to_string()), Some(ToolStatus::Error))
+        }
         _ => (Content::Parts(vec![ContentPart::Other { raw: output.clone() }]), None),
+    })
+}
+
+/// One item of a `content` tool output: `text`, and media as the AI SDK's providers send them
+/// (`image-data` / `file-data` / `media`: base64 `data` with its `mediaType`; `image-url` /
+/// `file-url`: a `url`), so an image in a result reaches a provider that takes images there.
+fn decode_output_part(v: &Value) -> Result<ContentPart> {
+    let p = as_obj(v, "a tool output content item")?;
+    let media_type = opt_str(p, "mediaType")?;
+    let image = |mt: &Option<String>| mt.as_deref().is_some_and(|m| m.starts_with("image/"));
+    Ok(match p.get("type").and_then(Value::as_str) {
+        Some(t @ ("image-data" | "file-data" | "media" | "image-url" | "file-url")) => {
+            let (url, data) =
+                if t.ends_with("-url") { (opt_str(p, "url")?, None) } else { (None, opt_str(p, "data")?) };
+            if url.is_none() && data.is_none() {
+                return Ok(ContentPart::Other { raw: v.clone() });
+            }
+            let extra = extra_of(p, &["type", "url", "data", "mediaType", "filename"]);
+            if t.starts_with("image") || (t == "media" && image(&media_type)) {
+                ContentPart::Image { url, data, media_type, extra }
+            } else {
+                ContentPart::File { url, data, file_id: None, media_type, filename: opt_str(p, "filename")?, extra }
+            }
+        }
+        _ => decode_part(v)?,
     })
 }
 
@@ -320,8 +365,15 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     Some(Format::AiSdk) => t.extra.get(JSON_OUTPUT),
                     _ => None,
                 };
-                let output = match kept {
-                    Some(v) if kind == "text" && serde_json::to_string(v).is_ok_and(|j| j == text) => {
+                // A `content` or `execution-denied` output goes back as it came while it still
+                // reads as the result does.
+                let same = |o: &&Value| {
+                    let part = Map::from_iter([("output".to_string(), (*o).clone())]);
+                    decode_output(&part).is_ok_and(|(c, s)| c == t.content && s == t.status)
+                };
+                let output = match (kept, t.extra.get(KEPT_OUTPUT).filter(|_| own).filter(same)) {
+                    (_, Some(o)) => o.clone(),
+                    (Some(v), _) if kind == "text" && serde_json::to_string(v).is_ok_and(|j| j == text) => {
                         obj! {"type": "json", "value": v}
                     }
                     _ => obj! {"type": kind, "value": text},
@@ -329,7 +381,10 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 p.put("output", output);
                 if own {
                     p.extend(
-                        t.extra.iter().filter(|(k, _)| k.as_str() != JSON_OUTPUT).map(|(k, v)| (k.clone(), v.clone())),
+                        t.extra
+                            .iter()
+                            .filter(|(k, _)| k.as_str() != JSON_OUTPUT && k.as_str() != KEPT_OUTPUT)
+                            .map(|(k, v)| (k.clone(), v.clone())),
                     );
                 }
                 Value::Object(p)

@@ -677,3 +677,35 @@ fn langchain_standard_blocks_go_back_in_their_dialect_and_out_as_every_langchain
     );
     assert_eq!(encode_messages(&d.messages, Format::Langchain)[0], lc);
 }
+
+#[test]
+fn ai_sdk_content_and_denied_outputs_are_read_and_go_back_as_they_came() {
+    // Fresh-eyes findings: a `content` output's image became a note even ai-sdk → ai-sdk, and an
+    // `execution-denied` output (AI SDK 6) was read as its own JSON, shown as a success in `ui`.
+    let png = "iVBORw0KGgo=";
+    let history = json!([
+        {"role": "user", "content": "shot"},
+        {"role": "assistant", "content": [
+            {"type": "tool-call", "toolCallId": "c1", "toolName": "shot", "input": {}},
+            {"type": "tool-call", "toolCallId": "c2", "toolName": "pay", "input": {}}
+        ]},
+        {"role": "tool", "content": [
+            {"type": "tool-result", "toolCallId": "c1", "toolName": "shot", "output": {"type": "content", "value": [
+                {"type": "text", "text": "here"}, {"type": "image-data", "data": png, "mediaType": "image/png"}
+            ]}},
+            {"type": "tool-result", "toolCallId": "c2", "toolName": "pay",
+             "output": {"type": "execution-denied", "reason": "too expensive"}}
+        ]}
+    ]);
+    let d = decode_messages(history.as_array().unwrap(), Some(Format::AiSdk)).unwrap();
+    assert_eq!(encode_messages(&d.messages, Format::AiSdk)[2], history[2]);
+    let anthropic = encode_messages(&d.messages, Format::Anthropic);
+    let results = anthropic[2]["content"].as_array().unwrap();
+    assert_eq!(results[0]["content"][1]["source"], json!({"type": "base64", "media_type": "image/png", "data": png}));
+    assert_eq!((results[1]["content"].as_str(), &results[1]["is_error"]), (Some("too expensive"), &json!(true)));
+    let openai = encode_messages(&d.messages, Format::Openai);
+    assert_eq!(openai[3]["content"], "too expensive");
+    let ui = encode_messages(&d.messages, Format::Ui);
+    let pay = ui[1]["parts"].as_array().unwrap().iter().find(|p| p["toolCallId"] == "c2").unwrap().clone();
+    assert_eq!((pay["state"].as_str(), pay["errorText"].as_str()), (Some("output-error"), Some("too expensive")));
+}

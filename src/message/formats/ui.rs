@@ -30,8 +30,8 @@ use serde_json::{Map, Value};
 /// The key of a tool call's `extra` that holds its part's position among its step's parts.
 const POSITION: &str = "$part";
 
-/// The text of a denied call's result when the approval gives no reason (the AI SDK's own).
-const DENIED: &str = "Tool call execution denied.";
+// The text of a denied call's result when the approval gives no reason (the AI SDK's own).
+use super::ai_sdk::DENIED;
 
 /// The tool states in which the part carries a result.
 const ANSWERED: [&str; 3] = ["output-available", "output-error", "output-denied"];
