@@ -235,11 +235,11 @@ export interface AnthropicToolUseBlock {
   name: string;
   input: JsonObject;
 }
-/** `ToolResultBlockParam`: `is_error: true` for an error result. */
+/** `ToolResultBlockParam`: `is_error: true` for an error result; text, images and documents. */
 export interface AnthropicToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content?: string | Array<AnthropicTextBlock | AnthropicImageBlock>;
+  content?: string | Array<AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock>;
   is_error?: boolean;
 }
 /** A system message (`SystemMessageParam`): lift it into the request's top-level `system`. */
@@ -542,11 +542,11 @@ export interface ResponsesFunctionCall {
   id?: string;
   status?: "in_progress" | "completed" | "incomplete";
 }
-/** `ResponseInputItem.FunctionCallOutput`: text, or input parts when the result has images. */
+/** `ResponseInputItem.FunctionCallOutput`: text, or input parts when the result has images or files. */
 export interface ResponsesFunctionCallOutput {
   type: "function_call_output";
   call_id: string;
-  output: string | Array<ResponsesInputText | ResponsesInputImage>;
+  output: string | Array<ResponsesInputText | ResponsesInputImage | ResponsesInputFile>;
   id?: string;
   status?: "in_progress" | "completed" | "incomplete";
 }
@@ -555,6 +555,8 @@ export interface ResponsesReasoning {
   type: "reasoning";
   id: string;
   summary: Array<{ type: "summary_text"; text: string }>;
+  /** The raw reasoning text, when the item had it. */
+  content?: Array<{ type: "reasoning_text"; text: string }>;
   encrypted_content?: string | null;
 }
 /**
@@ -644,7 +646,7 @@ export interface AgentsFunctionCallResult {
   callId: string;
   name: string;
   status: "in_progress" | "completed" | "incomplete";
-  output: string | { type: "text"; text: string } | Array<AgentsInputText | AgentsInputImage>;
+  output: string | { type: "text"; text: string } | Array<AgentsInputText | AgentsInputImage | AgentsInputFile>;
   id?: string;
   providerData?: AgentsProviderData;
 }
@@ -652,6 +654,8 @@ export interface AgentsFunctionCallResult {
 export interface AgentsReasoning {
   type: "reasoning";
   content: Array<{ type: "input_text"; text: string; providerData?: AgentsProviderData }>;
+  /** The raw reasoning text, when the item had it (the API's `content`). */
+  rawContent?: Array<{ type: "reasoning_text"; text: string }>;
   id?: string;
   providerData?: AgentsProviderData;
 }

@@ -72,14 +72,14 @@ function histories() {
   const held = [
     new HumanMessage({ content: "Find CDG flights.", id: "h1" }),
     { id: "msg_1", type: "message", role: "assistant", model: "claude-x", content: [{ type: "text", text: "Searching." }, { type: "tool_use", id: "toolu_1", name: "search", input: { q: "CDG" } }], stop_reason: "tool_use", stop_sequence: null, usage: { input_tokens: 12, output_tokens: 9, cache_read_input_tokens: 1000 } },
-    { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "AF1 08:00" }, { type: "text", text: "BA2 09:00" }] }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "AF1 08:00" }, { type: "text", text: "BA2 09:00" }, { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0xLjQK" } }] }] },
     new AIMessage({ content: "Two flights.", id: "ai2" }),
     { id: "app-7", role: "user", content: "Book AF1." },
     // Files: a PDF inline (OpenAI Chat), and one at a URL with an image as an AI SDK file part.
     { role: "user", content: [{ type: "text", text: "Summarise this." }, { type: "file", file: { file_data: "data:application/pdf;base64,JVBERi0xLjQK", filename: "report.pdf" } }] },
     // A Responses reasoning item (id, encrypted content) before the answer: the AI SDK's
     // formats carry both on the reasoning part (providerOptions / providerMetadata.openai).
-    { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "A PDF: summarise it." }], encrypted_content: "gAAAAB-encrypted" },
+    { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "A PDF: summarise it." }], content: [{ type: "reasoning_text", text: "The file is a PDF." }], encrypted_content: "gAAAAB-encrypted" },
     { role: "assistant", content: "It is the Q3 report." },
     // The same as the AI SDK holds it (its OpenAI provider's metadata): back to an item format, a reasoning item.
     { role: "assistant", content: [{ type: "reasoning", text: "Check the year.", providerOptions: { openai: { itemId: "rs_2", reasoningEncryptedContent: "gAAAAB-two" } } }, { type: "text", text: "It covers 2025." }] },

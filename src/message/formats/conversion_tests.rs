@@ -709,3 +709,26 @@ fn ai_sdk_content_and_denied_outputs_are_read_and_go_back_as_they_came() {
     let pay = ui[1]["parts"].as_array().unwrap().iter().find(|p| p["toolCallId"] == "c2").unwrap().clone();
     assert_eq!((pay["state"].as_str(), pay["errorText"].as_str()), (Some("output-error"), Some("too expensive")));
 }
+
+#[test]
+fn a_file_in_a_tool_result_goes_to_the_item_formats_as_an_input_file() {
+    // `ResponseFunctionCallOutputItem` takes `input_file` (the Agents SDK too); the file was a
+    // note saying the provider takes only text (fresh-eyes finding).
+    let anthropic = json!([
+        {"role": "user", "content": "read it"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "fetch", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [
+            {"type": "text", "text": "the report"},
+            {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0x"}}
+        ]}]}
+    ]);
+    let d = decode_messages(anthropic.as_array().unwrap(), None).unwrap();
+    let responses = encode_messages(&d.messages, Format::Responses);
+    assert_eq!(
+        responses[2]["output"],
+        json!([{"type": "input_text", "text": "the report"},
+               {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0x"}])
+    );
+    let agents = encode_messages(&d.messages, Format::OpenaiAgents);
+    assert_eq!(agents[2]["output"][1]["type"], "input_file");
+}

@@ -985,21 +985,27 @@ fn encode_result(m: &Message, d: Dialect, own: bool) -> Value {
             }
             _ => Value::Array(parts.iter().filter_map(|p| encode_part(p, Role::Tool, d, true, false)).collect()),
         }),
-        // Text, and images where there are some (the API and the SDK take `input_image` parts in a
-        // result); anything else as text.
-        Content::Parts(parts) if parts.iter().any(|p| matches!(p, ContentPart::Image { .. })) => Some(Value::Array(
-            parts
-                .iter()
-                .filter_map(|p| match p {
-                    ContentPart::Image { .. } => encode_part(p, Role::Tool, d, false, false),
-                    ContentPart::Text { text, .. } => Some(obj! {"type": "input_text", "text": text}),
-                    other => {
-                        let text = content_as_string(&Content::Parts(vec![other.clone()]));
-                        Some(obj! {"type": "input_text", "text": text})
-                    }
-                })
-                .collect(),
-        )),
+        // Text, and images and files where there are some (the API and the SDK take
+        // `input_image` and `input_file` parts in a result); anything else as text.
+        Content::Parts(parts)
+            if parts.iter().any(|p| matches!(p, ContentPart::Image { .. } | ContentPart::File { .. })) =>
+        {
+            Some(Value::Array(
+                parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        ContentPart::Image { .. } | ContentPart::File { .. } => {
+                            encode_part(p, Role::Tool, d, false, false)
+                        }
+                        ContentPart::Text { text, .. } => Some(obj! {"type": "input_text", "text": text}),
+                        other => {
+                            let text = content_as_string(&Content::Parts(vec![other.clone()]));
+                            Some(obj! {"type": "input_text", "text": text})
+                        }
+                    })
+                    .collect(),
+            ))
+        }
         Content::Parts(_) => Some(val(&content_as_string(&m.content))),
     };
     if let Some(v) = output {
