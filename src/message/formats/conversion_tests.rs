@@ -732,3 +732,28 @@ fn a_file_in_a_tool_result_goes_to_the_item_formats_as_an_input_file() {
     let agents = encode_messages(&d.messages, Format::OpenaiAgents);
     assert_eq!(agents[2]["output"][1]["type"], "input_file");
 }
+
+#[test]
+fn ai_sdk_reasoning_and_text_go_to_responses_in_the_messages_order() {
+    // Fresh-eyes finding: every reasoning item came first, so `[rs_1, "mid", rs_2, "end"]` put
+    // rs_1 right before rs_2 (which the API refuses) and a text before its reasoning moved after it.
+    let r = |id: &str, text: &str| json!({"type": "reasoning", "text": text, "providerOptions": {"openai": {"itemId": id}}});
+    let kinds = |m: Value| -> Vec<String> {
+        let d = decode_messages(&[m], Some(Format::AiSdk)).unwrap();
+        encode_messages(&d.messages, Format::Responses)
+            .iter()
+            .map(|i| match i.get("type").and_then(Value::as_str) {
+                Some("reasoning") => i["id"].as_str().unwrap().to_string(),
+                Some(t) => t.to_string(),
+                None => i["content"].as_str().unwrap().to_string(),
+            })
+            .collect()
+    };
+    let m = json!({"role": "assistant", "content": [r("rs_1", "a"), {"type": "text", "text": "mid"}, r("rs_2", "b"), {"type": "text", "text": "end"}]});
+    assert_eq!(kinds(m), ["rs_1", "mid", "rs_2", "end"]);
+    let m = json!({"role": "assistant", "content": [
+        {"type": "text", "text": "first"}, r("rs_1", "a"),
+        {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}
+    ]});
+    assert_eq!(kinds(m), ["first", "rs_1", "function_call"]);
+}

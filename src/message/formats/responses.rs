@@ -541,6 +541,9 @@ pub(super) fn reasoning_for_ai_sdk(m: &Message) -> Option<Message> {
     Some(lifted)
 }
 
+/// A content part with its place among its message's parts.
+type Placed<'a> = (usize, &'a ContentPart);
+
 /// The item a message of this format kept whole, if it is one.
 fn verbatim(m: &Message) -> Option<&Value> {
     match &m.content {
@@ -576,25 +579,32 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
         Role::Tool => items.push(encode_result(m, d, own)),
         Role::System | Role::User => items.push(encode_message(m, &m.content, d, own)),
         Role::Assistant => {
-            let (reasoning, rest): (Vec<&ContentPart>, Vec<&ContentPart>) = match &m.content {
-                Content::Parts(parts) => parts.iter().partition(|p| matches!(p, ContentPart::Reasoning { .. })),
-                _ => (Vec::new(), Vec::new()),
+            let parts: &[ContentPart] = match &m.content {
+                Content::Parts(parts) => parts,
+                _ => &[],
             };
+            // Parts by their place in the message, reasoning apart.
+            let (reasoning, rest): (Vec<Placed>, Vec<Placed>) =
+                parts.iter().enumerate().partition(|(_, p)| matches!(p, ContentPart::Reasoning { .. }));
+            let has_calls = !m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty();
+            // The items before the calls, each with the place of its first part: reasoning and text
+            // go in the order the message has them (the AI SDK's provider sends its content in order).
+            let mut placed: Vec<(usize, Value)> = Vec::new();
             if (own || sibling) && !reasoning.is_empty() {
-                items.push(encode_reasoning(&reasoning, d, own));
+                let refs: Vec<&ContentPart> = reasoning.iter().map(|(_, p)| *p).collect();
+                let mut item = encode_reasoning(&refs, d, own);
                 if sibling {
-                    carry_encrypted_content(m, items.last_mut(), d);
-                    carry_raw_reasoning(m, items.last_mut(), d);
+                    carry_encrypted_content(m, Some(&mut item), d);
+                    carry_raw_reasoning(m, Some(&mut item), d);
                 }
+                placed.push((0, item));
             } else if !reasoning.is_empty() {
-                let has_calls = !m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty();
-                items.extend(reasoning_from_ai_sdk(&reasoning, m.origin, d, has_calls));
+                placed.extend(reasoning_from_ai_sdk(&reasoning, m.origin, d, has_calls));
             }
             let content = match &m.content {
-                Content::Parts(_) => Content::Parts(rest.into_iter().cloned().collect()),
+                Content::Parts(_) => Content::Parts(rest.iter().map(|(_, p)| (*p).clone()).collect()),
                 c => c.clone(),
             };
-            let has_calls = !m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty();
             // What the message item would carry: nothing (an assistant message of another format
             // with only reasoning or raw blocks) gives no item at all, rather than an empty one.
             let carries = match &content {
@@ -605,19 +615,22 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
             // whose content is a string (below, `encode_message`): two text parts are two such
             // messages, never one glued text (the AI SDK's Responses provider also writes each
             // assistant text part as its own item).
-            let texts: Vec<&ContentPart> = match &content {
-                Content::Parts(parts) if d == Dialect::Api && !own && !sibling => {
-                    parts.iter().filter(|p| matches!(p, ContentPart::Text { .. })).collect()
+            let texts: Vec<Placed> = match &content {
+                Content::Parts(_) if d == Dialect::Api && !own && !sibling => {
+                    rest.iter().copied().filter(|(_, p)| matches!(p, ContentPart::Text { .. })).collect()
                 }
                 _ => Vec::new(),
             };
             if texts.len() > 1 {
-                for p in texts {
-                    items.push(encode_message(m, &Content::Parts(vec![p.clone()]), d, own));
+                for (at, p) in texts {
+                    placed.push((at, encode_message(m, &Content::Parts(vec![p.clone()]), d, own)));
                 }
-            } else if carries || (own && items.is_empty() && !has_calls) {
-                items.push(encode_message(m, &content, d, own));
+            } else if carries || (own && placed.is_empty() && !has_calls) {
+                let at = rest.first().map_or(usize::MAX, |(at, _)| *at);
+                placed.push((at, encode_message(m, &content, d, own)));
             }
+            placed.sort_by_key(|(at, _)| *at); // stable: a tie keeps the reasoning first
+            items.extend(placed.into_iter().map(|(_, item)| item));
             for c in &m.tool_calls {
                 items.push(encode_call(&c.id, &c.name, args_text(c), d, own.then_some(c)));
             }
@@ -734,22 +747,23 @@ fn put_encrypted_content(item: &mut Map<String, Value>, enc: Value, d: Dialect) 
 /// `openai` package's `ResponseReasoningItem` requires an id), nor reasoning of other formats;
 /// nor are several items beside calls (`has_calls`): which call each led to is not kept, and the
 /// API refuses a reasoning item that is not followed by its own next item.
-fn reasoning_from_ai_sdk(parts: &[&ContentPart], origin: Option<Format>, d: Dialect, has_calls: bool) -> Vec<Value> {
-    let mut items: Vec<(String, Vec<ContentPart>, Option<Value>)> = Vec::new();
-    for p in parts {
+fn reasoning_from_ai_sdk(parts: &[Placed], origin: Option<Format>, d: Dialect, has_calls: bool) -> Vec<(usize, Value)> {
+    // Per item: the place of its first part, its id, its summary entries, its encrypted content.
+    let mut items: Vec<(usize, String, Vec<ContentPart>, Option<Value>)> = Vec::new();
+    for &(place, p) in parts {
         let ContentPart::Reasoning { text, extra } = p else { continue };
         let meta = super::util::reasoning_provider_metadata(extra, origin);
         let Some(openai) = meta.as_ref().and_then(|m| m.get("openai")) else { continue };
         let Some(id) = openai.get("itemId").and_then(Value::as_str) else { continue };
         let enc = openai.get("reasoningEncryptedContent").filter(|e| e.is_string()).cloned();
-        let at = match items.iter().position(|(i, _, _)| i == id) {
+        let at = match items.iter().position(|(_, i, _, _)| i == id) {
             Some(at) => at,
             None => {
-                items.push((id.to_string(), Vec::new(), None));
+                items.push((place, id.to_string(), Vec::new(), None));
                 items.len() - 1
             }
         };
-        let Some((_, summary, last_enc)) = items.get_mut(at) else { continue };
+        let Some((_, _, summary, last_enc)) = items.get_mut(at) else { continue };
         if !text.is_empty() {
             summary.push(ContentPart::Reasoning { text: text.clone(), extra: Map::new() });
         }
@@ -762,7 +776,7 @@ fn reasoning_from_ai_sdk(parts: &[&ContentPart], origin: Option<Format>, d: Dial
     }
     items
         .into_iter()
-        .map(|(id, summary, enc)| {
+        .map(|(place, id, summary, enc)| {
             let refs: Vec<&ContentPart> = summary.iter().collect();
             let mut item = encode_reasoning(&refs, d, false);
             if let Value::Object(o) = &mut item {
@@ -771,7 +785,7 @@ fn reasoning_from_ai_sdk(parts: &[&ContentPart], origin: Option<Format>, d: Dial
                     put_encrypted_content(o, enc, d);
                 }
             }
-            item
+            (place, item)
         })
         .collect()
 }
