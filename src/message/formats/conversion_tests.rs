@@ -649,6 +649,9 @@ fn langchain_standard_blocks_go_back_in_their_dialect_and_out_as_every_langchain
         json!({"type": "file", "fileId": "file-2", "mimeType": "application/pdf"}),
         json!({"type": "image", "base64": png, "mime_type": "image/png"}),
         json!({"type": "file", "file_id": "file-3", "filename": "r.pdf"}),
+        // A stray `source` beside a standard block's keys is not an Anthropic block.
+        json!({"type": "image", "url": "https://x/c.png", "source": "camera"}),
+        json!({"type": "file", "url": "https://x/d.pdf", "source": {"kind": "upload"}}),
     ];
     for block in exact {
         let m = json!({"type": "human", "content": [block.clone()]});

@@ -270,11 +270,13 @@ enum Dialect {
 }
 
 impl Dialect {
-    fn of(extra: &Map<String, Value>, own: bool) -> Dialect {
+    /// `image`: the block is an image (only an image can be an Anthropic block kept whole, whose
+    /// `source` object `decode_block` put in `extra`; a standard block's stray `source` is not).
+    fn of(extra: &Map<String, Value>, own: bool, image: bool) -> Dialect {
         let has = |k: &str| extra.contains_key(k);
         match own {
             false => Dialect::V0,
-            true if has("source") => Dialect::Kept,
+            true if image && extra.get("source").is_some_and(Value::is_object) => Dialect::Kept,
             true if has("mimeType") || has("fileId") => Dialect::Js,
             true if has("source_type") => Dialect::V0,
             true => Dialect::Python,
@@ -339,14 +341,14 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
         }
         ContentPart::Image { url, data, media_type, extra } => {
             o.put("type", Value::from("image"));
-            Dialect::of(extra, own).put(&mut o, url, data, &None, media_type);
+            Dialect::of(extra, own, true).put(&mut o, url, data, &None, media_type);
             if own {
                 o.extend(extra.clone());
             }
         }
         ContentPart::File { url, data, file_id, media_type, filename, extra } => {
             o.put("type", Value::from("file"));
-            Dialect::of(extra, own).put(&mut o, url, data, file_id, media_type);
+            Dialect::of(extra, own, false).put(&mut o, url, data, file_id, media_type);
             put_opt(&mut o, "filename", filename.as_deref());
             if own {
                 o.extend(extra.clone());
