@@ -96,6 +96,11 @@ const replacer = function (key, value) {
   }
 };
 export function stategate_replacer() { return replacer; }
+export function stategate_plain_json(value) {
+  const text = JSON.stringify(value);
+  if (typeof text !== 'string') return undefined;
+  return text.includes('null') || text.includes('{}') || text.includes('{\"0\":') ? null : text;
+}
 export function stategate_applied(version, ids) { return { version, ids }; }
 const encoder = new TextEncoder();
 export function stategate_encode_into(text, memory, ptr, cap) {
@@ -105,6 +110,8 @@ export function stategate_encode_into(text, memory, ptr, cap) {
 ")]
 extern "C" {
     fn stategate_replacer() -> js_sys::Function;
+    #[wasm_bindgen(catch)]
+    fn stategate_plain_json(value: &JsValue) -> Result<JsValue, JsValue>;
     fn stategate_applied(version: f64, ids: &js_sys::Array) -> JsValue;
     fn stategate_encode_into(text: &js_sys::JsString, memory: &JsValue, ptr: u32, cap: u32) -> i32;
 }
@@ -151,7 +158,8 @@ thread_local! {
     static REPLACER: js_sys::Function = stategate_replacer();
 }
 
-/// The JSON text of a JS value, through `JSON.stringify` — the one way JS input enters the core.
+/// The JSON text of a JS value, through `JSON.stringify` with the replacer — the careful way JS
+/// input enters the core ([`input_text`] tries plain `JSON.stringify` first).
 ///
 /// Never reads the object from Rust and never recurses in wasm, so nothing the caller passes can
 /// trap the module: a cycle, a throwing getter or `toJSON`, a revoked Proxy, a `BigInt` or a
@@ -162,25 +170,31 @@ thread_local! {
 /// `ArrayBuffer`, a typed array, a `DataView`), and `undefined`, a function or a symbol inside an
 /// array (JSON writes `null`); a lone surrogate becomes U+FFFD.
 /// Text over `max` UTF-16 code units is `TOO_LARGE`.
-fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32, careful: bool) -> Result<String, Error> {
-    let text = if careful {
-        REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r))
-    } else {
-        js_sys::JSON::stringify(v)
-    }
-    .map_err(|e| Error::new(code, format!("{what}: it cannot be stored as JSON ({})", describe(&e))))?;
-    // JSON.stringify returns undefined (not a string) for undefined, functions and symbols: check
-    // before touching the result, so nothing here can throw past a `Result`.
-    if text.is_undefined() || !JsValue::from(text.clone()).is_string() {
+fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<String, Error> {
+    let text = REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)).map_err(|e| cannot_store(code, what, &e))?;
+    checked_text(text.into(), code, what, max)
+}
+
+/// The error for a value `JSON.stringify` threw on.
+#[cold]
+fn cannot_store(code: ErrorCode, what: &str, e: &JsValue) -> Error {
+    Error::new(code, format!("{what}: it cannot be stored as JSON ({})", describe(e)))
+}
+
+/// `JSON.stringify`'s result as UTF-8 within `max` UTF-16 code units. It returns undefined (not a
+/// string) for undefined, functions and symbols: checked before the result is touched, so nothing
+/// here can throw past a `Result`.
+fn checked_text(text: JsValue, code: ErrorCode, what: &str, max: u32) -> Result<String, Error> {
+    let Some(text) = text.dyn_ref::<js_sys::JsString>() else {
         return Err(Error::new(code, format!("{what}: got undefined, a function or a symbol")));
-    }
+    };
     if text.length() > max {
         return Err(Error::new(
             ErrorCode::TooLarge,
             format!("{what}: {} characters of JSON; the limit is {max}", text.length()),
         ));
     }
-    utf8_of(&text)
+    utf8_of(text)
 }
 
 /// [`json_text`] parsed by serde_json. Fast path: plain `JSON.stringify` (a replacer turns V8's
@@ -190,56 +204,36 @@ fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32, careful: bool) 
 /// through the replacer. Everything but the one serde_json call per type is in [`input_text`]
 /// and [`read_error`], written once for every type read.
 pub(crate) fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<T, Error> {
-    let (s, careful) = input_text(v, code, what, max, None)?;
+    let (s, careful) = input_text(v, code, what, max, false)?;
     match serde_json::from_str(&s) {
         Ok(out) => Ok(out),
         Err(_) if !careful => {
-            serde_json::from_str(&input_text(v, code, what, max, Some(true))?.0).map_err(|e| read_error(code, what, &e))
+            serde_json::from_str(&input_text(v, code, what, max, true)?.0).map_err(|e| read_error(code, what, &e))
         }
         Err(e) => Err(read_error(code, what, &e)),
     }
 }
 
-/// Whether JSON text written by plain `JSON.stringify` holds a `null`, a `{}` or an object
-/// whose first key is `"0"` (what it writes for a value it could not carry: a typed array is an
-/// object of numbered keys): one pass over the bytes (two substring searches were 3% of an
-/// append).
-fn may_have_lost(text: &str) -> bool {
-    let b = text.as_bytes();
-    b.iter().enumerate().any(|(i, &c)| match c {
-        b'n' => b.get(i + 1..i + 4) == Some(b"ull"),
-        b'{' => matches!(b.get(i + 1), Some(b'}')) || b.get(i + 1..i + 5) == Some(b"\"0\":"),
-        _ => false,
-    })
-}
-
-/// The JSON text [`parse_js`] reads, and whether it came through the replacer (`careful`: `None`
-/// decides from the plain text, as [`parse_js`] says). A lone surrogate in a key stays escaped
+/// The JSON text [`parse_js`] reads, and whether it came through the replacer (`careful`: `false`
+/// tries plain `JSON.stringify` first, as [`parse_js`] says: `stategate_plain_json` answers `null`
+/// when its text holds a `null`, a `{}` or an object whose first key is `"0"`, what plain JSON
+/// writes for a value it could not carry; V8's substring search, where a byte loop here was 5% of
+/// an append). A lone surrogate in a key stays escaped
 /// through the replacer (it mends values only): it reads as U+FFFD, as the JSON text form of the
 /// same input reads it.
 #[inline(never)]
-fn input_text(
-    v: &JsValue,
-    code: ErrorCode,
-    what: &str,
-    max: u32,
-    careful: Option<bool>,
-) -> Result<(String, bool), Error> {
-    let careful = match careful {
-        Some(c) => c,
-        None => {
-            // Not mended here (no scan of every input for `\u`): serde_json refuses a lone
-            // surrogate's escape wherever it reads a string, and [`parse_js`] then reads the
-            // careful text, which is mended. (A skipped value is never read: same answer.)
-            let s = json_text(v, code, what, max, false)?;
-            if !may_have_lost(&s) {
-                return Ok((s, false));
-            }
-            true
+fn input_text(v: &JsValue, code: ErrorCode, what: &str, max: u32, careful: bool) -> Result<(String, bool), Error> {
+    if !careful {
+        // Not mended here (no scan of every input for `\u`): serde_json refuses a lone
+        // surrogate's escape wherever it reads a string, and [`parse_js`] then reads the
+        // careful text, which is mended. (A skipped value is never read: same answer.)
+        let plain = stategate_plain_json(v).map_err(|e| cannot_store(code, what, &e))?;
+        if !plain.is_null() {
+            return Ok((checked_text(plain, code, what, max)?, false));
         }
-    };
-    let s = json_text(v, code, what, max, careful)?;
-    Ok((mend_lone_surrogates(&s).unwrap_or(s), careful))
+    }
+    let s = json_text(v, code, what, max)?;
+    Ok((mend_lone_surrogates(&s).unwrap_or(s), true))
 }
 
 /// `code` for a text serde_json could not read as the type asked, without the value serde quotes:
