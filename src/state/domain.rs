@@ -8,6 +8,7 @@ use super::schema::channel;
 use super::schema::ChannelSpec;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{obj, val};
+use crate::message::formats::util::field;
 use crate::lifecycle::{check_transition, ApprovalStatus, RunStatus, StepStatus, TaskStatus};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -287,16 +288,21 @@ pub(crate) fn reduce_budget(spec: &ChannelSpec, value: &mut Value, update: &Valu
 /// Adds `n` to the budget counter `counter`.
 pub(crate) fn add_used(budget: &mut Map<String, Value>, counter: &str, n: u64) {
     if n > 0 {
-        let current = budget.get("used").and_then(|u| u.get(counter)).and_then(Value::as_u64).unwrap_or(0);
+        let current = used_of(field(budget, "used"), counter);
         set_used(budget, counter, current.saturating_add(n));
     }
 }
 
-/// Sets the budget counter `counter` to `n`.
+/// Sets the budget counter `counter` to `n`. The keys are found one by one ([`field`]): a budget
+/// and its `used` have a few keys, and each SipHash lookup of the map's own was a twentieth of an
+/// append (every model turn is counted; issue 17, row 2).
 pub(crate) fn set_used(budget: &mut Map<String, Value>, counter: &str, n: u64) {
-    let used = budget.entry("used").or_insert_with(|| obj! {});
-    if let Some(used) = used.as_object_mut() {
-        match used.get_mut(counter) {
+    if field(budget, "used").is_none() {
+        budget.insert("used".to_string(), obj! {});
+    }
+    let used = budget.iter_mut().find_map(|(k, v)| (k == "used").then_some(v)).and_then(Value::as_object_mut);
+    if let Some(used) = used {
+        match used.iter_mut().find_map(|(k, v)| (k == counter).then_some(v)) {
             Some(v) => *v = val(&n),
             None => {
                 used.insert(counter.to_string(), val(&n));
@@ -305,10 +311,15 @@ pub(crate) fn set_used(budget: &mut Map<String, Value>, counter: &str, n: u64) {
     }
 }
 
+/// The counter `counter` of a budget's `used` (0 when absent).
+fn used_of(used: Option<&Value>, counter: &str) -> u64 {
+    used.and_then(Value::as_object).and_then(|u| field(u, counter)).and_then(Value::as_u64).unwrap_or(0)
+}
+
 /// The budget's counters `[turns, tokens, tool_calls]`.
 pub(crate) fn used_counters(budget: Option<&Value>) -> [u64; 3] {
-    let used = budget.and_then(|b| b.get("used"));
-    COUNTERS.map(|(c, _)| used.and_then(|u| u.get(c)).and_then(Value::as_u64).unwrap_or(0))
+    let used = budget.and_then(Value::as_object).and_then(|b| field(b, "used"));
+    COUNTERS.map(|(c, _)| used_of(used, c))
 }
 
 /// `BUDGET_EXCEEDED` when a counter the command raised (`before` → now) is over its limit, or

@@ -323,7 +323,7 @@ impl Store {
             budget_i.filter(|b| cmd.writes.iter().any(|(i, _)| i == b)).map(|b| used_counters(self.json(Some(b))));
         let mut fx = Effects::default();
         let mut first_result: Option<String> = None;
-        let prefix = format!("{}:{sequence}", self.run_id);
+        let prefix = super::messages::numbered(&self.run_id, sequence);
         for (i, write) in cmd.writes.iter_mut() {
             let i = *i;
             journal.touch(i, self.slots_mut());

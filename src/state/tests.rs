@@ -559,3 +559,12 @@ fn a_run_id_is_bounded_at_intake_and_a_longer_logged_one_still_replays() {
     let restored = Store::restore(&s.checkpoint(), &[], Vec::new(), None).unwrap();
     assert_eq!(restored.run_id(), long);
 }
+
+/// Event ids and generated message ids read as `format!("{base}:{n}")` would write them.
+#[test]
+fn numbered_ids_are_base_colon_decimal() {
+    for n in [0u64, 1, 9, 10, 99, 100, 1_234_567, 9_007_199_254_740_991, u64::MAX] {
+        assert_eq!(super::messages::numbered("run-1", n), format!("run-1:{n}"));
+        assert_eq!(super::messages::numbered("", n), format!(":{n}"));
+    }
+}
