@@ -171,6 +171,12 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
         let e = Error { index: at, ..e };
         e.channel(channel::MESSAGES)
     })?;
+    // Most updates are messages only, each read as one message: put in order, without grouping
+    // (an append's hot path, issue 17 row 2).
+    let one_each = decoded.source.iter().enumerate().all(|(k, &src)| k == src);
+    if one_each && decoded.messages.len() == items.len() && slots.iter().all(|s| matches!(s, Slot::Message(_))) {
+        return Ok(decoded.messages.into_iter().map(|m| MessageOp::Put(Rc::new(m))).collect());
+    }
     // Each queued value may decode into several messages (an Anthropic user turn with several
     // tool results); group them by queued value.
     let mut by_value: Vec<Vec<Message>> = vec![Vec::new(); to_decode.len()];
