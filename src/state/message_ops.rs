@@ -123,6 +123,12 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
         Replace(usize),
         InsertAfter(String, usize),
     }
+    // Most updates are messages only (an append's hot path, issue 17 row 2): each is put, in the
+    // order read, without the op bookkeeping below.
+    if items.iter().all(|item| item.as_object().is_some_and(is_message)) {
+        let decoded = decode_messages(items, None).map_err(|e| e.channel(channel::MESSAGES))?;
+        return Ok(decoded.messages.into_iter().map(|m| MessageOp::Put(Rc::new(m))).collect());
+    }
     let mut slots = Vec::with_capacity(items.len());
     let mut to_decode: Vec<&Value> = Vec::new();
     let mut origin: Vec<usize> = Vec::new();
@@ -134,12 +140,7 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
     for (i, item) in items.iter().enumerate() {
         let bad = |m: &str| Error::new(ErrorCode::InvalidMessage, m.to_string()).at(i).channel(channel::MESSAGES);
         let obj = item.as_object().ok_or_else(|| bad("a messages update item is a message or an op object"))?;
-        // Most items are messages with none of the keys an op (or LangChain's RemoveMessage) has:
-        // one look at the keys instead of a lookup for each (issue 17: an append's hot path).
-        let plain = !obj
-            .keys()
-            .any(|k| matches!(k.as_str(), "remove" | "removeAll" | "replace" | "insertAfter" | "type" | "lc"));
-        let slot = if plain {
+        let slot = if is_message(obj) {
             Slot::Message(queue(item, i))
         } else if let Some(id) = obj.get("remove") {
             Slot::Op(Box::new(MessageOp::Remove {
@@ -171,12 +172,6 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
         let e = Error { index: at, ..e };
         e.channel(channel::MESSAGES)
     })?;
-    // Most updates are messages only, each read as one message: put in order, without grouping
-    // (an append's hot path, issue 17 row 2).
-    let one_each = decoded.source.iter().enumerate().all(|(k, &src)| k == src);
-    if one_each && decoded.messages.len() == items.len() && slots.iter().all(|s| matches!(s, Slot::Message(_))) {
-        return Ok(decoded.messages.into_iter().map(|m| MessageOp::Put(Rc::new(m))).collect());
-    }
     // Each queued value may decode into several messages (an Anthropic user turn with several
     // tool results); group them by queued value.
     let mut by_value: Vec<Vec<Message>> = vec![Vec::new(); to_decode.len()];
@@ -205,6 +200,12 @@ pub fn decode_ops<'a>(update: &'a Value) -> Result<Vec<MessageOp>> {
         }
     }
     Ok(ops)
+}
+
+/// Whether an update item is a message for certain: it has none of the keys an op (or
+/// LangChain's RemoveMessage) has. One look at the keys instead of a lookup for each.
+fn is_message(obj: &serde_json::Map<String, Value>) -> bool {
+    !obj.keys().any(|k| matches!(k.as_str(), "remove" | "removeAll" | "replace" | "insertAfter" | "type" | "lc"))
 }
 
 /// The id of a LangChain `RemoveMessage`, as a dict (`{type: "remove", id}`) or serialized
