@@ -171,7 +171,8 @@ thread_local! {
 /// array (JSON writes `null`); a lone surrogate becomes U+FFFD.
 /// Text over `max` UTF-16 code units is `TOO_LARGE`.
 fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<String, Error> {
-    let text = REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)).map_err(|e| cannot_store(code, what, &e))?;
+    let text =
+        REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)).map_err(|e| cannot_store(code, what, &e))?;
     checked_text(text.into(), code, what, max)
 }
 

@@ -8,8 +8,8 @@ use super::schema::channel;
 use super::schema::ChannelSpec;
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{obj, val};
-use crate::message::formats::util::field;
 use crate::lifecycle::{check_transition, ApprovalStatus, RunStatus, StepStatus, TaskStatus};
+use crate::message::formats::util::field;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 

@@ -568,3 +568,43 @@ fn numbered_ids_are_base_colon_decimal() {
         assert_eq!(super::messages::numbered("", n), format!(":{n}"));
     }
 }
+
+/// An update of messages only (put in order without the op bookkeeping) gives the messages, ids
+/// and order the same update gives beside an op (the general path): an Anthropic user turn with
+/// two tool results is two messages, each in its place.
+#[test]
+fn messages_only_updates_put_what_the_general_path_puts() {
+    let turn = |ops: Vec<Value>| {
+        let mut s = store();
+        s.apply(
+            &cmd(
+                "model",
+                json!({"messages": [{"id": "x", "role": "user", "content": "go"}, ai_calls("a1", &["c1", "c2"])]}),
+            ),
+            0,
+        )
+        .unwrap();
+        let mut items = ops;
+        items.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "c1", "content": "one"},
+            {"type": "tool_result", "tool_use_id": "c2", "content": "two"},
+        ]}));
+        items.push(json!({"role": "assistant", "content": "done"}));
+        let out = s.apply(&cmd("tool", json!({"messages": items})), 0).unwrap();
+        let msgs = s.messages("messages").unwrap().messages();
+        let seen: Vec<(Option<String>, String)> = msgs
+            .iter()
+            .skip_while(|m| m.id.as_deref() != Some("a1"))
+            .map(|m| (m.tool_call_id.clone(), crate::message::formats::util::content_as_string(&m.content)))
+            .collect();
+        (out.ids, seen)
+    };
+    let (fast_ids, fast) = turn(vec![]);
+    let (_, general) = turn(vec![json!({"remove": "x"})]);
+    assert_eq!(fast_ids, vec!["run:2:0", "run:2:1", "run:2:2"]);
+    assert_eq!(fast, general);
+    assert_eq!(
+        fast.iter().map(|(c, t)| (c.as_deref(), t.as_str())).collect::<Vec<_>>(),
+        vec![(None, ""), (Some("c1"), "one"), (Some("c2"), "two"), (None, "done")]
+    );
+}
