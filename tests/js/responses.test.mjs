@@ -161,3 +161,60 @@ test("a near-miss item type is refused as a Responses item, not a LangChain role
   // What used to throw UNKNOWN_ROLE (a function_call read as a LangChain message) now reads.
   assert.deepEqual(validateMessages([{ type: "function_call", call_id: "c", name: "f", arguments: "{}" }, { type: "function_call_output", call_id: "c", output: "ok" }], { provider: "openai" }), []);
 });
+
+// --- against the AI SDK's own OpenAI Responses provider (@ai-sdk/openai 3, the `ai` 6 one) -----
+// `generateText` with `openai.responses(...)` and a fetch that records the request: its `input`
+// is exactly what the provider makes of AI SDK ModelMessages (`store: false`, so reasoning goes
+// as items with their encrypted content, not as references).
+async function aiSdkInput(messages) {
+  const { generateText } = await import("ai");
+  const { createOpenAI } = await import("@ai-sdk/openai");
+  let body;
+  const fetch = async (_url, init) => {
+    body = JSON.parse(init.body);
+    const output = [{ type: "message", id: "msg_out", role: "assistant", status: "completed", content: [{ type: "output_text", text: "ok", annotations: [] }] }];
+    const usage = { input_tokens: 10, output_tokens: 1, total_tokens: 11, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };
+    return new Response(JSON.stringify({ id: "resp_1", object: "response", created_at: 1_700_000_000, status: "completed", model: "gpt-5", output, usage }), { status: 200, headers: { "content-type": "application/json" } });
+  };
+  await generateText({ model: createOpenAI({ apiKey: "test", fetch }).responses("gpt-5"), messages, providerOptions: { openai: { store: false } } });
+  return body.input;
+}
+
+/** An input item as what it says: a message's role and text (string or parts), else the item. */
+function said(item) {
+  if (item.role) {
+    const text = typeof item.content === "string" ? item.content : item.content.map((p) => p.text).join("");
+    return { role: item.role, text };
+  }
+  const { type, call_id, name, arguments: args, output, id, encrypted_content, summary } = item;
+  return json({ type, call_id, name, arguments: args, output, id, encrypted_content, summary });
+}
+
+test("an AI SDK message's reasoning and calls go to Responses in the order the AI SDK's OpenAI provider sends them", async () => {
+  // Reasoning, a call, text, reasoning, a call: each reasoning item led to the call after it.
+  // Both reasoning items had been dropped (which call each led to was not kept).
+  const oa = (itemId, more = {}) => ({ openai: { itemId, ...more } });
+  const messages = [
+    { role: "user", content: "go" },
+    { role: "assistant", content: [
+      { type: "reasoning", text: "a", providerOptions: oa("rs_a", { reasoningEncryptedContent: "EA" }) },
+      { type: "tool-call", toolCallId: "c1", toolName: "f", input: {}, providerOptions: oa("fc_1") },
+      { type: "text", text: "between", providerOptions: oa("msg_1") },
+      { type: "reasoning", text: "b", providerOptions: oa("rs_b", { reasoningEncryptedContent: "EB" }) },
+      { type: "tool-call", toolCallId: "c2", toolName: "g", input: { x: 1 }, providerOptions: oa("fc_2") },
+    ] },
+    { role: "tool", content: [
+      { type: "tool-result", toolCallId: "c1", toolName: "f", output: { type: "text", value: "r1" } },
+      { type: "tool-result", toolCallId: "c2", toolName: "g", output: { type: "text", value: "r2" } },
+    ] },
+  ];
+  const theirs = await aiSdkInput(messages);
+  const ours = convertMessages(messages, { to: "responses" });
+  assert.deepEqual(ours.map(said), theirs.map(said));
+  assert.deepEqual(ours.map((i) => i.type ?? i.role), ["user", "reasoning", "function_call", "assistant", "reasoning", "function_call", "function_call_output", "function_call_output"]);
+  // Through a store and back to the AI SDK, the calls are still in their places.
+  const store = new StateStore();
+  store.apply({ author: "agent", update: { messages } });
+  assert.deepEqual(store.messages("ai-sdk")[1], messages[1]);
+  assert.deepEqual(store.messages("responses").map(said), theirs.map(said));
+});

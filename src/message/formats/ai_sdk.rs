@@ -3,6 +3,8 @@
 //! `{role: "system", content: string}`, `{role: "user"|"assistant", content: string | parts}` with
 //! parts `text`, `image` (`image`, `mediaType`), `file`, `reasoning`, `tool-call` (`toolCallId`,
 //! `toolName`, `input`), and `{role: "tool", content: [tool-result (toolCallId, toolName, output)]}`.
+//! A call keeps its place among the parts (`extra.$part`, `util::PART_POSITION`) and goes back
+//! there, to the AI SDK and in Responses items.
 //! A tool message with several results decodes to one tool message each; consecutive results are
 //! encoded into one tool message. Outputs: `text` / `error-text` keep their text, `json` /
 //! `error-json` decode to their JSON text, `content` to parts (media items `image-data`,
@@ -13,6 +15,7 @@
 
 use super::util::field;
 use super::util::{as_obj, content_as_string, extra_of, kind, opt_id, opt_str};
+use super::util::{part_position, place_calls, PART_POSITION};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{arr, obj, val, Put};
@@ -98,19 +101,23 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     }
     let mut m = Message::new(role, "");
     let mut content = Vec::new();
-    for p in parts {
+    for (position, p) in parts.iter().enumerate() {
         let part = as_obj(p, "a content part")?;
         if part.get("type").and_then(Value::as_str) == Some("tool-call") {
             let id = opt_str(part, "toolCallId")?.ok_or_else(|| {
                 Error::new(ErrorCode::InvalidToolCall, "a tool-call part needs a `toolCallId`").field("content")
             })?;
             let args = part.get("input").or_else(|| part.get("args")).cloned().unwrap_or_else(|| obj! {});
+            let mut extra = extra_of(part, &["type", "toolCallId", "toolName", "input", "args"]);
+            // Where the call was among the parts: it goes back there (between two reasoning
+            // items, say, each of which led to the call after it).
+            extra.insert(PART_POSITION.into(), val(&position));
             m.tool_calls.push(ToolCall {
                 id,
                 name: opt_str(part, "toolName")?.unwrap_or_default(),
                 args,
                 raw_args: None,
-                extra: extra_of(part, &["type", "toolCallId", "toolName", "input", "args"]),
+                extra,
             });
         } else {
             content.push(decode_part(p)?);
@@ -407,35 +414,52 @@ pub(super) fn encode(group: &[Message]) -> Value {
     o.put("content", content);
     if has_calls {
         if let Some(Value::Array(parts)) = o.get_mut("content") {
-            // A `tool-approval-request` goes right after the call it asks about, where the AI SDK
-            // writes it (it is kept among the content parts).
-            let (requests, rest): (Vec<Value>, Vec<Value>) = std::mem::take(parts)
-                .into_iter()
-                .partition(|p| p.get("type").and_then(Value::as_str) == Some("tool-approval-request"));
-            *parts = rest;
-            let mut requests: Vec<Option<Value>> = requests.into_iter().map(Some).collect();
-            for c in &first.tool_calls {
+            let call_part = |c: &ToolCall| {
                 let mut p = Map::new();
                 p.put("type", Value::from("tool-call"));
                 p.put("toolCallId", val(&c.id));
                 p.put("toolName", val(&c.name));
                 p.put("input", c.args.clone());
                 if own {
-                    p.extend(c.extra.clone());
+                    p.extend(
+                        c.extra
+                            .iter()
+                            .filter(|(k, _)| k.as_str() != PART_POSITION)
+                            .map(|(k, v)| (k.clone(), v.clone())),
+                    );
                 } else if first.origin == Some(Format::Ui) {
                     provider_options_from_ui(&mut p, &c.extra, "callProviderMetadata");
                     if let Some(executed) = c.extra.get("providerExecuted").filter(|v| v.is_boolean()) {
                         p.put("providerExecuted", executed.clone());
                     }
                 }
-                parts.push(Value::Object(p));
-                for r in requests.iter_mut() {
-                    if r.as_ref().and_then(|r| r.get("toolCallId")).and_then(Value::as_str) == Some(c.id.as_str()) {
-                        parts.extend(r.take());
+                Value::Object(p)
+            };
+            let placed: Option<Vec<usize>> =
+                if own { first.tool_calls.iter().map(|c| part_position(&c.extra)).collect() } else { None };
+            if let Some(places) = placed {
+                // Every call knows its place: back between the parts where it was (each
+                // `tool-approval-request` is among the parts, after its call, as it came).
+                let calls = first.tool_calls.iter().zip(places).map(|(c, at)| (Some(at), call_part(c))).collect();
+                place_calls(parts, calls);
+            } else {
+                // A `tool-approval-request` goes right after the call it asks about, where the AI
+                // SDK writes it (it is kept among the content parts).
+                let (requests, rest): (Vec<Value>, Vec<Value>) = std::mem::take(parts)
+                    .into_iter()
+                    .partition(|p| p.get("type").and_then(Value::as_str) == Some("tool-approval-request"));
+                *parts = rest;
+                let mut requests: Vec<Option<Value>> = requests.into_iter().map(Some).collect();
+                for c in &first.tool_calls {
+                    parts.push(call_part(c));
+                    for r in requests.iter_mut() {
+                        if r.as_ref().and_then(|r| r.get("toolCallId")).and_then(Value::as_str) == Some(c.id.as_str()) {
+                            parts.extend(r.take());
+                        }
                     }
                 }
+                parts.extend(requests.into_iter().flatten());
             }
-            parts.extend(requests.into_iter().flatten());
             for c in &first.invalid_tool_calls {
                 // The AI SDK keeps unparsable input as its raw text.
                 parts.push(obj! {"type": "tool-call", "toolCallId": c.id, "toolName": c.name, "input": c.args});

@@ -612,11 +612,54 @@ fn interleaved_reasoning_and_calls_keep_their_order_into_the_ai_sdk() {
     let ui = encode_messages(&d.messages, Format::Ui);
     let kinds: Vec<&str> = ui[1]["parts"].as_array().unwrap().iter().map(|p| p["type"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["reasoning", "tool-f", "reasoning", "tool-g"]);
-    // Back from one AI SDK message, which keeps no call's place: two reasoning items beside calls
-    // are not sent (the API refuses one not followed by its own next item); the calls are.
-    let back = encode_messages(&decode_messages(&ai, Some(Format::AiSdk)).unwrap().messages, Format::Responses);
-    let types: Vec<&str> = back.iter().map(|i| i.get("type").and_then(Value::as_str).unwrap_or("message")).collect();
-    assert_eq!(types, ["message", "function_call", "function_call", "function_call_output", "function_call_output"]);
+    // Back from the AI SDK message, which keeps each call's place among its parts: each reasoning
+    // item before its own call, with its id and encrypted content, as the items came (the two
+    // reasoning items had been dropped: which call each led to was not kept).
+    let from_ai = decode_messages(&ai, Some(Format::AiSdk)).unwrap().messages;
+    assert_eq!(Value::Array(encode_messages(&from_ai, Format::Responses)), items);
+    // And back to the AI SDK in the same order (the calls had gone after both reasoning parts).
+    assert_eq!(encode_messages(&from_ai, Format::AiSdk), ai);
+}
+
+#[test]
+fn ai_sdk_calls_go_to_responses_in_their_places() {
+    // An AI SDK assistant message as its OpenAI provider gives it: reasoning, a call, text,
+    // reasoning, a call, each with OpenAI's item id. The provider sends the items in that order
+    // (convert-to-openai-responses-input, store: false), reasoning with its id and encrypted
+    // content; so does stategate (tests/js/responses.test.mjs compares with @ai-sdk/openai).
+    let openai = |id: &str| json!({"openai": {"itemId": id}});
+    let msgs = json!([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [
+            {"type": "reasoning", "text": "a", "providerOptions": {"openai": {"itemId": "rs_a", "reasoningEncryptedContent": "EA"}}},
+            {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}, "providerOptions": openai("fc_1")},
+            {"type": "text", "text": "between", "providerOptions": openai("msg_1")},
+            {"type": "reasoning", "text": "b", "providerOptions": {"openai": {"itemId": "rs_b", "reasoningEncryptedContent": "EB"}}},
+            {"type": "tool-call", "toolCallId": "c2", "toolName": "g", "input": {"x": 1}, "providerOptions": openai("fc_2")}
+        ]}
+    ]);
+    let d = decode_messages(msgs.as_array().unwrap(), None).unwrap();
+    let items = encode_messages(&d.messages, Format::Responses);
+    let seen: Vec<String> = items
+        .iter()
+        .map(|i| {
+            let kind = i.get("type").and_then(Value::as_str).unwrap_or("message");
+            let id = i.get("id").or_else(|| i.get("call_id")).and_then(Value::as_str).unwrap_or("-");
+            format!("{kind}:{id}")
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        ["message:-", "reasoning:rs_a", "function_call:c1", "message:-", "reasoning:rs_b", "function_call:c2"]
+    );
+    assert_eq!(items[5]["arguments"], "{\"x\":1}");
+    assert_eq!(items[4]["encrypted_content"], "EB");
+    // The AI SDK message goes back to itself unchanged, calls in their places, no position key.
+    assert_eq!(Value::Array(encode_messages(&d.messages, Format::AiSdk)), msgs);
+    // A UIMessage gets the parts in the same order.
+    let ui = encode_messages(&d.messages, Format::Ui);
+    let kinds: Vec<&str> = ui[1]["parts"].as_array().unwrap().iter().map(|p| p["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["reasoning", "tool-f", "text", "reasoning", "tool-g"]);
 }
 
 #[test]

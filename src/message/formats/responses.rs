@@ -54,7 +54,9 @@
 //! are not written (the API checks item ids and reasoning items against its own records), but
 //! for the reasoning an AI SDK message carries for OpenAI (an item id in the part's
 //! `providerOptions.openai` / `providerMetadata.openai`), written back as its reasoning item as
-//! the AI SDK's OpenAI provider writes it; an assistant message left with nothing gives no item.
+//! the AI SDK's OpenAI provider writes it; its items go in the message's order, calls at the
+//! places it kept for them (`util::PART_POSITION`). An assistant message left with nothing gives
+//! no item.
 //! Between the two item formats (the same API's items), item ids, `status`, reasoning with its
 //! encrypted content and raw text (the API's `content`, the SDK's `rawContent`) and refusals go
 //! across, and hosted items too: the SDK's `hosted_tool_call` / `unknown` carry the API item in
@@ -64,7 +66,7 @@
 use super::util::{
     args_text, as_obj, call_from_json_text, content_as_string, extra_of, kind, opt_id, opt_str, put_opt,
 };
-use super::util::{field, has};
+use super::util::{field, has, part_position};
 use super::{put_extra, Detected, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{arr, obj, val, Put};
@@ -532,8 +534,12 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
             let (reasoning, rest): (Vec<Placed>, Vec<Placed>) =
                 parts.iter().enumerate().partition(|(_, p)| matches!(p, ContentPart::Reasoning { .. }));
             let has_calls = !m.tool_calls.is_empty() || !m.invalid_tool_calls.is_empty();
-            // The items before the calls, each with the place of its first part: reasoning and text
-            // go in the order the message has them (the AI SDK's provider sends its content in order).
+            // Where an AI SDK message's calls were among its parts (see `util::PART_POSITION`):
+            // then every item goes in the message's order, calls included, as the AI SDK's OpenAI
+            // provider sends a message's content; else the calls go after the other items.
+            let call_places = calls_in_place(m);
+            // The items, each with the place of its first part: reasoning and text go in the order
+            // the message has them (the AI SDK's provider sends its content in order).
             let mut placed: Vec<(usize, Value)> = Vec::new();
             if (own || sibling) && !reasoning.is_empty() {
                 let refs: Vec<&ContentPart> = reasoning.iter().map(|(_, p)| *p).collect();
@@ -544,7 +550,7 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                 }
                 placed.push((0, item));
             } else if !reasoning.is_empty() {
-                placed.extend(reasoning_from_ai_sdk(&reasoning, m.origin, d, has_calls));
+                placed.extend(reasoning_from_ai_sdk(&reasoning, m.origin, d, has_calls && call_places.is_none()));
             }
             let content = match &m.content {
                 Content::Parts(_) => Content::Parts(rest.iter().map(|(_, p)| (*p).clone()).collect()),
@@ -574,10 +580,23 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                 let at = rest.first().map_or(usize::MAX, |(at, _)| *at);
                 placed.push((at, encode_message(m, &content, d, own)));
             }
-            placed.sort_by_key(|(at, _)| *at); // stable: a tie keeps the reasoning first
-            items.extend(placed.into_iter().map(|(_, item)| item));
-            for c in &m.tool_calls {
-                items.push(encode_call(&c.id, &c.name, args_text(c), d, own.then_some(c)));
+            let calls = m.tool_calls.iter().map(|c| encode_call(&c.id, &c.name, args_text(c), d, own.then_some(c)));
+            match &call_places {
+                Some(places) => {
+                    // Content places are counted without the calls: each becomes its place among
+                    // all the parts, so calls and items sort together.
+                    for (at, _) in placed.iter_mut() {
+                        *at = among_calls(*at, places);
+                    }
+                    placed.extend(places.iter().copied().zip(calls));
+                    placed.sort_by_key(|(at, _)| *at); // stable: a tie keeps the reasoning first
+                    items.extend(placed.into_iter().map(|(_, item)| item));
+                }
+                None => {
+                    placed.sort_by_key(|(at, _)| *at);
+                    items.extend(placed.into_iter().map(|(_, item)| item));
+                    items.extend(calls);
+                }
             }
             for c in &m.invalid_tool_calls {
                 items.push(encode_call(&c.id, &c.name, c.args.clone(), d, None));
@@ -604,6 +623,31 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
         }
     }
     items
+}
+
+/// The places an AI SDK message (a ModelMessage, or a UIMessage step) kept for its calls among its
+/// parts, sorted, when every call has one; else `None`.
+fn calls_in_place(m: &Message) -> Option<Vec<usize>> {
+    if !matches!(m.origin, Some(Format::AiSdk | Format::Ui)) || !m.invalid_tool_calls.is_empty() {
+        return None;
+    }
+    let places: Vec<usize> = m.tool_calls.iter().map(|c| part_position(&c.extra)).collect::<Option<_>>()?;
+    // Two calls at one place, or places out of call order: not what the reader kept.
+    places.windows(2).all(|w| matches!(w, [a, b] if a < b)).then_some(places)
+}
+
+/// The place among all of a message's parts of its `k`-th part that is not a call, given the
+/// calls' places (sorted).
+fn among_calls(k: usize, calls: &[usize]) -> usize {
+    let mut at = k;
+    for &c in calls {
+        if c <= at {
+            at = at.saturating_add(1);
+        } else {
+            break;
+        }
+    }
+    at
 }
 
 /// A hosted item kept whole by the other item format, in this one: the SDK's `hosted_tool_call`

@@ -21,14 +21,12 @@
 
 use super::util::field;
 use super::util::{as_obj, content_as_string, extra_of, kind, opt_id};
+use super::util::{part_position, place_calls, PART_POSITION as POSITION};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{obj, val, Put};
 use crate::message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
 use serde_json::{Map, Value};
-
-/// The key of a tool call's `extra` that holds its part's position among its step's parts.
-const POSITION: &str = "$part";
 
 // The text of a denied call's result when the approval gives no reason (the AI SDK's own).
 use super::ai_sdk::DENIED;
@@ -488,9 +486,11 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 };
                 let result_of =
                     |id: &str| group.iter().find(|r| r.role == Role::Tool && r.tool_call_id.as_deref() == Some(id));
-                let position = |extra: &Map<String, Value>| {
-                    extra.get(POSITION).and_then(Value::as_u64).filter(|_| mine).map(|p| p as usize)
-                };
+                // A call's place among its message's parts: a UIMessage's own, or an AI SDK
+                // message's when each of its parts became one here (the places count the same).
+                let same_parts = matches!(&m.content, Content::Parts(p) if p.len() == step.len());
+                let placed = mine || (m.origin == Some(Format::AiSdk) && same_parts);
+                let position = |extra: &Map<String, Value>| part_position(extra).filter(|_| placed);
                 let mut tools: Vec<(Option<usize>, Value)> = m
                     .tool_calls
                     .iter()
@@ -513,14 +513,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     }
                     tools.push((position(&c.extra), part));
                 }
-                // Back at their places, lowest first (then in call order).
-                tools.sort_by_key(|(at, _)| at.unwrap_or(usize::MAX));
-                for (at, part) in tools {
-                    match at {
-                        Some(at) if at <= step.len() => step.insert(at, part),
-                        _ => step.push(part),
-                    }
-                }
+                place_calls(&mut step, tools);
                 // A model call after tool results is a new step: it starts with `step-start`, the
                 // boundary `convertToModelMessages` splits at (a step from another format has none).
                 if after_results

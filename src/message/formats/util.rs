@@ -232,6 +232,29 @@ pub(crate) fn reasoning_provider_metadata(extra: &Map<String, Value>, origin: Op
     }
 }
 
+/// The key of a tool call's `extra` holding its part's position among its message's parts (an AI
+/// SDK ModelMessage's `content`, a UIMessage step's `parts`): the canonical message keeps calls
+/// apart from its content, and this is where each was, so it goes back between the same parts.
+pub(crate) const PART_POSITION: &str = "$part";
+
+/// The position [`PART_POSITION`] keeps in a call's `extra`, if any.
+pub(crate) fn part_position(extra: &Map<String, Value>) -> Option<usize> {
+    extra.get(PART_POSITION).and_then(Value::as_u64).and_then(|p| usize::try_from(p).ok())
+}
+
+/// `calls` (each with its position, if kept) put back among `parts`, which hold the message's
+/// other parts in order: lowest position first, so each lands where it was; one without a
+/// position, or past the end, after the rest, in call order.
+pub(crate) fn place_calls<T>(parts: &mut Vec<T>, mut calls: Vec<(Option<usize>, T)>) {
+    calls.sort_by_key(|(at, _)| at.unwrap_or(usize::MAX));
+    for (at, call) in calls {
+        match at {
+            Some(at) if at <= parts.len() => parts.insert(at, call),
+            _ => parts.push(call),
+        }
+    }
+}
+
 /// The media type and base64 data of a `data:<media type>;base64,<data>` URL (what OpenAI
 /// `image_url` and AI SDK / UIMessage `file` parts carry inline), or `None` for any other URL.
 pub(crate) fn data_url(url: &str) -> Option<(&str, &str)> {

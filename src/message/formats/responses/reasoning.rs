@@ -122,7 +122,8 @@ fn put_encrypted_content(item: &mut Map<String, Value>, enc: Value, d: Dialect) 
 /// `providerMetadata.openai`) are one item with that id, a summary entry per part with text, and
 /// the last `reasoningEncryptedContent` given. A part without an `itemId` is not sent (the
 /// `openai` package's `ResponseReasoningItem` requires an id), nor reasoning of other formats;
-/// nor are several items beside calls (`has_calls`): which call each led to is not kept, and the
+/// nor are several items beside calls whose places are not known (`has_calls`): which call each
+/// led to is not kept, and the
 /// API refuses a reasoning item that is not followed by its own next item.
 pub(super) fn reasoning_from_ai_sdk(
     parts: &[Placed],
