@@ -295,6 +295,15 @@ fn call_blocks(k: &Keys, format: Format) -> Result<()> {
     Ok(())
 }
 
+/// The first content part that is a call block: its index, type and whose it is.
+fn first_call_block<'a>(k: &Keys<'a>) -> Option<(usize, &'a str, &'static str)> {
+    let Some(Value::Array(parts)) = k.content else { return None };
+    parts.iter().enumerate().find_map(|(at, p)| {
+        let t = p.as_object().and_then(|b| field(b, "type")).and_then(Value::as_str)?;
+        call_block_format(t).map(|whose| (at, t, whose))
+    })
+}
+
 fn unrepeated_call(k: usize, t: &str, whose: &str, format: Format) -> Error {
     let keys = if format == Format::Langchain { "`tool_calls` / `invalid_tool_calls`" } else { "`tool_calls`" };
     invalid(
@@ -317,6 +326,16 @@ fn openai_keys_beside_other_parts(k: &Keys) -> Result<()> {
     let calls_key = k.tool_calls.is_some();
     if !calls_key && k.tool_call_id.is_none() {
         return Ok(());
+    }
+    if !calls_key {
+        // Read as OpenAI for its `tool_call_id` alone: a call block has no call to repeat, and
+        // the key to name is `tool_call_id`, not a `tool_calls` the message does not have.
+        if let Some((at, t, whose)) = first_call_block(k) {
+            return Err(invalid(
+                format!("content part {at} is a `{t}` block ({whose}) in a message read as openai for its `tool_call_id` (OpenAI's and LangChain's), which has no `tool_calls` for the block to repeat: read as openai the call would be lost; use one format per message"),
+                "tool_call_id",
+            ));
+        }
     }
     call_blocks(k, Format::Openai)?;
     let Some(Value::Array(parts)) = k.content else { return Ok(()) };

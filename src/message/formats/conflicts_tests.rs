@@ -372,3 +372,15 @@ fn canonical_marks_in_a_provider_message_are_refused() {
     let canonical = read(json!({"role": "user", "content": "hi", "origin": "anthropic", "extra": {"k": 1}}));
     assert_eq!(canonical[0].origin, Some(Format::Anthropic));
 }
+
+#[test]
+fn a_call_block_beside_tool_call_id_alone_names_that_key() {
+    // Read as OpenAI for its `tool_call_id` only: the error named a `tool_calls` the message does
+    // not have (fresh-eyes finding); it names `tool_call_id`.
+    let e = refused(
+        json!({"role": "assistant", "content": [tool_use("c9", "f")], "tool_call_id": "c1"}),
+        "tool_call_id",
+        &["content part 0", "`tool_use`", "Anthropic", "`tool_call_id`", "no `tool_calls`"],
+    );
+    assert!(!e.message.contains("repeats none"), "{}", e.message);
+}

@@ -58,6 +58,20 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
             )
             .field("type"));
         }
+        // No `type` at all (a role-keyed message read as LangChain, `from: "langchain"`): say so
+        // rather than name an empty type.
+        "" if !matches!(field(obj, "type"), Some(Value::String(_))) => {
+            let has_role = if field(obj, "role").is_some() {
+                " (it has a `role`: a role-keyed message such as OpenAI's is read by its own format, without `from: \"langchain\"`)"
+            } else {
+                ""
+            };
+            return Err(Error::new(
+                ErrorCode::UnknownRole,
+                format!("a LangChain message needs a `type` (human, ai, system or tool); this one has none{has_role}"),
+            )
+            .field("type"));
+        }
         other => {
             return Err(Error::new(
                 ErrorCode::UnknownRole,

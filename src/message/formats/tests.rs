@@ -568,3 +568,17 @@ fn openai_legacy_function_calls_are_refused_not_dropped() {
     let m = dec(json!({"role": "assistant", "content": "hi", "function_call": null}));
     assert_eq!(m[0].content, Content::Text("hi".into()));
 }
+
+/// A role-keyed message read as LangChain (`from: "langchain"`) is refused saying it has no
+/// `type`, and why, not naming a type `""` (fresh-eyes finding).
+#[test]
+fn a_message_without_type_read_as_langchain_says_so() {
+    let e = super::decode_messages_as(&[json!({"role": "user", "content": "hi"})], Format::Langchain).unwrap_err();
+    assert_eq!(e.code, ErrorCode::UnknownRole);
+    assert_eq!(e.field.as_deref(), Some("type"));
+    assert!(e.message.contains("needs a `type`") && e.message.contains("has a `role`"), "{}", e.message);
+    assert!(!e.message.contains("\"\""), "{}", e.message);
+    // A type that is there but empty is still named.
+    let e = super::decode_messages_as(&[json!({"type": "", "content": "hi"})], Format::Langchain).unwrap_err();
+    assert!(e.message.contains("unknown LangChain message type \"\""), "{}", e.message);
+}
