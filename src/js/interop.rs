@@ -82,10 +82,13 @@ const replacer = function (key, value) {
       return value;
     case 'string':
       return typeof value.isWellFormed !== 'function' || value.isWellFormed() ? value : value.toWellFormed();
-    case 'object':
+    case 'object': {
       if (value instanceof Map || value instanceof Set) throw new TypeError('a Map or Set cannot be stored: convert it to an object or an array');
-      if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) throw new TypeError('binary data (an ArrayBuffer or a typed array) cannot be stored: JSON would turn it into an object of numbered keys or {}; give it as base64 text or a URL');
+      // `this[key]` is the value before its toJSON: a Node Buffer's is {type: 'Buffer', data}.
+      const given = this[key];
+      if (value instanceof ArrayBuffer || ArrayBuffer.isView(value) || given instanceof ArrayBuffer || ArrayBuffer.isView(given)) throw new TypeError('binary data (an ArrayBuffer, a typed array or a Buffer) cannot be stored: JSON would turn it into an object of numbered keys, {} or a Buffer\\'s {type, data}; give it as base64 text or a URL');
       return value;
+    }
     case 'undefined':
     case 'function':
     case 'symbol':
@@ -99,7 +102,7 @@ export function stategate_replacer() { return replacer; }
 export function stategate_plain_json(value) {
   const text = JSON.stringify(value);
   if (typeof text !== 'string') return undefined;
-  return text.includes('null') || text.includes('{}') || text.includes('{\"0\":') ? null : text;
+  return text.includes('null') || text.includes('{}') || text.includes('{\"0\":') || text.includes('Buffer\",\"data\":[') ? null : text;
 }
 export function stategate_applied(version, ids) { return { version, ids }; }
 const encoder = new TextEncoder();
@@ -167,7 +170,7 @@ thread_local! {
 /// `code` error; depth is then bounded by serde_json's reader (128 levels). `undefined` fields are
 /// dropped as JSON drops them, `__proto__` stays a plain key, and text crosses in one copy. What
 /// JSON would lose silently is refused: `NaN`, `Infinity`, `Map`, `Set`, binary data (an
-/// `ArrayBuffer`, a typed array, a `DataView`), and `undefined`, a function or a symbol inside an
+/// `ArrayBuffer`, a typed array, a `DataView`, a Node `Buffer`), and `undefined`, a function or a symbol inside an
 /// array (JSON writes `null`); a lone surrogate becomes U+FFFD.
 /// Text over `max` UTF-16 code units is `TOO_LARGE`.
 fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<String, Error> {
@@ -217,8 +220,8 @@ pub(crate) fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: 
 
 /// The JSON text [`parse_js`] reads, and whether it came through the replacer (`careful`: `false`
 /// tries plain `JSON.stringify` first, as [`parse_js`] says: `stategate_plain_json` answers `null`
-/// when its text holds a `null`, a `{}` or an object whose first key is `"0"`, what plain JSON
-/// writes for a value it could not carry; V8's substring search, where a byte loop here was 5% of
+/// when its text holds a `null`, a `{}`, an object whose first key is `"0"` or a Node Buffer's
+/// `{"type":"Buffer","data":[…]}`, what plain JSON writes for a value it could not carry; V8's substring search, where a byte loop here was 5% of
 /// an append). A lone surrogate in a key stays escaped
 /// through the replacer (it mends values only): it reads as U+FFFD, as the JSON text form of the
 /// same input reads it.

@@ -466,7 +466,9 @@ test("binary data (ArrayBuffer, typed arrays, DataView) is refused, not stored a
   const s = new StateStore();
   s.apply({ author: "u", update: { facts: { "0": "a key named 0 is plain JSON", n: { "0": 1 } } } });
   const png = Uint8Array.from([137, 80, 78, 71]);
-  for (const image of [png, png.buffer, new DataView(png.buffer), new Float32Array([1.5])]) {
+  // A Node Buffer too (what fs.readFileSync gives, which the AI SDK's `image` takes): JSON writes
+  // its toJSON, {type: "Buffer", data: [...]}, which had been kept as an unknown part.
+  for (const image of [png, png.buffer, new DataView(png.buffer), new Float32Array([1.5]), Buffer.from(png)]) {
     const msg = { role: "user", content: [{ type: "image", image }] };
     refused(s, () => s.apply({ author: "u", update: { messages: [msg] } }), "INVALID_UPDATE");
     assert.throws(() => convertMessages([msg], { to: "anthropic" }), (e) => e.code === "INVALID_MESSAGE" && /binary data/.test(e.message));
