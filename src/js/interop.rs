@@ -52,9 +52,13 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
 /// object, one array, a string per id. Through JSON text it was a `JSON.parse` per append, a
 /// tenth of an append (issue 17).
 pub(crate) fn applied_to_js(out: &crate::state::Applied) -> JsValue {
-    let ids: js_sys::Array = out.ids.iter().map(|id| JsValue::from_str(id)).collect();
     // Built by one JS call: the keys are literals there, not strings decoded from wasm memory
-    // and set one boundary call at a time (an append's result, issue 17 row 2).
+    // and set one boundary call at a time (an append's result, issue 17 row 2). One id (an
+    // append) crosses as the call's string argument, without an array built call by call.
+    if let [id] = out.ids.as_slice() {
+        return stategate_applied_one(out.version as f64, id);
+    }
+    let ids: js_sys::Array = out.ids.iter().map(|id| JsValue::from_str(id)).collect();
     stategate_applied(out.version as f64, &ids)
 }
 
@@ -105,6 +109,7 @@ export function stategate_plain_json(value) {
   return text.includes('null') || text.includes('{}') || text.includes('{\"0\":') || text.includes('Buffer\",\"data\":[') ? null : text;
 }
 export function stategate_applied(version, ids) { return { version, ids }; }
+export function stategate_applied_one(version, id) { return { version, ids: [id] }; }
 const encoder = new TextEncoder();
 export function stategate_encode_into(text, memory, ptr, cap) {
   const r = encoder.encodeInto(text, new Uint8Array(memory.buffer, ptr, cap));
@@ -116,6 +121,7 @@ extern "C" {
     #[wasm_bindgen(catch)]
     fn stategate_plain_json(value: &JsValue) -> Result<JsValue, JsValue>;
     fn stategate_applied(version: f64, ids: &js_sys::Array) -> JsValue;
+    fn stategate_applied_one(version: f64, id: &str) -> JsValue;
     fn stategate_encode_into(text: &js_sys::JsString, memory: &JsValue, ptr: u32, cap: u32) -> i32;
 }
 
