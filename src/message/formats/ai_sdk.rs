@@ -103,22 +103,36 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     let mut content = Vec::new();
     for (position, p) in parts.iter().enumerate() {
         let part = as_obj(p, "a content part")?;
-        if part.get("type").and_then(Value::as_str) == Some("tool-call") {
+        // A provider-executed call (a server-side web search) is answered in the same message by
+        // an assistant `tool-result` part, never by the caller: both are kept as they came, in
+        // place, not read as a call the caller must answer (which repair would then "answer"
+        // with a placeholder saying it never completed).
+        let provider_executed = part.get("providerExecuted") == Some(&Value::Bool(true));
+        if part.get("type").and_then(Value::as_str) == Some("tool-call") && !provider_executed {
             let id = opt_str(part, "toolCallId")?.ok_or_else(|| {
                 Error::new(ErrorCode::InvalidToolCall, "a tool-call part needs a `toolCallId`").field("content")
             })?;
-            let args = part.get("input").or_else(|| part.get("args")).cloned().unwrap_or_else(|| obj! {});
             let mut extra = extra_of(part, &["type", "toolCallId", "toolName", "input", "args"]);
             // Where the call was among the parts: it goes back there (between two reasoning
             // items, say, each of which led to the call after it).
             extra.insert(PART_POSITION.into(), val(&position));
-            m.tool_calls.push(ToolCall {
-                id,
-                name: opt_str(part, "toolName")?.unwrap_or_default(),
-                args,
-                raw_args: None,
-                extra,
-            });
+            let name = opt_str(part, "toolName")?.unwrap_or_default();
+            match part.get("input").or_else(|| part.get("args")) {
+                // Input as JSON text (`convertToModelMessages` writes a UI part's `rawInput` so):
+                // the AI SDK's providers send it as the arguments' text (OpenAI) or parsed
+                // (Anthropic), never as a JSON string; read as OpenAI's `arguments` are.
+                Some(Value::String(text)) => match super::util::call_from_json_text(id, name, text.clone(), extra) {
+                    Ok(call) => m.tool_calls.push(call),
+                    Err(invalid) => m.invalid_tool_calls.push(invalid),
+                },
+                input => m.tool_calls.push(ToolCall {
+                    id,
+                    name,
+                    args: input.cloned().unwrap_or_else(|| obj! {}),
+                    raw_args: None,
+                    extra,
+                }),
+            }
         } else {
             content.push(decode_part(p)?);
         }
@@ -226,6 +240,16 @@ fn decode_part(v: &Value) -> Result<ContentPart> {
         // `{type: "file", data: base64 | URL | data URL, mediaType, filename?}` (data as bytes or a
         // URL object cannot come as JSON).
         Some("file") => match p.get("data") {
+            // An OpenAI file id (`file-…`, never base64: `-` is not in its alphabet), which the
+            // AI SDK's OpenAI providers send as `file_id` (their `fileIdPrefixes`).
+            Some(Value::String(s)) if s.starts_with("file-") => ContentPart::File {
+                url: None,
+                data: None,
+                file_id: Some(s.clone()),
+                media_type: opt_str(p, "mediaType")?,
+                filename: opt_str(p, "filename")?,
+                extra: extra_of(p, &["type", "data", "mediaType", "filename"]),
+            },
             Some(Value::String(s)) => {
                 let is_url = s.starts_with("http:") || s.starts_with("https:") || s.starts_with("data:");
                 ContentPart::File {
@@ -274,8 +298,10 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
             }
             extra
         }
-        file @ ContentPart::File { url, data, media_type, filename, extra, .. } => {
-            let Some(source) = url.as_ref().or(data.as_ref()) else {
+        file @ ContentPart::File { url, data, file_id, media_type, filename, extra } => {
+            // A file id goes back as the data it came as (an AI SDK `file-…` one).
+            let own_id = file_id.as_ref().filter(|_| own);
+            let Some(source) = url.as_ref().or(data.as_ref()).or(own_id) else {
                 let note =
                     super::util::file_note(file, "the AI SDK takes a file's data or URL, not a provider's file id");
                 return encode_part(&note, None);
@@ -419,7 +445,11 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 p.put("type", Value::from("tool-call"));
                 p.put("toolCallId", val(&c.id));
                 p.put("toolName", val(&c.name));
-                p.put("input", c.args.clone());
+                // Input that came as JSON text goes back as that text.
+                match (&c.raw_args, own) {
+                    (Some(text), true) => p.put("input", val(text)),
+                    _ => p.put("input", c.args.clone()),
+                }
                 if own {
                     p.extend(
                         c.extra
@@ -435,12 +465,32 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 }
                 Value::Object(p)
             };
-            let placed: Option<Vec<usize>> =
-                if own { first.tool_calls.iter().map(|c| part_position(&c.extra)).collect() } else { None };
-            if let Some(places) = placed {
+            // The AI SDK keeps unparsable input as its raw text.
+            let invalid_part = |c: &crate::message::InvalidToolCall| {
+                let mut p = Map::new();
+                p.put("type", Value::from("tool-call"));
+                p.put("toolCallId", val(&c.id));
+                p.put("toolName", val(&c.name));
+                p.put("input", val(&c.args));
+                if own {
+                    p.extend(
+                        c.extra
+                            .iter()
+                            .filter(|(k, _)| k.as_str() != PART_POSITION)
+                            .map(|(k, v)| (k.clone(), v.clone())),
+                    );
+                }
+                Value::Object(p)
+            };
+            let calls: Vec<(Option<usize>, Value)> = first
+                .tool_calls
+                .iter()
+                .map(|c| (part_position(&c.extra), call_part(c)))
+                .chain(first.invalid_tool_calls.iter().map(|c| (part_position(&c.extra), invalid_part(c))))
+                .collect();
+            if own && calls.iter().all(|(at, _)| at.is_some()) {
                 // Every call knows its place: back between the parts where it was (each
                 // `tool-approval-request` is among the parts, after its call, as it came).
-                let calls = first.tool_calls.iter().zip(places).map(|(c, at)| (Some(at), call_part(c))).collect();
                 place_calls(parts, calls);
             } else {
                 // A `tool-approval-request` goes right after the call it asks about, where the AI
@@ -450,19 +500,16 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     .partition(|p| p.get("type").and_then(Value::as_str) == Some("tool-approval-request"));
                 *parts = rest;
                 let mut requests: Vec<Option<Value>> = requests.into_iter().map(Some).collect();
-                for c in &first.tool_calls {
-                    parts.push(call_part(c));
+                for (_, call) in calls {
+                    let id = call.get("toolCallId").and_then(Value::as_str).map(str::to_string);
+                    parts.push(call);
                     for r in requests.iter_mut() {
-                        if r.as_ref().and_then(|r| r.get("toolCallId")).and_then(Value::as_str) == Some(c.id.as_str()) {
+                        if r.as_ref().and_then(|r| r.get("toolCallId")).and_then(Value::as_str) == id.as_deref() {
                             parts.extend(r.take());
                         }
                     }
                 }
                 parts.extend(requests.into_iter().flatten());
-            }
-            for c in &first.invalid_tool_calls {
-                // The AI SDK keeps unparsable input as its raw text.
-                parts.push(obj! {"type": "tool-call", "toolCallId": c.id, "toolName": c.name, "input": c.args});
             }
         }
     }

@@ -772,8 +772,9 @@ fn a_file_in_a_tool_result_goes_to_the_item_formats_as_an_input_file() {
     let responses = encode_messages(&d.messages, Format::Responses);
     assert_eq!(
         responses[2]["output"],
+        // Inline file data goes with a filename, which the API requires (fresh-eyes finding).
         json!([{"type": "input_text", "text": "the report"},
-               {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0x"}])
+               {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0x", "filename": "document.pdf"}])
     );
     let agents = encode_messages(&d.messages, Format::OpenaiAgents);
     assert_eq!(agents[2]["output"][1]["type"], "input_file");
@@ -783,7 +784,7 @@ fn a_file_in_a_tool_result_goes_to_the_item_formats_as_an_input_file() {
 fn ai_sdk_reasoning_and_text_go_to_responses_in_the_messages_order() {
     // Fresh-eyes finding: every reasoning item came first, so `[rs_1, "mid", rs_2, "end"]` put
     // rs_1 right before rs_2 (which the API refuses) and a text before its reasoning moved after it.
-    let r = |id: &str, text: &str| json!({"type": "reasoning", "text": text, "providerOptions": {"openai": {"itemId": id}}});
+    let r = |id: &str, text: &str| json!({"type": "reasoning", "text": text, "providerOptions": {"openai": {"itemId": id, "reasoningEncryptedContent": "E"}}});
     let kinds = |m: Value| -> Vec<String> {
         let d = decode_messages(&[m], Some(Format::AiSdk)).unwrap();
         encode_messages(&d.messages, Format::Responses)
@@ -802,4 +803,75 @@ fn ai_sdk_reasoning_and_text_go_to_responses_in_the_messages_order() {
         {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}
     ]});
     assert_eq!(kinds(m), ["first", "rs_1", "function_call"]);
+    // Without its encrypted content a reasoning item only refers to one the API stored, which
+    // `store: false` answers with 404: it is left out, as the AI SDK's provider leaves it out
+    // (fresh-eyes finding, against @ai-sdk/openai 3).
+    let bare = json!({"type": "reasoning", "text": "a", "providerOptions": {"openai": {"itemId": "rs_1", "reasoningEncryptedContent": null}}});
+    let m = json!({"role": "assistant", "content": [bare, {"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}]});
+    assert_eq!(kinds(m), ["function_call"]);
+}
+
+#[test]
+fn ai_sdk_file_ids_and_json_text_inputs_read_as_the_ai_sdk_providers_send_them() {
+    // Each as the AI SDK's own providers send it (fresh-eyes findings, against @ai-sdk/openai and
+    // @ai-sdk/anthropic 3): an OpenAI file id in a `file` part is a file id, not base64 data;
+    // a tool call's input given as JSON text is its arguments' text, not a JSON string; an inline
+    // PDF gets the filename OpenAI requires.
+    let msgs = json!([
+        {"role": "user", "content": [
+            {"type": "file", "data": "file-abc123", "mediaType": "application/pdf"},
+            {"type": "file", "data": "JVBERi0x", "mediaType": "application/pdf"}
+        ]},
+        {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "weather", "input": "{\"city\":\"Paris\"}"}]},
+        {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "weather", "output": {"type": "text", "value": "18C"}}]}
+    ]);
+    let d = decode_messages(msgs.as_array().unwrap(), None).unwrap();
+    let responses = encode_messages(&d.messages, Format::Responses);
+    assert_eq!(responses[0]["content"][0], json!({"type": "input_file", "file_id": "file-abc123"}));
+    assert_eq!(responses[0]["content"][1]["filename"], "document.pdf");
+    assert_eq!(responses[1]["arguments"], "{\"city\":\"Paris\"}");
+    let openai = encode_messages(&d.messages, Format::Openai);
+    assert_eq!(openai[0]["content"][0], json!({"type": "file", "file": {"file_id": "file-abc123"}}));
+    assert_eq!(openai[1]["tool_calls"][0]["function"]["arguments"], "{\"city\":\"Paris\"}");
+    let anthropic = encode_messages(&d.messages, Format::Anthropic);
+    assert_eq!(anthropic[1]["content"][0]["input"], json!({"city": "Paris"}));
+    // Back to the AI SDK as they came: the file id as its data, the input as its text.
+    assert_eq!(Value::Array(encode_messages(&d.messages, Format::AiSdk)), msgs);
+}
+
+#[test]
+fn a_provider_executed_ai_sdk_call_is_not_a_call_the_caller_must_answer() {
+    // `generateText` with a provider-executed tool (Anthropic's web search) writes the call and
+    // its result in the assistant message. The call was read as the caller's, moved after the
+    // answer, with no result: repair then "answered" a search that had completed (fresh-eyes
+    // finding). Both are kept in place; another format gets a note for the result.
+    let msgs = json!([
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "Let me search."},
+            {"type": "tool-call", "toolCallId": "srvtoolu_1", "toolName": "web_search", "input": {"query": "paris"}, "providerExecuted": true},
+            {"type": "tool-result", "toolCallId": "srvtoolu_1", "toolName": "web_search", "output": {"type": "json", "value": [{"url": "https://w.example", "title": "W"}]}},
+            {"type": "text", "text": "It is 18C."}
+        ]}
+    ]);
+    let d = decode_messages(msgs.as_array().unwrap(), None).unwrap();
+    assert!(d.messages[1].tool_calls.is_empty());
+    let (repaired, _) = crate::repair::repair(&d.messages, &crate::repair::RepairOptions::default());
+    assert_eq!(repaired, d.messages, "nothing to repair");
+    assert_eq!(Value::Array(encode_messages(&d.messages, Format::AiSdk)), msgs);
+    let anthropic = encode_messages(&d.messages, Format::Anthropic);
+    let texts: Vec<&str> =
+        anthropic[1]["content"].as_array().unwrap().iter().filter_map(|p| p["text"].as_str()).collect();
+    assert_eq!(texts[0], "Let me search.");
+    assert!(texts[1].contains("provider-executed tool web_search"), "{texts:?}");
+    assert_eq!(texts[2], "It is 18C.");
+    assert!(anthropic[1]["content"].as_array().unwrap().iter().all(|p| p["type"] == "text"));
+    // The Responses API gets each text as its own item, the note in its place between them.
+    let items = encode_messages(&d.messages, Format::Responses);
+    let said: Vec<String> = items[1..].iter().map(|i| serde_json::to_string(&i["content"]).unwrap()).collect();
+    assert_eq!(said.len(), 3, "{items:?}");
+    assert!(
+        said[0].contains("Let me search.") && said[1].contains("provider-executed") && said[2].contains("18C"),
+        "{said:?}"
+    );
 }

@@ -213,7 +213,11 @@ pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Va
                 _ => {}
             }
             put_opt(&mut f, "file_id", file_id.as_deref());
-            put_opt(&mut f, "filename", filename.as_deref());
+            let name = match inline {
+                Some((mt, _)) => super::util::inline_file_name(filename.as_deref(), Some(mt)),
+                None => filename.as_deref(),
+            };
+            put_opt(&mut f, "filename", name);
             if origin_is_self {
                 f.extend(extra.clone());
             }

@@ -573,8 +573,15 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                 _ => Vec::new(),
             };
             if texts.len() > 1 {
-                for (at, p) in texts {
-                    placed.push((at, encode_message(m, &Content::Parts(vec![p.clone()]), d, own)));
+                // Each text as its own message in its place, and so the note for a part the API
+                // cannot take (a provider-executed tool's result, say), which is text too.
+                let carried = rest.iter().filter_map(|&(at, p)| match p {
+                    ContentPart::Text { .. } => Some((at, p.clone())),
+                    ContentPart::Other { raw } => super::util::other_note(raw).map(|note| (at, note)),
+                    _ => None,
+                });
+                for (at, p) in carried {
+                    placed.push((at, encode_message(m, &Content::Parts(vec![p]), d, own)));
                 }
             } else if carries || (own && placed.is_empty() && !has_calls) {
                 let at = rest.first().map_or(usize::MAX, |(at, _)| *at);
@@ -833,7 +840,11 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                     o.put("file", file);
                 }
             }
-            put_opt(&mut o, "filename", filename.as_deref());
+            let name = match inline {
+                Some((mt, _)) => super::util::inline_file_name(filename.as_deref(), Some(mt)),
+                None => filename.as_deref(),
+            };
+            put_opt(&mut o, "filename", name);
             extra
         }
         ContentPart::Reasoning { .. } => return None,

@@ -287,6 +287,13 @@ pub(crate) fn file_media_type<'a>(url: Option<&'a str>, media_type: Option<&'a s
     media_type.or_else(|| url.and_then(data_url).map(|(mt, _)| mt))
 }
 
+/// The `filename` of a file OpenAI gets inline (`file_data`): its own, else `document.pdf` for a
+/// PDF. Chat Completions and the Responses API refuse inline file data without a filename ("Missing
+/// required parameter"); the AI SDK's OpenAI providers name such a part `part-{index}.pdf`.
+pub(crate) fn inline_file_name<'a>(filename: Option<&'a str>, media_type: Option<&str>) -> Option<&'a str> {
+    filename.or((media_type == Some("application/pdf")).then_some("document.pdf"))
+}
+
 /// The text part a format gets for a file it cannot carry (`why`: what it takes instead), so a
 /// conversion never drops a file silently: `[file report.pdf (application/pdf) not sent: why]`.
 /// Each encoder writes it as its own text part.
@@ -343,6 +350,14 @@ pub(crate) fn other_note(raw: &Value) -> Option<ContentPart> {
                 | "function_call"
                 | "server_tool_call_chunk"
         );
+    // An AI SDK assistant `tool-result` is a provider-executed tool's result (a web search's):
+    // what it found is not sent, and the note says so.
+    if kind == "tool-result" {
+        let tool = raw.get("toolName").and_then(Value::as_str).unwrap_or("tool");
+        return Some(ContentPart::text(format!(
+            "[result of the provider-executed tool {tool} not sent: only the format it came from reads it]"
+        )));
+    }
     (!silent).then(|| ContentPart::text(format!("[{kind} part not sent: only the format it came from reads it]")))
 }
 

@@ -121,10 +121,11 @@ fn put_encrypted_content(item: &mut Map<String, Value>, enc: Value, d: Dialect) 
 /// reasoning parts naming one `itemId` in `providerOptions.openai` (a UIMessage's
 /// `providerMetadata.openai`) are one item with that id, a summary entry per part with text, and
 /// the last `reasoningEncryptedContent` given. A part without an `itemId` is not sent (the
-/// `openai` package's `ResponseReasoningItem` requires an id), nor reasoning of other formats;
-/// nor are several items beside calls whose places are not known (`has_calls`): which call each
-/// led to is not kept, and the
-/// API refuses a reasoning item that is not followed by its own next item.
+/// `openai` package's `ResponseReasoningItem` requires an id), nor an item without encrypted
+/// content (a reference to a stored item, which `store: false` refuses), nor reasoning of other
+/// formats; nor are several items beside calls whose places are not known (`has_calls`): which
+/// call each led to is not kept, and the API refuses a reasoning item that is not followed by its
+/// own next item.
 pub(super) fn reasoning_from_ai_sdk(
     parts: &[Placed],
     origin: Option<Format>,
@@ -154,6 +155,11 @@ pub(super) fn reasoning_from_ai_sdk(
             *last_enc = enc;
         }
     }
+    // Without its encrypted content a reasoning item is only a reference to one the API stored:
+    // with `store: false` (how a caller that keeps its own history runs) the API answers 404, and
+    // the AI SDK's provider leaves it out ("Reasoning parts without encrypted content are not
+    // supported when store is false"); so does stategate.
+    items.retain(|(_, _, _, enc)| enc.is_some());
     if has_calls && items.len() > 1 {
         return Vec::new();
     }
