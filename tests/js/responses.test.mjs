@@ -218,3 +218,22 @@ test("an AI SDK message's reasoning and calls go to Responses in the order the A
   assert.deepEqual(store.messages("ai-sdk")[1], messages[1]);
   assert.deepEqual(store.messages("responses").map(said), theirs.map(said));
 });
+
+test("an AI SDK file id, JSON text input and inline PDF go to Responses as the AI SDK's OpenAI provider sends them", async () => {
+  const messages = [
+    { role: "user", content: [
+      { type: "file", data: "file-abc123", mediaType: "application/pdf" },
+      { type: "file", data: "JVBERi0xLjQK", mediaType: "application/pdf" },
+    ] },
+    { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "weather", input: '{"city":"Paris"}' }] },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "weather", output: { type: "text", value: "18C" } }] },
+  ];
+  const theirs = await aiSdkInput(messages);
+  const ours = convertMessages(messages, { to: "responses" });
+  // The file id as a file id (it had gone as base64 data), the inline PDF with a filename
+  // (both APIs require one; the provider names it part-{index}.pdf), the input as its text.
+  assert.deepEqual(ours[0].content[0], theirs[0].content[0]);
+  assert.equal(ours[0].content[1].file_data, theirs[0].content[1].file_data);
+  assert.ok(theirs[0].content[1].filename && ours[0].content[1].filename, JSON.stringify(ours[0]));
+  assert.deepEqual(ours.slice(1).map(said), theirs.slice(1).map(said));
+});

@@ -329,6 +329,9 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
         (part, super::util::reasoning_provider_metadata(extra, origin))
     {
         o.put("providerOptions", meta);
+    } else if let Some(signature) = super::util::gemini_signature(extra, origin) {
+        // A Gemini text part's thought signature, where the AI SDK's Google provider keeps it.
+        o.put("providerOptions", obj! {"google": obj! {"thoughtSignature": signature}});
     }
     Some(Value::Object(o))
 }
@@ -462,6 +465,9 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     if let Some(executed) = c.extra.get("providerExecuted").filter(|v| v.is_boolean()) {
                         p.put("providerExecuted", executed.clone());
                     }
+                } else if let Some(signature) = super::util::gemini_signature(&c.extra, first.origin) {
+                    // A Gemini call's thought signature, which Gemini 3 requires back with it.
+                    p.put("providerOptions", obj! {"google": obj! {"thoughtSignature": signature}});
                 }
                 Value::Object(p)
             };

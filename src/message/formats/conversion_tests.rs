@@ -875,3 +875,26 @@ fn a_provider_executed_ai_sdk_call_is_not_a_call_the_caller_must_answer() {
         "{said:?}"
     );
 }
+
+#[test]
+fn gemini_thought_signatures_travel_with_their_parts_through_the_ai_sdk() {
+    // Gemini 3 refuses a replayed function call without its thought signature (HTTP 400); the AI
+    // SDK's Google provider keeps it as `providerOptions.google.thoughtSignature` on each part.
+    // Both directions dropped it (fresh-eyes finding, against @ai-sdk/google 3).
+    let gemini = json!([
+        {"role": "user", "parts": [{"text": "weather?"}]},
+        {"role": "model", "parts": [
+            {"text": "think", "thought": true, "thoughtSignature": "TS0"},
+            {"text": "Checking.", "thoughtSignature": "TS2"},
+            {"functionCall": {"id": "fc1", "name": "weather", "args": {"city": "Paris"}}, "thoughtSignature": "TS1"}
+        ]}
+    ]);
+    let d = decode_messages(gemini.as_array().unwrap(), None).unwrap();
+    let ai = encode_messages(&d.messages, Format::AiSdk);
+    let sig = |p: &Value| p["providerOptions"]["google"]["thoughtSignature"].clone();
+    let parts = ai[1]["content"].as_array().unwrap();
+    assert_eq!(parts.iter().map(sig).collect::<Vec<_>>(), [json!("TS0"), json!("TS2"), json!("TS1")]);
+    // And from the AI SDK's message back to Gemini, each signature on its part.
+    let back = encode_messages(&decode_messages(&ai, Some(Format::AiSdk)).unwrap().messages, Format::Gemini);
+    assert_eq!(Value::Array(back), gemini);
+}

@@ -180,7 +180,8 @@ fn blob(media_type: &str, key: &str, value: &str, name: Option<&str>) -> Value {
     Value::Object(b)
 }
 
-fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
+fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
+    let own = origin == Some(Format::Gemini);
     let mut o = Map::new();
     let extra = match part {
         ContentPart::Text { text, extra } => {
@@ -217,27 +218,29 @@ fn encode_part(part: &ContentPart, own: bool) -> Option<Value> {
                         file,
                         "Gemini takes a file's data or URI, not another provider's file id",
                     );
-                    return encode_part(&note, false);
+                    return encode_part(&note, None);
                 }
             };
             extra
         }
         ContentPart::Other { raw } if own => return Some(raw.clone()),
-        ContentPart::Other { raw } => return super::util::other_note(raw).and_then(|n| encode_part(&n, false)),
+        ContentPart::Other { raw } => return super::util::other_note(raw).and_then(|n| encode_part(&n, None)),
     };
     if own {
         for (k, v) in extra {
             o.entry(k.clone()).or_insert_with(|| v.clone());
         }
+    } else if let Some(signature) = super::util::gemini_signature(extra, origin) {
+        o.put("thoughtSignature", signature.clone());
     }
     Some(Value::Object(o))
 }
 
-fn parts_of(content: &Content, own: bool) -> Vec<Value> {
+fn parts_of(content: &Content, origin: Option<Format>) -> Vec<Value> {
     match content {
         Content::Text(t) if t.is_empty() => Vec::new(),
         Content::Text(t) => vec![obj! {"text": t}],
-        Content::Parts(parts) => parts.iter().filter_map(|p| encode_part(p, own)).collect(),
+        Content::Parts(parts) => parts.iter().filter_map(|p| encode_part(p, origin)).collect(),
         Content::Null | Content::Absent => Vec::new(),
     }
 }
@@ -282,7 +285,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
             parts.push(Value::Object(p));
         }
     } else {
-        parts = parts_of(&first.content, own);
+        parts = parts_of(&first.content, first.origin);
         for c in &first.tool_calls {
             let mut p = Map::new();
             let mut call = id_field(&c.id);
@@ -291,6 +294,8 @@ pub(super) fn encode(group: &[Message]) -> Value {
             p.put("functionCall", Value::Object(call));
             if own {
                 p.extend(c.extra.clone());
+            } else if let Some(signature) = super::util::gemini_signature(&c.extra, first.origin) {
+                p.put("thoughtSignature", signature.clone());
             }
             parts.push(Value::Object(p));
         }

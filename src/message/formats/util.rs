@@ -228,8 +228,24 @@ pub(crate) fn reasoning_provider_metadata(extra: &Map<String, Value>, origin: Op
             extra.get("providerOptions").filter(|m| m.is_object()).cloned()
         }
         Format::Ui => extra.get("providerMetadata").filter(|m| m.is_object()).cloned(),
+        Format::Gemini => gemini_signature(extra, origin).map(|s| obj! {"google": obj! {"thoughtSignature": s}}),
         _ => None,
     }
+}
+
+/// A Gemini thought signature a part or call carries: a Gemini part's `thoughtSignature`, or
+/// where the AI SDK keeps it (`providerOptions.google.thoughtSignature` of a ModelMessage part or
+/// tool call, `providerMetadata` / `callProviderMetadata` of a UIMessage's). Gemini 3 refuses a
+/// replayed function call without its signature (HTTP 400; the AI SDK's Google provider warns and
+/// injects a sentinel), so it travels with the part between these formats.
+pub(crate) fn gemini_signature(extra: &Map<String, Value>, origin: Option<Format>) -> Option<&Value> {
+    let meta = match origin? {
+        Format::Gemini => return extra.get("thoughtSignature").filter(|s| s.is_string()),
+        Format::AiSdk => extra.get("providerOptions"),
+        Format::Ui => extra.get("providerMetadata").or_else(|| extra.get("callProviderMetadata")),
+        _ => None,
+    }?;
+    meta.get("google")?.get("thoughtSignature").filter(|s| s.is_string())
 }
 
 /// The key of a tool call's `extra` holding its part's position among its message's parts (an AI
