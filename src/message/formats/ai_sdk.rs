@@ -296,6 +296,10 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
             if let Some(mt) = media_type {
                 o.put("mediaType", val(&mt));
             }
+            // An OpenAI image's `detail`, where the AI SDK's OpenAI providers read it.
+            if let Some(detail) = super::util::image_detail(extra, origin).filter(|_| !own) {
+                put_openai_option(&mut o, "imageDetail", detail.clone());
+            }
             extra
         }
         file @ ContentPart::File { url, data, file_id, media_type, filename, extra } => {
@@ -334,6 +338,16 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
         o.put("providerOptions", obj! {"google": obj! {"thoughtSignature": signature}});
     }
     Some(Value::Object(o))
+}
+
+/// Sets `providerOptions.openai.<key>` on an AI SDK part (keeping its other options).
+fn put_openai_option(part: &mut Map<String, Value>, key: &str, value: Value) {
+    let options = part.entry("providerOptions").or_insert_with(|| obj! {});
+    if let Some(openai) = options.as_object_mut().map(|o| o.entry("openai").or_insert_with(|| obj! {})) {
+        if let Some(openai) = openai.as_object_mut() {
+            openai.put(key, value);
+        }
+    }
 }
 
 /// An assistant turn of several messages (the items of a Responses turn: reasoning, text, each
@@ -441,6 +455,22 @@ pub(super) fn encode(group: &[Message]) -> Value {
         Content::Null | Content::Absent => Value::from(""),
     };
     o.put("content", content);
+    // A Responses message item's `phase`, where the AI SDK's OpenAI provider keeps it: on each of
+    // its text parts (`providerOptions.openai.phase`), which it sends back on the item.
+    let phase = first.extra.get("phase").filter(|p| p.is_string() && first.origin == Some(Format::Responses));
+    if let (Some(phase), Some(content)) = (phase.filter(|_| first.role == Role::Assistant), o.get_mut("content")) {
+        if let Value::String(t) = content {
+            *content = if t.is_empty() { arr![] } else { arr![obj! {"type": "text", "text": t.as_str()}] };
+        }
+        let texts = content
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"));
+        for part in texts.filter_map(Value::as_object_mut) {
+            put_openai_option(part, "phase", phase.clone());
+        }
+    }
     if has_calls {
         if let Some(Value::Array(parts)) = o.get_mut("content") {
             let call_part = |c: &ToolCall| {

@@ -898,3 +898,42 @@ fn gemini_thought_signatures_travel_with_their_parts_through_the_ai_sdk() {
     let back = encode_messages(&decode_messages(&ai, Some(Format::AiSdk)).unwrap().messages, Format::Gemini);
     assert_eq!(Value::Array(back), gemini);
 }
+
+#[test]
+fn an_assistant_items_phase_travels_between_responses_and_the_ai_sdk() {
+    // The API asks for `phase` back on every assistant message (commentary vs final answer); the
+    // AI SDK's OpenAI provider keeps it on the text parts (`providerOptions.openai.phase`) and
+    // sends it back. Both directions dropped it (fresh-eyes finding, against @ai-sdk/openai 3).
+    let items = json!([
+        {"role": "user", "content": "go"},
+        {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "phase": "commentary",
+         "content": [{"type": "output_text", "text": "Searching.", "annotations": []}]}
+    ]);
+    let d = decode_messages(items.as_array().unwrap(), Some(Format::Responses)).unwrap();
+    let ai = encode_messages(&d.messages, Format::AiSdk);
+    assert_eq!(ai[1]["content"][0]["providerOptions"]["openai"]["phase"], "commentary");
+    assert_eq!(ai[1]["content"][0]["text"], "Searching.");
+    let back = encode_messages(&decode_messages(&ai, Some(Format::AiSdk)).unwrap().messages, Format::Responses);
+    assert_eq!(back[1]["phase"], "commentary");
+    assert_eq!(back[1]["content"], "Searching.");
+}
+
+#[test]
+fn an_images_openai_detail_travels_between_openai_responses_and_the_ai_sdk() {
+    // `detail` sets an image's resolution and cost; the AI SDK keeps it as
+    // `providerOptions.openai.imageDetail` and its OpenAI providers send it. It was dropped both
+    // ways (fresh-eyes finding, against @ai-sdk/openai 3).
+    let ai = json!([{"role": "user", "content": [
+        {"type": "image", "image": "https://x/cat.png", "providerOptions": {"openai": {"imageDetail": "high"}}}
+    ]}]);
+    let d = decode_messages(ai.as_array().unwrap(), None).unwrap();
+    assert_eq!(encode_messages(&d.messages, Format::Openai)[0]["content"][0]["image_url"]["detail"], "high");
+    assert_eq!(encode_messages(&d.messages, Format::Responses)[0]["content"][0]["detail"], "high");
+    let chat = json!([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/cat.png", "detail": "low"}}]}]);
+    let d = decode_messages(chat.as_array().unwrap(), None).unwrap();
+    let to_ai = encode_messages(&d.messages, Format::AiSdk);
+    assert_eq!(to_ai[0]["content"][0]["providerOptions"]["openai"]["imageDetail"], "low");
+    assert_eq!(encode_messages(&d.messages, Format::Responses)[0]["content"][0]["detail"], "low");
+    let back = encode_messages(&decode_messages(&to_ai, Some(Format::AiSdk)).unwrap().messages, Format::Openai);
+    assert_eq!(Value::Array(back), chat);
+}

@@ -171,7 +171,8 @@ pub(super) fn decode_part(v: &Value) -> Result<ContentPart> {
     })
 }
 
-pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Value> {
+pub(super) fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
+    let origin_is_self = origin == Some(Format::Openai);
     match part {
         ContentPart::Text { text, extra } => {
             let mut o = Map::new();
@@ -192,19 +193,21 @@ pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Va
             image.put("url", val(&url));
             if origin_is_self {
                 image.extend(extra.clone());
+            } else if let Some(detail) = super::util::image_detail(extra, origin) {
+                image.put("detail", detail.clone());
             }
             Some(obj! {"type": "image_url", "image_url": image})
         }
         file @ ContentPart::File { url, data, file_id, media_type, filename, extra } => {
             if let Some(image) = super::util::file_as_image(file) {
-                return encode_part(&image, false);
+                return encode_part(&image, origin);
             }
             // A file goes inline as a data URL (`file_data`) or by `file_id`; Chat Completions
             // takes no file URL.
             let inline = super::util::file_inline(url.as_deref(), data.as_deref(), media_type.as_deref());
             if inline.is_none() && file_id.is_none() {
                 let note = super::util::file_note(file, "OpenAI Chat takes a file inline or by file_id, not by URL");
-                return encode_part(&note, false);
+                return encode_part(&note, None);
             }
             let mut f = Map::new();
             match (url, inline) {
@@ -225,7 +228,7 @@ pub(super) fn encode_part(part: &ContentPart, origin_is_self: bool) -> Option<Va
         }
         ContentPart::Reasoning { .. } => None,
         ContentPart::Other { raw } if origin_is_self => Some(raw.clone()),
-        ContentPart::Other { raw } => super::util::other_note(raw).and_then(|n| encode_part(&n, false)),
+        ContentPart::Other { raw } => super::util::other_note(raw).and_then(|n| encode_part(&n, None)),
     }
 }
 
@@ -280,7 +283,7 @@ pub(super) fn encode(m: &Message) -> Value {
             o.put("content", val(&content_as_string(&m.content)));
         }
         Content::Parts(parts) => {
-            let parts: Vec<Value> = parts.iter().filter_map(|p| encode_part(p, own)).collect();
+            let parts: Vec<Value> = parts.iter().filter_map(|p| encode_part(p, m.origin)).collect();
             let calls = !(m.tool_calls.is_empty() && m.invalid_tool_calls.is_empty());
             // Nothing this format can carry beside the calls (a UIMessage's step-start, say):
             // `content: null`, as for a call-only turn.

@@ -708,7 +708,19 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
     o.put("role", val(&role));
     let sibling = !own && m.origin.is_some_and(Format::is_items);
     let parts_of = |parts: &[ContentPart]| -> Vec<Value> {
-        parts.iter().filter_map(|p| encode_part(p, m.role, d, own, sibling)).collect()
+        parts
+            .iter()
+            .filter_map(|p| {
+                let mut v = encode_part(p, m.role, d, own, sibling)?;
+                // An image's `detail` from another format (the item's own came back with it).
+                if let (ContentPart::Image { extra, .. }, false, Value::Object(o)) = (p, own, &mut v) {
+                    if let Some(detail) = super::util::image_detail(extra, m.origin) {
+                        o.put("detail", detail.clone());
+                    }
+                }
+                Some(v)
+            })
+            .collect()
     };
     let value = match content {
         Content::Absent if own => None,
@@ -755,7 +767,31 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
     if sdk_assistant {
         o.put("status", Value::from("completed"));
     }
+    if let (Dialect::Api, Role::Assistant, false, Some(phase)) = (d, m.role, own, ai_sdk_phase(content, m.origin)) {
+        o.put("phase", phase.clone());
+    }
     Value::Object(o)
+}
+
+/// The `phase` (`commentary` / `final_answer`) an AI SDK assistant message's text parts carry for
+/// OpenAI (`providerOptions.openai.phase`, a UIMessage's `providerMetadata`), when all its text
+/// parts carry the same one. The API asks for it back on every assistant message ("dropping it can
+/// degrade performance"); the AI SDK's provider sends it.
+fn ai_sdk_phase(content: &Content, origin: Option<Format>) -> Option<&Value> {
+    let key = match origin? {
+        Format::AiSdk => "providerOptions",
+        Format::Ui => "providerMetadata",
+        _ => return None,
+    };
+    let Content::Parts(parts) = content else { return None };
+    let mut phases = parts.iter().filter_map(|p| match p {
+        ContentPart::Text { extra, .. } => {
+            Some(extra.get(key).and_then(|m| m.get("openai")).and_then(|o| o.get("phase")))
+        }
+        _ => None,
+    });
+    let first = phases.next()??;
+    (first.is_string() && phases.all(|p| p == Some(first))).then_some(first)
 }
 
 /// One content part as an item part; `None` for what the target cannot carry. `own`: the part
@@ -790,7 +826,8 @@ fn encode_part(part: &ContentPart, role: Role, d: Dialect, own: bool, sibling: b
                         (None, None) => return None,
                     };
                     o.put("image_url", val(&url));
-                    // `detail` is required in a message item's `input_image`.
+                    // `detail` is required in a message item's `input_image` (another format's
+                    // image gets its own in `encode_message`).
                     o.put("detail", Value::from("auto"));
                 }
                 // The SDK sends `image` as the request's `image_url`: inline data goes as a data URL

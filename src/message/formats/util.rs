@@ -233,6 +233,19 @@ pub(crate) fn reasoning_provider_metadata(extra: &Map<String, Value>, origin: Op
     }
 }
 
+/// The OpenAI image `detail` (`low` / `high` / `auto`) an image part carries: an OpenAI Chat
+/// `image_url.detail` or a Responses `input_image.detail`, or where the AI SDK keeps it
+/// (`providerOptions.openai.imageDetail`), which its OpenAI providers send as `detail`. It sets
+/// the image's resolution and cost, so it travels with the image between these formats.
+pub(crate) fn image_detail(extra: &Map<String, Value>, origin: Option<Format>) -> Option<&Value> {
+    match origin? {
+        Format::Openai | Format::Responses => extra.get("detail"),
+        Format::AiSdk => extra.get("providerOptions")?.get("openai")?.get("imageDetail"),
+        _ => None,
+    }
+    .filter(|d| d.is_string())
+}
+
 /// A Gemini thought signature a part or call carries: a Gemini part's `thoughtSignature`, or
 /// where the AI SDK keeps it (`providerOptions.google.thoughtSignature` of a ModelMessage part or
 /// tool call, `providerMetadata` / `callProviderMetadata` of a UIMessage's). Gemini 3 refuses a
