@@ -214,13 +214,17 @@ export interface AnthropicImageBlock {
     | { type: "base64"; media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp"; data: string }
     | { type: "url"; url: string };
 }
-/** `DocumentBlockParam`: a PDF inline, at an `http(s):` URL, or an uploaded file's id. */
+/**
+ * `DocumentBlockParam`: a PDF inline, at an `http(s):` URL, or an uploaded file's id; `title` is
+ * the file's name (as the AI SDK's Anthropic provider writes a file part's `filename`).
+ */
 export interface AnthropicDocumentBlock {
   type: "document";
   source:
     | { type: "base64"; media_type: "application/pdf"; data: string }
     | { type: "url"; url: string }
     | { type: "file"; file_id: string };
+  title?: string;
 }
 /** `ThinkingBlockParam`: written only when the reasoning carries Anthropic's signature. */
 export interface AnthropicThinkingBlock {

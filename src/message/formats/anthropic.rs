@@ -166,9 +166,16 @@ pub(super) fn decode_block(v: &Value) -> Result<ContentPart> {
                     url: if k == "url" { opt_str(src, "url")? } else { None },
                     data: if k == "base64" { opt_str(src, "data")? } else { None },
                     file_id: if k == "file" { opt_str(src, "file_id")? } else { None },
-                    media_type: opt_str(src, "media_type")?,
-                    filename: None,
-                    extra: extra_of(b, &["type", "source"]),
+                    // A URL document is a PDF (`URLPDFSource`, which has no media type): said so,
+                    // as the AI SDK's providers need a file's media type to send it.
+                    media_type: match opt_str(src, "media_type")? {
+                        None if k == "url" => Some("application/pdf".to_string()),
+                        mt => mt,
+                    },
+                    // The document's `title` is its file name, as the AI SDK's Anthropic
+                    // provider writes a file part's `filename`.
+                    filename: opt_str(b, "title")?,
+                    extra: extra_of(b, &["type", "source", "title"]),
                 },
                 _ => ContentPart::Other { raw: v.clone() },
             }
@@ -247,6 +254,9 @@ fn encode_block(part: &ContentPart, own: bool) -> Option<Value> {
             };
             o.put("type", Value::from("document"));
             o.put("source", source);
+            if let ContentPart::File { filename: Some(name), .. } = file {
+                o.put("title", val(&name));
+            }
             extra
         }
         ContentPart::Other { raw } if own => return Some(raw.clone()),

@@ -937,3 +937,25 @@ fn an_images_openai_detail_travels_between_openai_responses_and_the_ai_sdk() {
     let back = encode_messages(&decode_messages(&to_ai, Some(Format::AiSdk)).unwrap().messages, Format::Openai);
     assert_eq!(Value::Array(back), chat);
 }
+
+#[test]
+fn an_anthropic_documents_title_and_url_pdf_travel_as_the_ai_sdk_takes_them() {
+    // A URL document is a PDF (Anthropic's `URLPDFSource`), and its `title` is the file name the
+    // AI SDK's Anthropic provider writes from a file part's `filename`. The URL document reached
+    // the AI SDK as `application/octet-stream`, which the AI SDK refuses to send; the title was
+    // lost both ways (fresh-eyes findings, against @ai-sdk/anthropic 3).
+    let anthropic = json!([{"role": "user", "content": [
+        {"type": "document", "source": {"type": "url", "url": "https://x/q3.pdf"}, "title": "Q3.pdf"},
+        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0x"}, "title": "Q4.pdf"}
+    ]}]);
+    let d = decode_messages(anthropic.as_array().unwrap(), None).unwrap();
+    let ai = encode_messages(&d.messages, Format::AiSdk);
+    assert_eq!(
+        ai[0]["content"][0],
+        json!({"type": "file", "data": "https://x/q3.pdf", "mediaType": "application/pdf", "filename": "Q3.pdf"})
+    );
+    assert_eq!(ai[0]["content"][1]["filename"], "Q4.pdf");
+    let back = encode_messages(&decode_messages(&ai, Some(Format::AiSdk)).unwrap().messages, Format::Anthropic);
+    assert_eq!(Value::Array(back), anthropic);
+    assert_eq!(Value::Array(encode_messages(&d.messages, Format::Anthropic)), anthropic);
+}
