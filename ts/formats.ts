@@ -315,11 +315,24 @@ export interface AiSdkToolApprovalResponse {
   approved: boolean;
   reason?: string;
 }
-/** AI SDK tool output: `text` / `error-text` (the result's text) or `json` (a non-string output). */
+/**
+ * AI SDK tool output: `text` / `error-text` (the result's text), `json` (a non-string output), or
+ * `content` (a successful result with images or inline files, as the AI SDK's providers send them on).
+ */
 export type AiSdkToolResultOutput =
   | { type: "text"; value: string }
   | { type: "error-text"; value: string }
-  | { type: "json"; value: JsonValue };
+  | { type: "json"; value: JsonValue }
+  | {
+      type: "content";
+      value: Array<
+        | { type: "text"; text: string }
+        | { type: "image-data"; data: string; mediaType: string }
+        | { type: "image-url"; url: string }
+        | { type: "file-data"; data: string; mediaType: string; filename?: string }
+        | { type: "file-url"; url: string }
+      >;
+    };
 /** AI SDK `ToolResultPart`. */
 export interface AiSdkToolResultPart {
   type: "tool-result";

@@ -237,3 +237,25 @@ test("an AI SDK file id, JSON text input and inline PDF go to Responses as the A
   assert.ok(theirs[0].content[1].filename && ours[0].content[1].filename, JSON.stringify(ours[0]));
   assert.deepEqual(ours.slice(1).map(said), theirs.slice(1).map(said));
 });
+
+test("a tool result's image goes to the AI SDK as a content output its OpenAI provider sends on", async () => {
+  const { modelMessageSchema } = await import("ai");
+  // An Anthropic tool result with an image: it reached the AI SDK as text with "[image omitted]".
+  const anthropic = [
+    { role: "user", content: "chart?" },
+    { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "chart", input: {} }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [
+      { type: "text", text: "the chart" },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+    ] }] },
+  ];
+  const ai = convertMessages(anthropic, { to: "ai-sdk" });
+  for (const m of ai) assert.ok(modelMessageSchema.safeParse(m).success, JSON.stringify(m));
+  const theirs = await aiSdkInput(ai);
+  const output = theirs.find((i) => i.type === "function_call_output").output;
+  assert.ok(JSON.stringify(output).includes("iVBORw0KGgo="), JSON.stringify(output));
+  // What the AI SDK's provider sends is what stategate writes for Responses from the same result.
+  const ours = convertMessages(anthropic, { to: "responses" }).find((i) => i.type === "function_call_output").output;
+  assert.deepEqual(ours.map((p) => p.type), output.map((p) => p.type));
+  assert.equal(ours[1].image_url, output[1].image_url);
+});

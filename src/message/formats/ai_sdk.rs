@@ -185,6 +185,49 @@ fn decode_output(part: &Map<String, Value>) -> Result<(Content, Option<ToolStatu
     })
 }
 
+/// A successful tool result holding images or files (an Anthropic `tool_result`, a Responses
+/// output with `input_image` / `input_file`) as a `content` output, which carries them as the AI
+/// SDK's providers send them on (`image-data` / `image-url`, `file-data` / `file-url`), instead of
+/// text with notes; `None` for a result of text only, an error, or media it cannot carry (a file
+/// by id), which keep the text form.
+fn media_output(t: &Message) -> Option<Value> {
+    let Content::Parts(parts) = &t.content else { return None };
+    if t.status == Some(ToolStatus::Error)
+        || !parts.iter().any(|p| matches!(p, ContentPart::Image { .. } | ContentPart::File { .. }))
+    {
+        return None;
+    }
+    let item = |p: &ContentPart| -> Option<Value> {
+        Some(match p {
+            ContentPart::Text { text, .. } => obj! {"type": "text", "text": text},
+            ContentPart::Image { url: Some(u), data: None, .. } if super::util::data_url(u).is_none() => {
+                obj! {"type": "image-url", "url": u}
+            }
+            ContentPart::Image { url, data, media_type, .. } => {
+                let mt = super::util::file_media_type(url.as_deref(), media_type.as_deref()).unwrap_or("image/png");
+                let (mt, d) = super::util::file_inline(url.as_deref(), data.as_deref(), Some(mt))?;
+                obj! {"type": "image-data", "data": d, "mediaType": mt}
+            }
+            ContentPart::File { url: Some(u), data: None, file_id: None, .. } if super::util::data_url(u).is_none() => {
+                obj! {"type": "file-url", "url": u}
+            }
+            ContentPart::File { url, data, media_type, filename, .. } => {
+                let mt = super::util::file_media_type(url.as_deref(), media_type.as_deref());
+                let (mt, d) = super::util::file_inline(url.as_deref(), data.as_deref(), mt)?;
+                let mut o = Map::new();
+                o.put("type", Value::from("file-data"));
+                o.put("data", val(&d));
+                o.put("mediaType", val(&mt));
+                super::util::put_opt(&mut o, "filename", filename.as_deref());
+                Value::Object(o)
+            }
+            _ => return None,
+        })
+    };
+    let value: Option<Vec<Value>> = parts.iter().map(item).collect();
+    Some(obj! {"type": "content", "value": Value::Array(value?)})
+}
+
 /// One item of a `content` tool output: `text`, and media as the AI SDK's providers send them
 /// (`image-data` / `file-data` / `media`: base64 `data` with its `mediaType`; `image-url` /
 /// `file-url`: a `url`), so an image in a result reaches a provider that takes images there.
@@ -426,7 +469,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     (Some(v), _) if kind == "text" && serde_json::to_string(v).is_ok_and(|j| j == text) => {
                         obj! {"type": "json", "value": v}
                     }
-                    _ => obj! {"type": kind, "value": text},
+                    _ => media_output(t).unwrap_or_else(|| obj! {"type": kind, "value": text}),
                 };
                 p.put("output", output);
                 if own {

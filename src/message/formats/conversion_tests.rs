@@ -572,7 +572,9 @@ fn a_multimodal_tool_result_goes_to_a_text_output_as_text_and_notes_never_as_sta
         ]}]}
     ]);
     let d = decode_messages(anthropic.as_array().unwrap(), None).unwrap();
-    for f in [Format::Ui, Format::Openai, Format::AiSdk, Format::Gemini] {
+    // (The AI SDK takes it as a `content` output with the image: see
+    // `a_tool_results_images_and_files_reach_the_ai_sdk_as_a_content_output`.)
+    for f in [Format::Ui, Format::Openai, Format::Gemini] {
         let text = serde_json::to_string(&encode_messages(&d.messages, f)).unwrap();
         assert!(!text.contains("iVBORw0KGgo") && !text.contains("\\\"extra\\\""), "{f:?}: {text}");
         assert!(text.contains("[image omitted"), "{f:?}: {text}");
@@ -958,4 +960,37 @@ fn an_anthropic_documents_title_and_url_pdf_travel_as_the_ai_sdk_takes_them() {
     let back = encode_messages(&decode_messages(&ai, Some(Format::AiSdk)).unwrap().messages, Format::Anthropic);
     assert_eq!(Value::Array(back), anthropic);
     assert_eq!(Value::Array(encode_messages(&d.messages, Format::Anthropic)), anthropic);
+}
+
+#[test]
+fn a_tool_results_images_and_files_reach_the_ai_sdk_as_a_content_output() {
+    // An Anthropic tool result with an image went to the AI SDK as text with "[image omitted]",
+    // so Anthropic → ai-sdk → Anthropic lost the image; the AI SDK's `content` output carries it
+    // and its providers send it on (fresh-eyes finding).
+    let anthropic = json!([
+        {"role": "user", "content": "chart?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "chart", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [
+            {"type": "text", "text": "the chart"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+            {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0x"}}
+        ]}]}
+    ]);
+    let d = decode_messages(anthropic.as_array().unwrap(), None).unwrap();
+    let ai = encode_messages(&d.messages, Format::AiSdk);
+    assert_eq!(
+        ai[2]["content"][0]["output"],
+        json!({"type": "content", "value": [
+            {"type": "text", "text": "the chart"},
+            {"type": "image-data", "data": "iVBORw0KGgo=", "mediaType": "image/png"},
+            {"type": "file-data", "data": "JVBERi0x", "mediaType": "application/pdf"}
+        ]})
+    );
+    let back = encode_messages(&decode_messages(&ai, Some(Format::AiSdk)).unwrap().messages, Format::Anthropic);
+    assert_eq!(back[2], anthropic[2]);
+    // An error result keeps the text form (a content output has no error flag).
+    let mut failed = anthropic.clone();
+    failed[2]["content"][0]["is_error"] = json!(true);
+    let d = decode_messages(failed.as_array().unwrap(), None).unwrap();
+    assert_eq!(encode_messages(&d.messages, Format::AiSdk)[2]["content"][0]["output"]["type"], "error-text");
 }
