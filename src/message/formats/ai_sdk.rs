@@ -383,6 +383,20 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
     Some(Value::Object(o))
 }
 
+/// An AI SDK `tool-call` part; with `own_extra` (a call the AI SDK gave), its fields go back on it
+/// but its place among the parts ([`PART_POSITION`]), which is where the part goes.
+fn tool_call_part(id: &str, name: &str, input: Value, own_extra: Option<&Map<String, Value>>) -> Map<String, Value> {
+    let mut p = Map::new();
+    p.put("type", Value::from("tool-call"));
+    p.put("toolCallId", val(&id));
+    p.put("toolName", val(&name));
+    p.put("input", input);
+    for (k, v) in own_extra.into_iter().flatten().filter(|(k, _)| k.as_str() != PART_POSITION) {
+        p.insert(k.clone(), v.clone());
+    }
+    p
+}
+
 /// Sets `providerOptions.openai.<key>` on an AI SDK part (keeping its other options).
 fn put_openai_option(part: &mut Map<String, Value>, key: &str, value: Value) {
     let options = part.entry("providerOptions").or_insert_with(|| obj! {});
@@ -517,28 +531,18 @@ pub(super) fn encode(group: &[Message]) -> Value {
     if has_calls {
         if let Some(Value::Array(parts)) = o.get_mut("content") {
             let call_part = |c: &ToolCall| {
-                let mut p = Map::new();
-                p.put("type", Value::from("tool-call"));
-                p.put("toolCallId", val(&c.id));
-                p.put("toolName", val(&c.name));
                 // Input that came as JSON text goes back as that text.
-                match (&c.raw_args, own) {
-                    (Some(text), true) => p.put("input", val(text)),
-                    _ => p.put("input", c.args.clone()),
-                }
-                if own {
-                    p.extend(
-                        c.extra
-                            .iter()
-                            .filter(|(k, _)| k.as_str() != PART_POSITION)
-                            .map(|(k, v)| (k.clone(), v.clone())),
-                    );
-                } else if first.origin == Some(Format::Ui) {
+                let input = match (&c.raw_args, own) {
+                    (Some(text), true) => val(text),
+                    _ => c.args.clone(),
+                };
+                let mut p = tool_call_part(&c.id, &c.name, input, own.then_some(&c.extra));
+                if first.origin == Some(Format::Ui) {
                     provider_options_from_ui(&mut p, &c.extra, "callProviderMetadata");
                     if let Some(executed) = c.extra.get("providerExecuted").filter(|v| v.is_boolean()) {
                         p.put("providerExecuted", executed.clone());
                     }
-                } else if let Some(signature) = super::util::gemini_signature(&c.extra, first.origin) {
+                } else if let Some(signature) = super::util::gemini_signature(&c.extra, first.origin).filter(|_| !own) {
                     // A Gemini call's thought signature, which Gemini 3 requires back with it.
                     p.put("providerOptions", obj! {"google": obj! {"thoughtSignature": signature}});
                 }
@@ -546,20 +550,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
             };
             // The AI SDK keeps unparsable input as its raw text.
             let invalid_part = |c: &crate::message::InvalidToolCall| {
-                let mut p = Map::new();
-                p.put("type", Value::from("tool-call"));
-                p.put("toolCallId", val(&c.id));
-                p.put("toolName", val(&c.name));
-                p.put("input", val(&c.args));
-                if own {
-                    p.extend(
-                        c.extra
-                            .iter()
-                            .filter(|(k, _)| k.as_str() != PART_POSITION)
-                            .map(|(k, v)| (k.clone(), v.clone())),
-                    );
-                }
-                Value::Object(p)
+                Value::Object(tool_call_part(&c.id, &c.name, val(&c.args), own.then_some(&c.extra)))
             };
             let calls: Vec<(Option<usize>, Value)> = first
                 .tool_calls
