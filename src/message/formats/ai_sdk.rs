@@ -14,8 +14,8 @@
 //! still reads the same.
 
 use super::util::field;
+use super::util::{among_calls, part_position, place_calls, PART_POSITION};
 use super::util::{as_obj, content_as_string, extra_of, kind, opt_id, opt_str};
-use super::util::{part_position, place_calls, PART_POSITION};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{arr, obj, val, Put};
@@ -501,13 +501,26 @@ pub(super) fn encode(group: &[Message]) -> Value {
         return Value::Object(o);
     }
     let has_calls = !first.tool_calls.is_empty() || !first.invalid_tool_calls.is_empty();
+    // The places among the message's content parts of those written (a UIMessage's `step-start`
+    // is not), to put each call back among them.
+    let mut written: Vec<usize> = Vec::new();
     let content = match &first.content {
         // `SystemModelMessage.content` is a string.
         Content::Parts(_) if first.role == Role::System => val(&first.content.text()),
         Content::Text(t) if !has_calls || first.role != Role::Assistant => val(&t),
         Content::Text(t) if t.is_empty() => arr![],
         Content::Text(t) => arr![obj! {"type": "text", "text": t}],
-        Content::Parts(parts) => Value::Array(parts.iter().filter_map(|p| encode_part(p, first.origin)).collect()),
+        Content::Parts(parts) => Value::Array(
+            parts
+                .iter()
+                .enumerate()
+                .filter_map(|(k, p)| {
+                    let v = encode_part(p, first.origin)?;
+                    written.push(k);
+                    Some(v)
+                })
+                .collect(),
+        ),
         Content::Null | Content::Absent if has_calls => arr![],
         Content::Null | Content::Absent => Value::from(""),
     };
@@ -558,9 +571,22 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 .map(|c| (part_position(&c.extra), call_part(c)))
                 .chain(first.invalid_tool_calls.iter().map(|c| (part_position(&c.extra), invalid_part(c))))
                 .collect();
-            if own && calls.iter().all(|(at, _)| at.is_some()) {
-                // Every call knows its place: back between the parts where it was (each
-                // `tool-approval-request` is among the parts, after its call, as it came).
+            let places: Option<Vec<usize>> = calls.iter().map(|(at, _)| *at).collect();
+            let in_order = places.as_ref().is_some_and(|p| p.windows(2).all(|w| matches!(w, [a, b] if a < b)));
+            if let (true, Some(places)) = (in_order && (own || first.origin == Some(Format::Ui)), places) {
+                // Every call knows its place among the parts of the message it came in (an AI SDK
+                // message, a UIMessage step): back between the parts where it was (each
+                // `tool-approval-request` is among the parts, after its call, as it came). A
+                // call's place counts every part; here only the parts written are.
+                let calls = calls
+                    .into_iter()
+                    .zip(&places)
+                    .enumerate()
+                    .map(|(rank, ((_, call), &at))| {
+                        let before = written.iter().filter(|&&k| among_calls(k, &places) < at).count();
+                        (Some(before + rank), call)
+                    })
+                    .collect();
                 place_calls(parts, calls);
             } else {
                 // A `tool-approval-request` goes right after the call it asks about, where the AI

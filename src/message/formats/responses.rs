@@ -63,10 +63,10 @@
 //! `providerData`, and an API item goes to the SDK as an `unknown` item carrying it, as the SDK
 //! itself sends them (`sdk_items_convert_to_the_api_items_the_sdk_itself_sends`).
 
+use super::util::{among_calls, field, has, part_position};
 use super::util::{
     args_text, as_obj, call_from_json_text, content_as_string, extra_of, kind, opt_id, opt_str, put_opt,
 };
-use super::util::{field, has, part_position};
 use super::{put_extra, Detected, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{arr, obj, val, Put};
@@ -584,7 +584,10 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                     placed.push((at, encode_message(m, &Content::Parts(vec![p]), d, own)));
                 }
             } else if carries || (own && placed.is_empty() && !has_calls) {
-                let at = rest.first().map_or(usize::MAX, |(at, _)| *at);
+                // Placed by the first part it carries (a UIMessage step's `step-start`, which
+                // the API does not get, put the text before the step's reasoning).
+                let carried = rest.iter().find(|(_, p)| encode_part(p, m.role, d, own, sibling).is_some());
+                let at = carried.or(rest.first()).map_or(usize::MAX, |(at, _)| *at);
                 placed.push((at, encode_message(m, &content, d, own)));
             }
             let calls = m.tool_calls.iter().map(|c| encode_call(&c.id, &c.name, args_text(c), d, own.then_some(c)));
@@ -643,20 +646,6 @@ fn calls_in_place(m: &Message) -> Option<Vec<usize>> {
     places.windows(2).all(|w| matches!(w, [a, b] if a < b)).then_some(places)
 }
 
-/// The place among all of a message's parts of its `k`-th part that is not a call, given the
-/// calls' places (sorted).
-fn among_calls(k: usize, calls: &[usize]) -> usize {
-    let mut at = k;
-    for &c in calls {
-        if c <= at {
-            at = at.saturating_add(1);
-        } else {
-            break;
-        }
-    }
-    at
-}
-
 /// A hosted item kept whole by the other item format, in this one: the SDK's `hosted_tool_call`
 /// / `unknown` carry the API item in `providerData`; the API's items go to the SDK as `unknown`
 /// items with the API item as `providerData` (which the SDK sends back as it is). Other SDK
@@ -712,8 +701,16 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
             .iter()
             .filter_map(|p| {
                 let mut v = encode_part(p, m.role, d, own, sibling)?;
-                // An image's `detail` from another format (the item's own came back with it).
-                if let (ContentPart::Image { extra, .. }, false, Value::Object(o)) = (p, own, &mut v) {
+                // An image's `detail` from another format (the item's own came back with it),
+                // also of a file that is an image (how `convertToModelMessages` writes images).
+                let image_extra = match p {
+                    ContentPart::Image { extra, .. } => Some(extra),
+                    ContentPart::File { extra, .. } if v.get("type").and_then(Value::as_str) == Some("input_image") => {
+                        Some(extra)
+                    }
+                    _ => None,
+                };
+                if let (Some(extra), false, Value::Object(o)) = (image_extra, own, &mut v) {
                     if let Some(detail) = super::util::image_detail(extra, m.origin) {
                         o.put("detail", detail.clone());
                     }

@@ -246,7 +246,10 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
         for (position, p) in step.iter().enumerate() {
             let part = as_obj(p, "a UIMessage part")?;
             let kind = part.get("type").and_then(Value::as_str).unwrap_or_default();
-            if kind.starts_with("tool-") || kind == "dynamic-tool" {
+            // A provider-executed tool part (a server-side web search) was never the caller's to
+            // answer: kept as it came, in place (read as a call, the caller "owed" its result).
+            let provider_executed = part.get("providerExecuted") == Some(&Value::Bool(true));
+            if (kind.starts_with("tool-") || kind == "dynamic-tool") && !provider_executed {
                 match decode_tool(part, kind, position)? {
                     Some((call, result)) => {
                         match call {

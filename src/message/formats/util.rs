@@ -271,6 +271,20 @@ pub(crate) fn part_position(extra: &Map<String, Value>) -> Option<usize> {
     extra.get(PART_POSITION).and_then(Value::as_u64).and_then(|p| usize::try_from(p).ok())
 }
 
+/// The place among all of a message's parts of its `k`-th part that is not a call, given the
+/// calls' places (sorted).
+pub(crate) fn among_calls(k: usize, calls: &[usize]) -> usize {
+    let mut at = k;
+    for &c in calls {
+        if c <= at {
+            at = at.saturating_add(1);
+        } else {
+            break;
+        }
+    }
+    at
+}
+
 /// `calls` (each with its position, if kept) put back among `parts`, which hold the message's
 /// other parts in order: lowest position first, so each lands where it was; one without a
 /// position, or past the end, after the rest, in call order.
@@ -379,10 +393,12 @@ pub(crate) fn other_note(raw: &Value) -> Option<ContentPart> {
                 | "function_call"
                 | "server_tool_call_chunk"
         );
-    // An AI SDK assistant `tool-result` is a provider-executed tool's result (a web search's):
-    // what it found is not sent, and the note says so.
-    if kind == "tool-result" {
-        let tool = raw.get("toolName").and_then(Value::as_str).unwrap_or("tool");
+    // An AI SDK assistant `tool-result` is a provider-executed tool's result (a web search's), as
+    // is a UIMessage tool part marked `providerExecuted`: what it found is not sent, and the note
+    // says so.
+    let ui_provider_executed = kind.starts_with("tool-") && raw.get("providerExecuted") == Some(&Value::Bool(true));
+    if kind == "tool-result" || (ui_provider_executed && kind != "tool-call") {
+        let tool = raw.get("toolName").and_then(Value::as_str).or(kind.strip_prefix("tool-")).unwrap_or("tool");
         return Some(ContentPart::text(format!(
             "[result of the provider-executed tool {tool} not sent: only the format it came from reads it]"
         )));
@@ -393,13 +409,14 @@ pub(crate) fn other_note(raw: &Value) -> Option<ContentPart> {
 /// A file part whose media type is an image's, as the image part it is to a format that has
 /// images (an AI SDK `file` part of `image/png` is an image to every provider).
 pub(crate) fn file_as_image(part: &ContentPart) -> Option<ContentPart> {
-    let ContentPart::File { url, data, media_type, file_id: None, .. } = part else { return None };
+    let ContentPart::File { url, data, media_type, file_id: None, extra, .. } = part else { return None };
     let mt = file_media_type(url.as_deref(), media_type.as_deref())?;
+    // Its own fields go along (an AI SDK part's `providerOptions.openai.imageDetail`, say).
     mt.starts_with("image/").then(|| ContentPart::Image {
         url: url.clone(),
         data: data.clone(),
         media_type: Some(mt.to_string()),
-        extra: Map::new(),
+        extra: extra.clone(),
     })
 }
 
