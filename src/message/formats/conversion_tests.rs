@@ -899,6 +899,14 @@ fn gemini_thought_signatures_travel_with_their_parts_through_the_ai_sdk() {
     // And from the AI SDK's message back to Gemini, each signature on its part.
     let back = encode_messages(&decode_messages(&ai, Some(Format::AiSdk)).unwrap().messages, Format::Gemini);
     assert_eq!(Value::Array(back), gemini);
+    // Through a UIMessage too (`providerMetadata`, a tool part's `callProviderMetadata`, which
+    // `convertToModelMessages` reads back): gemini → ui → gemini lost the call's signature.
+    let ui = encode_messages(&d.messages, Format::Ui);
+    let parts = ui[1]["parts"].as_array().unwrap();
+    assert_eq!(parts[2]["callProviderMetadata"]["google"]["thoughtSignature"], "TS1");
+    assert_eq!(parts[1]["providerMetadata"]["google"]["thoughtSignature"], "TS2");
+    let back = encode_messages(&decode_messages(&ui, Some(Format::Ui)).unwrap().messages, Format::Gemini);
+    assert_eq!(back[1], gemini[1]);
 }
 
 #[test]

@@ -296,6 +296,9 @@ fn encode_part(part: &ContentPart, own: bool, origin: Option<Format>) -> Option<
             obj.put("text", val(&text));
             if own {
                 extend(&mut obj, extra);
+            } else if let Some(meta) = super::util::reasoning_provider_metadata(extra, origin) {
+                // What the AI SDK keeps for the provider (an OpenAI `phase`, a Gemini signature).
+                obj.put("providerMetadata", meta);
             }
         }
         ContentPart::Reasoning { text, extra } => {
@@ -497,7 +500,16 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 let mut tools: Vec<(Option<usize>, Value)> = m
                     .tool_calls
                     .iter()
-                    .map(|c| (position(&c.extra), encode_tool(c, Some(&c.args), result_of(&c.id), mine)))
+                    .map(|c| {
+                        let mut part = encode_tool(c, Some(&c.args), result_of(&c.id), mine);
+                        // A call's provider metadata (a Gemini thought signature, an AI SDK call's
+                        // `providerOptions`) where `convertToModelMessages` reads it back.
+                        let meta = super::util::reasoning_provider_metadata(&c.extra, m.origin).filter(|_| !mine);
+                        if let (Value::Object(o), Some(meta)) = (&mut part, meta) {
+                            o.put("callProviderMetadata", meta);
+                        }
+                        (position(&c.extra), part)
+                    })
                     .collect();
                 // A call whose input did not parse: its text as `rawInput` (an answered part), or
                 // as its `input` while it waits (the AI SDK's `input-available` needs one).
