@@ -372,9 +372,7 @@ fn encode_part(part: &ContentPart, origin: Option<Format>) -> Option<Value> {
         o.extend(extra.clone());
     } else if origin == Some(Format::Ui) {
         provider_options_from_ui(&mut o, extra, "providerMetadata");
-    } else if let (ContentPart::Reasoning { .. }, Some(meta)) =
-        (part, super::util::reasoning_provider_metadata(extra, origin))
-    {
+    } else if let (ContentPart::Reasoning { .. }, Some(meta)) = (part, super::util::provider_metadata(extra, origin)) {
         o.put("providerOptions", meta);
     } else if let Some(signature) = super::util::gemini_signature(extra, origin) {
         // A Gemini text part's thought signature, where the AI SDK's Google provider keeps it.

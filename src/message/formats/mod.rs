@@ -446,6 +446,8 @@ pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
 }
 
 #[cfg(test)]
+mod ai_sdk_tests;
+#[cfg(test)]
 mod conversion_tests;
 #[cfg(test)]
 mod responses_tests;

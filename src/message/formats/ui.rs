@@ -296,7 +296,7 @@ fn encode_part(part: &ContentPart, own: bool, origin: Option<Format>) -> Option<
             obj.put("text", val(&text));
             if own {
                 extend(&mut obj, extra);
-            } else if let Some(meta) = super::util::reasoning_provider_metadata(extra, origin) {
+            } else if let Some(meta) = super::util::provider_metadata(extra, origin) {
                 // What the AI SDK keeps for the provider (an OpenAI `phase`, a Gemini signature).
                 obj.put("providerMetadata", meta);
             }
@@ -306,7 +306,7 @@ fn encode_part(part: &ContentPart, own: bool, origin: Option<Format>) -> Option<
             obj.put("text", val(&text));
             if own {
                 extend(&mut obj, extra);
-            } else if let Some(meta) = super::util::reasoning_provider_metadata(extra, origin) {
+            } else if let Some(meta) = super::util::provider_metadata(extra, origin) {
                 obj.put("providerMetadata", meta);
             }
         }
@@ -504,7 +504,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
                         let mut part = encode_tool(c, Some(&c.args), result_of(&c.id), mine);
                         // A call's provider metadata (a Gemini thought signature, an AI SDK call's
                         // `providerOptions`) where `convertToModelMessages` reads it back.
-                        let meta = super::util::reasoning_provider_metadata(&c.extra, m.origin).filter(|_| !mine);
+                        let meta = super::util::provider_metadata(&c.extra, m.origin).filter(|_| !mine);
                         if let (Value::Object(o), Some(meta)) = (&mut part, meta) {
                             o.put("callProviderMetadata", meta);
                         }

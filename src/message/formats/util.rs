@@ -212,14 +212,15 @@ pub(crate) fn redacted_thinking_as_reasoning(raw: &Value, origin: Option<Format>
     Some(Value::Object(o))
 }
 
-/// The provider metadata a reasoning part of another format carries into the AI SDK's
+/// The provider metadata a part or call of another format carries into the AI SDK's
 /// (`providerOptions` of a ModelMessage part, `providerMetadata` of a UIMessage part), keyed by
 /// provider as the AI SDK keys it: an Anthropic `thinking` block's `signature` as
 /// `{anthropic: {signature}}` (which the AI SDK's Anthropic provider sends back as the block's
 /// signature: Anthropic refuses thinking blocks without it), an AI SDK part's `providerOptions`,
-/// a UIMessage part's `providerMetadata`, a reasoning item's id and encrypted content as
+/// a UIMessage part's `providerMetadata`, a Gemini thought signature as
+/// `{google: {thoughtSignature}}`, a reasoning item's id and encrypted content as
 /// [`super::responses::reasoning_for_ai_sdk`] put them. `None` when it has none.
-pub(crate) fn reasoning_provider_metadata(extra: &Map<String, Value>, origin: Option<Format>) -> Option<Value> {
+pub(crate) fn provider_metadata(extra: &Map<String, Value>, origin: Option<Format>) -> Option<Value> {
     match origin? {
         Format::Anthropic => {
             extra.get("signature").filter(|s| s.is_string()).map(|s| obj! {"anthropic": obj! {"signature": s}})

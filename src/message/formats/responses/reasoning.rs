@@ -45,7 +45,7 @@ pub(super) fn decode_reasoning(obj: &Map<String, Value>, d: Dialect) -> Result<M
 /// on a reasoning part and reads them back to send the item again
 /// (`openaiResponsesReasoningProviderOptionsSchema`, `convert-to-openai-responses-input.ts`):
 /// `ai-sdk` writes it as the part's `providerOptions`, `ui` as its `providerMetadata`
-/// ([`crate::message::formats::util::reasoning_provider_metadata`]). The summary entries' own
+/// ([`crate::message::formats::util::provider_metadata`]). The summary entries' own
 /// fields go back to the item formats only. `None` for any other message.
 pub(crate) fn reasoning_for_ai_sdk(m: &Message) -> Option<Message> {
     let Content::Parts(parts) = &m.content else { return None };
@@ -136,7 +136,7 @@ pub(super) fn reasoning_from_ai_sdk(
     let mut items: Vec<(usize, String, Vec<ContentPart>, Option<Value>)> = Vec::new();
     for &(place, p) in parts {
         let ContentPart::Reasoning { text, extra } = p else { continue };
-        let meta = crate::message::formats::util::reasoning_provider_metadata(extra, origin);
+        let meta = crate::message::formats::util::provider_metadata(extra, origin);
         let Some(openai) = meta.as_ref().and_then(|m| m.get("openai")) else { continue };
         let Some(id) = openai.get("itemId").and_then(Value::as_str) else { continue };
         let enc = openai.get("reasoningEncryptedContent").filter(|e| e.is_string()).cloned();
