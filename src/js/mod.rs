@@ -11,6 +11,7 @@ mod heap;
 mod indexeddb;
 mod interop;
 mod log;
+mod sha256;
 mod skeleton;
 mod store;
 mod stream;
@@ -21,6 +22,7 @@ mod view;
 pub use indexeddb::event_records;
 
 pub use log::verify_log_js;
+pub use sha256::use_host_sha256;
 pub use skeleton::{repair_skeleton, validate_skeleton};
 pub use store::JsStateStore;
 pub use stream::{read_stream, JsStreamReader};

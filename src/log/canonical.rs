@@ -10,7 +10,6 @@
 
 use serde::ser::{self, Impossible, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 /// Appends the canonical encoding of `v` to `out`.
 pub fn write(v: &Value, out: &mut Vec<u8>) {
@@ -74,7 +73,7 @@ pub fn to_writer<T: Serialize + ?Sized>(v: &T, out: &mut Vec<u8>) -> Result<(), 
 
 /// Lowercase hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    to_hex(&Sha256::digest(bytes))
+    to_hex(&super::sha256::sha256(bytes))
 }
 
 /// Lowercase hex of `bytes`.

@@ -9,7 +9,7 @@
 use super::canonical::to_hex;
 use crate::error::{Error, ErrorCode, Result};
 use hmac::{Hmac, Mac};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use std::rc::Rc;
 
 /// The shortest `chainKey` accepted, in bytes. RFC 2104 §3: a key shorter than the hash's
@@ -75,7 +75,7 @@ impl Chain {
     /// [`Chain::digest`] as its 32 bytes.
     pub fn digest_bytes(&self, bytes: &[u8]) -> Option<[u8; 32]> {
         match self {
-            Chain::Plain => Some(Sha256::digest(bytes).into()),
+            Chain::Plain => Some(super::sha256::sha256(bytes)),
             Chain::Keyed(key) => {
                 // HMAC takes a key of any length (RFC 2104), so `new_from_slice` cannot fail.
                 let mut mac = Hmac::<Sha256>::new_from_slice(key).ok()?;

@@ -12,6 +12,7 @@ mod checkpoint;
 mod event;
 pub(crate) mod held;
 pub(crate) mod line;
+pub mod sha256;
 
 pub use chain::{Chain, MIN_CHAIN_KEY_BYTES};
 pub use checkpoint::{Checkpoint, Snapshot, CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION, EXPORT_FORMAT};

@@ -2,7 +2,8 @@
 // event's hash is HMAC-SHA-256 (node:crypto and WebCrypto, RFC 2104) of the canonical encoding
 // of its other fields (compact JSON, keys sorted), or plain SHA-256 without a key; every
 // single-byte change of a keyed log and of a keyed checkpoint is refused, and so is a log whose
-// chain was recomputed by someone without the key. Also: FileLog persists a keyed run.
+// chain was recomputed by someone without the key. Also: FileLog persists a keyed run; in Node
+// the log's SHA-256 is node:crypto's (issue 17), checked here to give the module's own hashes.
 //
 // Run: node --test tests/js/chain.test.mjs
 
@@ -14,6 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { StateStore, verifyLog } from "../../pkg/index.js";
 import { FileLog } from "../../pkg/file-log.js";
+import { useHostSha256 } from "../../pkg/stategate_wasm.js";
 
 const KEY = Uint8Array.from({ length: 32 }, (_, i) => (i * 37 + 11) & 255);
 
@@ -129,4 +131,52 @@ test("FileLog keeps a keyed run: restore and replay with the key continue its ch
   assert.deepEqual(verifyLog(all, { chainKey: KEY }), { ok: true });
   assert.equal(StateStore.replay(all, { chainKey: KEY }).version, 3);
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("in Node the log's SHA-256 is node:crypto's, for inputs of 256 bytes or more, with the very hashes of the module's own", () => {
+  const long = "a message long enough that its event is hashed by the host: ".repeat(8);
+  const build = () => {
+    const store = new StateStore({ runId: "h", clock: () => 1_700_000_000_000 });
+    store.apply({ author: "u", update: { todos: [] } }); // 249 canonical bytes
+    store.apply({ author: "u", update: { messages: [{ role: "user", content: long, id: "u2" }] } });
+    return store;
+  };
+  let calls = 0;
+  const counted = (bytes) => (calls++, crypto.hash("sha256", bytes, "latin1"));
+  try {
+    // The package's loader installed node:crypto's; a counting one is taken in its place.
+    assert.equal(useHostSha256(counted), true);
+    calls = 0;
+    const store = build();
+    const events = store.events();
+    assert.equal(calls, 1, "only the event of 256 bytes or more went to the host");
+    assert.deepEqual(events.map((e) => canonical(unhashed(e)).length >= 256), [false, true]);
+    for (const e of events) {
+      assert.equal(e.hash, crypto.createHash("sha256").update(canonical(unhashed(e))).digest("hex"));
+    }
+    const lastHash = store.lastHash;
+    const jsonl = store.eventsJsonl();
+
+    // Refused: not SHA-256, or throwing, or not a function at all; the counting one stays.
+    assert.equal(useHostSha256((b) => crypto.hash("sha1", b, "latin1").padEnd(32, "x")), false);
+    assert.equal(useHostSha256(() => { throw new Error("no"); }), false);
+    assert.equal(useHostSha256((b) => crypto.hash("sha256", b, "hex")), false, "hex is not the binary string");
+    calls = 0;
+    assert.equal(StateStore.replay(jsonl).lastHash, lastHash);
+    assert.ok(calls >= 1, "the counting host is still the one in use");
+
+    // A host that passed its checks and then fails is answered by the module's own SHA-256.
+    let failing = false;
+    assert.equal(useHostSha256((b) => { if (failing) throw new Error("gone"); return crypto.hash("sha256", b, "latin1"); }), true);
+    failing = true;
+    assert.equal(build().lastHash, lastHash);
+    assert.equal(StateStore.replay(jsonl).lastHash, lastHash);
+
+    // Without any host: the module's own gives the same chain.
+    assert.equal(useHostSha256(null), true);
+    assert.equal(build().lastHash, lastHash);
+    assert.deepEqual(verifyLog(jsonl), { ok: true });
+  } finally {
+    useHostSha256((b) => crypto.hash("sha256", b, "latin1"));
+  }
 });
