@@ -215,7 +215,35 @@ fn checked_text(text: JsValue, code: ErrorCode, what: &str, max: u32) -> Result<
 /// and [`read_error`], written once for every type read.
 pub(crate) fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<T, Error> {
     let (s, careful) = input_text(v, code, what, max, false)?;
-    match serde_json::from_str(&s) {
+    parse_text(v, code, what, max, &s, careful)
+}
+
+/// [`parse_js`] with a quicker reading tried first on the plain JSON text (`fast`, e.g. a plain
+/// append): its answer when it gives one (`Ok`), else `T` as `parse_js` reads it (`Err`).
+pub(crate) fn parse_js_or<F, T: DeserializeOwned>(
+    v: &JsValue,
+    code: ErrorCode,
+    what: &str,
+    fast: impl FnOnce(&str) -> Option<F>,
+) -> Result<Result<F, T>, Error> {
+    let (s, careful) = input_text(v, code, what, MAX_INPUT_CHARS, false)?;
+    match fast(&s) {
+        Some(f) => Ok(Ok(f)),
+        None => parse_text(v, code, what, MAX_INPUT_CHARS, &s, careful).map(Err),
+    }
+}
+
+/// `T` read from `s`, [`input_text`]'s text of `v`: when plain JSON's text fails to read, the
+/// careful text (through the replacer) is read instead.
+fn parse_text<T: DeserializeOwned>(
+    v: &JsValue,
+    code: ErrorCode,
+    what: &str,
+    max: u32,
+    s: &str,
+    careful: bool,
+) -> Result<T, Error> {
+    match serde_json::from_str(s) {
         Ok(out) => Ok(out),
         Err(_) if !careful => {
             serde_json::from_str(&input_text(v, code, what, max, true)?.0).map_err(|e| read_error(code, what, &e))

@@ -3,18 +3,21 @@
 
 use super::gate::{lock, random_key, take_chain_key, Hooks, JsEntropy, JsSink, Shared};
 use super::interop::{
-    from_js_json, from_js_tree, opt_string_arg, options, options_tree, string_arg, to_js, to_js_error,
+    from_js_json, from_js_tree, opt_string_arg, options, options_tree, parse_js_or, string_arg, to_js, to_js_error,
 };
 use crate::error::ErrorCode;
 use crate::json::obj;
 use crate::message::formats::{encode_messages, Format};
 use crate::project::Projector;
-use crate::state::{channel, ChannelSpec, Command, Store, StoreOptions, StoreRepairOptions};
+use crate::state::{channel, ChannelSpec, Command, PlainAppend, Store, StoreOptions, StoreRepairOptions};
 use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 type JsResult<T> = Result<T, JsValue>;
+
+/// What a command is, for the error when one cannot be read.
+const COMMAND_SHAPE: &str = "a command is {author, update, expectedVersion?, correlationId?, causationId?}";
 
 #[wasm_bindgen(typescript_custom_section)]
 const STORE_INIT: &'static str = r#"
@@ -133,13 +136,19 @@ impl JsStateStore {
     /// `APPROVAL_REJECTED`, `BUDGET_EXCEEDED`) and `details` `{channel?, index?, field?}`.
     #[wasm_bindgen(unchecked_return_type = "Applied")]
     pub fn apply(&self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
-        let cmd: Command = from_js_json(
-            &command,
-            ErrorCode::InvalidUpdate,
-            "a command is {author, update, expectedVersion?, correlationId?, causationId?}",
-        )?;
-        let channels = cmd.update.keys().cloned().collect();
-        let out = self.lock()?.change(&cmd.author.clone(), channels, |s, now| s.apply(&cmd, now))?;
+        // An append of plain chat messages is read without a JSON tree (the same result).
+        let read = parse_js_or(&command, ErrorCode::InvalidUpdate, COMMAND_SHAPE, PlainAppend::read);
+        let out = match read.map_err(to_js_error)? {
+            Ok(plain) => {
+                let author = plain.author().to_string();
+                self.lock()?.change(&author, vec![channel::MESSAGES.to_string()], |s, now| s.apply_plain(plain, now))?
+            }
+            Err(cmd) => {
+                let cmd: Command = cmd;
+                let channels = cmd.update.keys().cloned().collect();
+                self.lock()?.change(&cmd.author.clone(), channels, |s, now| s.apply(&cmd, now))?
+            }
+        };
         Ok(super::interop::applied_to_js(&out))
     }
 
@@ -148,11 +157,7 @@ impl JsStateStore {
     /// throw; returns nothing. Use it before effects outside the store (a server call, a
     /// payment) whose result the store must then take.
     pub fn check(&self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<()> {
-        let cmd: Command = from_js_json(
-            &command,
-            ErrorCode::InvalidUpdate,
-            "a command is {author, update, expectedVersion?, correlationId?, causationId?}",
-        )?;
+        let cmd: Command = from_js_json(&command, ErrorCode::InvalidUpdate, COMMAND_SHAPE)?;
         let mut s = self.lock()?;
         let now = s.now()?;
         s.inner.check(&cmd, now).map_err(to_js_error)

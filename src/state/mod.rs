@@ -21,6 +21,10 @@ mod journal;
 mod message_ops;
 mod messages;
 mod pipeline;
+mod plain;
+// proptest is a native dev-dependency only (the wasm32 test build has no proptest).
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod plain_tests;
 pub mod privacy;
 mod reducer;
 mod repair;
@@ -41,6 +45,7 @@ pub use events::Events;
 pub use history::{DanglingCall, EventFilter};
 pub use message_ops::{decode_ops, MessageOp, REMOVE_ALL};
 pub use messages::{Effects, MessagesChannel};
+pub use plain::PlainAppend;
 pub use repair::RepairPreview;
 pub use schema::{channel, default_schema, ChannelSpec, Kind, OnConflict, Reducer, SectionKind, ValueType, Visibility};
 #[cfg(test)]

@@ -8,6 +8,7 @@ use super::domain::{run_status, set_used, used_counters, COUNTERS};
 use super::journal::Journal;
 use super::message_ops::decode_ops;
 use super::messages::Effects;
+use super::plain::check_author;
 use super::reducer::reduce;
 use super::schema::{Kind, Reducer, Visibility};
 use super::sink::{Entropy, EntropySlot, EventSink, Mode, SinkSlot};
@@ -48,7 +49,13 @@ impl Store {
     /// The new event goes to the store's sink ([`Store::set_sink`]) before the change is kept
     /// (write-ahead: if the sink fails, e.g. the log cannot be written, the command is rolled back).
     pub fn apply(&mut self, cmd: &Command, now_ms: u64) -> Result<Applied> {
-        let result = self.decode(cmd).and_then(|d| self.run_batch(vec![d], now_ms, Mode::Commit));
+        let decoded = self.decode(cmd);
+        self.apply_decoded(decoded, now_ms)
+    }
+
+    /// [`Store::apply`] of a command once decoded (or the error decoding it gave).
+    pub(super) fn apply_decoded(&mut self, decoded: Result<Decoded<'_>>, now_ms: u64) -> Result<Applied> {
+        let result = decoded.and_then(|d| self.run_batch(vec![d], now_ms, Mode::Commit));
         let mut out = result.map_err(|e| self.scrub(Error { command: None, ..e }))?;
         Ok(Applied { version: self.version, ids: out.ids.pop().unwrap_or_default() })
     }
@@ -158,9 +165,7 @@ impl Store {
             };
             writes.push((i, write));
         }
-        if cmd.author.is_empty() {
-            return Err(Error::new(ErrorCode::InvalidUpdate, "a command needs a non-empty author").field("author"));
-        }
+        check_author(&cmd.author)?;
         Ok(Decoded {
             author: std::borrow::Cow::Borrowed(&cmd.author),
             expected_version: cmd.expected_version,

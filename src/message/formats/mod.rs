@@ -437,12 +437,27 @@ pub fn decode_one(value: &Value, format: Format) -> Result<Vec<Message>> {
         conflicts::check(obj, format)?;
     }
     for m in &mut messages {
-        m.origin = Some(format);
-        if m.role == Role::Assistant {
-            m.usage = super::usage::usage_of(m);
-        }
+        read_in(m, format);
     }
     Ok(messages)
+}
+
+/// What every message read in `format` carries: its origin, and an assistant's token usage.
+fn read_in(m: &mut Message, format: Format) {
+    m.origin = Some(format);
+    if m.role == Role::Assistant {
+        m.usage = super::usage::usage_of(m);
+    }
+}
+
+/// The message `{role, content: text}` — a plain chat message, the shape of most appends — as
+/// [`decode_messages`] reads it when every message of a list has that shape: in OpenAI's
+/// format (`role` system, user or assistant; `developer` and `tool` are read by [`decode_one`]).
+/// Made without a JSON tree (issue 17, row 2); the same message either way (tested).
+pub fn decode_plain(role: Role, text: String) -> Message {
+    let mut m = Message::new(role, text);
+    read_in(&mut m, Format::Openai);
+    m
 }
 
 #[cfg(test)]

@@ -1,0 +1,113 @@
+//! An append of plain chat messages, read straight from its JSON text (issue 17, row 2): the
+//! command `{author, update: {messages: [{role, content: "<text>"}, …]}, expectedVersion?,
+//! correlationId?, causationId?}` with roles system, user or assistant — the shape of most
+//! appends — is read into its messages without the JSON tree a [`Command`](super::Command) holds,
+//! then goes through the same gate. Any other command, and any text this reading does not take
+//! whole (another key, another role, content that is not a string, a duplicate key), is read as a
+//! `Command`: the result is the same either way (tested against it), only the cost differs.
+
+use super::message_ops::MessageOp;
+use super::schema::channel;
+use super::store::{Decoded, Expect, Store, Write};
+use super::Applied;
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::formats::decode_plain;
+use crate::message::Role;
+use serde::Deserialize;
+use std::rc::Rc;
+
+/// A command that only appends plain chat messages (see the module's doc).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PlainAppend {
+    author: String,
+    #[serde(default)]
+    expected_version: Option<u64>,
+    update: PlainUpdate,
+    #[serde(default)]
+    correlation_id: Option<String>,
+    #[serde(default)]
+    causation_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainUpdate {
+    messages: Vec<PlainMessage>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlainMessage {
+    role: PlainRole,
+    content: String,
+}
+
+/// The roles a plain message is read with here (OpenAI's `developer` and `tool` are not).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum PlainRole {
+    System,
+    User,
+    Assistant,
+}
+
+impl PlainAppend {
+    /// The command in `text` when it is a plain append; `None` for any other text.
+    pub fn read(text: &str) -> Option<PlainAppend> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// Its author.
+    pub fn author(&self) -> &str {
+        &self.author
+    }
+}
+
+impl Store {
+    /// Applies a plain append at `now_ms`, exactly as [`Store::apply`] applies the same command.
+    /// Errors: those of `apply`; the store is unchanged on error.
+    pub fn apply_plain(&mut self, cmd: PlainAppend, now_ms: u64) -> Result<Applied> {
+        let decoded = self.decode_plain(cmd);
+        self.apply_decoded(decoded, now_ms)
+    }
+
+    /// [`Store::decode`] of a plain append: the messages read in OpenAI's format. (The messages
+    /// channel is always the default schema's, with the messages reducer: another channel of that
+    /// name is `CHANNEL_EXISTS`.)
+    fn decode_plain(&self, cmd: PlainAppend) -> Result<Decoded<'static>> {
+        let i = self.index(channel::MESSAGES)?;
+        let ops = cmd
+            .update
+            .messages
+            .into_iter()
+            .map(|m| {
+                let role = match m.role {
+                    PlainRole::System => Role::System,
+                    PlainRole::User => Role::User,
+                    PlainRole::Assistant => Role::Assistant,
+                };
+                MessageOp::Put(Rc::new(decode_plain(role, m.content)))
+            })
+            .collect();
+        check_author(&cmd.author)?;
+        Ok(Decoded {
+            author: std::borrow::Cow::Owned(cmd.author),
+            expected_version: cmd.expected_version,
+            writes: vec![(i, Write::Messages(ops))],
+            correlation_id: cmd.correlation_id,
+            causation_id: cmd.causation_id,
+            system: false,
+            expect: Expect::New,
+            at: None,
+        })
+    }
+}
+
+/// A command's author is not empty (`INVALID_UPDATE` on `author`).
+pub(super) fn check_author(author: &str) -> Result<()> {
+    if author.is_empty() {
+        return Err(Error::new(ErrorCode::InvalidUpdate, "a command needs a non-empty author").field("author"));
+    }
+    Ok(())
+}
