@@ -103,10 +103,13 @@ const replacer = function (key, value) {
   }
 };
 export function stategate_replacer() { return replacer; }
-export function stategate_plain_json(value) {
+export function stategate_plain_json(value, check) {
   const text = JSON.stringify(value);
   if (typeof text !== 'string') return undefined;
-  return text.includes('null') || text.includes('{}') || text.includes('{\"0\":') || text.includes('Buffer\",\"data\":[') ? null : text;
+  return check && stategate_lossy(text) ? null : text;
+}
+export function stategate_lossy(text) {
+  return text.includes('null') || text.includes('{}') || text.includes('{\"0\":') || text.includes('Buffer\",\"data\":[');
 }
 export function stategate_applied(version, ids) { return { version, ids }; }
 export function stategate_applied_one(version, id) { return { version, ids: [id] }; }
@@ -119,7 +122,8 @@ export function stategate_encode_into(text, memory, ptr, cap) {
 extern "C" {
     fn stategate_replacer() -> js_sys::Function;
     #[wasm_bindgen(catch)]
-    fn stategate_plain_json(value: &JsValue) -> Result<JsValue, JsValue>;
+    fn stategate_plain_json(value: &JsValue, check: bool) -> Result<JsValue, JsValue>;
+    fn stategate_lossy(text: &js_sys::JsString) -> bool;
     fn stategate_applied(version: f64, ids: &js_sys::Array) -> JsValue;
     fn stategate_applied_one(version: f64, id: &str) -> JsValue;
     fn stategate_encode_into(text: &js_sys::JsString, memory: &JsValue, ptr: u32, cap: u32) -> i32;
@@ -182,7 +186,7 @@ thread_local! {
 fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<String, Error> {
     let text =
         REPLACER.with(|r| js_sys::JSON::stringify_with_replacer(v, r)).map_err(|e| cannot_store(code, what, &e))?;
-    checked_text(text.into(), code, what, max)
+    checked_text(&text.into(), code, what, max)
 }
 
 /// The error for a value `JSON.stringify` threw on.
@@ -194,7 +198,7 @@ fn cannot_store(code: ErrorCode, what: &str, e: &JsValue) -> Error {
 /// `JSON.stringify`'s result as UTF-8 within `max` UTF-16 code units. It returns undefined (not a
 /// string) for undefined, functions and symbols: checked before the result is touched, so nothing
 /// here can throw past a `Result`.
-fn checked_text(text: JsValue, code: ErrorCode, what: &str, max: u32) -> Result<String, Error> {
+fn checked_text(text: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<String, Error> {
     let Some(text) = text.dyn_ref::<js_sys::JsString>() else {
         return Err(Error::new(code, format!("{what}: got undefined, a function or a symbol")));
     };
@@ -219,18 +223,29 @@ pub(crate) fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: 
 }
 
 /// [`parse_js`] with a quicker reading tried first on the plain JSON text (`fast`, e.g. a plain
-/// append): its answer when it gives one (`Ok`), else `T` as `parse_js` reads it (`Err`).
+/// append): its answer when it gives one (`Ok`), else `T` as `parse_js` reads it (`Err`). The
+/// lost-value check of [`input_text`] is made only when `fast` gives nothing: `fast` must refuse
+/// every text holding what that check looks for (a `null`, a `{}`, a key `"0"`, a Buffer).
 pub(crate) fn parse_js_or<F, T: DeserializeOwned>(
     v: &JsValue,
     code: ErrorCode,
     what: &str,
     fast: impl FnOnce(&str) -> Option<F>,
 ) -> Result<Result<F, T>, Error> {
-    let (s, careful) = input_text(v, code, what, MAX_INPUT_CHARS, false)?;
-    match fast(&s) {
-        Some(f) => Ok(Ok(f)),
-        None => parse_text(v, code, what, MAX_INPUT_CHARS, &s, careful).map(Err),
+    let max = MAX_INPUT_CHARS;
+    let plain = stategate_plain_json(v, false).map_err(|e| cannot_store(code, what, &e))?;
+    let text = plain.dyn_ref::<js_sys::JsString>();
+    if let Some(text) = text {
+        let s = checked_text(&plain, code, what, max)?;
+        if let Some(f) = fast(&s) {
+            return Ok(Ok(f));
+        }
+        if !stategate_lossy(text) {
+            return parse_text(v, code, what, max, &s, false).map(Err);
+        }
     }
+    let (s, careful) = input_text(v, code, what, max, text.is_some())?;
+    parse_text(v, code, what, max, &s, careful).map(Err)
 }
 
 /// `T` read from `s`, [`input_text`]'s text of `v`: when plain JSON's text fails to read, the
@@ -265,9 +280,9 @@ fn input_text(v: &JsValue, code: ErrorCode, what: &str, max: u32, careful: bool)
         // Not mended here (no scan of every input for `\u`): serde_json refuses a lone
         // surrogate's escape wherever it reads a string, and [`parse_js`] then reads the
         // careful text, which is mended. (A skipped value is never read: same answer.)
-        let plain = stategate_plain_json(v).map_err(|e| cannot_store(code, what, &e))?;
+        let plain = stategate_plain_json(v, true).map_err(|e| cannot_store(code, what, &e))?;
         if !plain.is_null() {
-            return Ok((checked_text(plain, code, what, max)?, false));
+            return Ok((checked_text(&plain, code, what, max)?, false));
         }
     }
     let s = json_text(v, code, what, max)?;

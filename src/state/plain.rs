@@ -16,18 +16,26 @@ use crate::message::Role;
 use serde::Deserialize;
 use std::rc::Rc;
 
-/// A command that only appends plain chat messages (see the module's doc).
+/// A command that only appends plain chat messages (see the module's doc). No `null` is read
+/// (an optional key is absent or holds its value), nor any `{}` or key beyond these: the JS
+/// binding takes a text this reads without the check for values `JSON.stringify` writes as
+/// `null` or `{}` (NaN, a Map), which such a text cannot hold.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PlainAppend {
     author: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     expected_version: Option<u64>,
     update: PlainUpdate,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     correlation_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     causation_id: Option<String>,
+}
+
+/// An optional key's value, which may not be `null` (`Option`'s own reading takes `null` as absent).
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> std::result::Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
 #[derive(Debug, Deserialize)]

@@ -74,6 +74,25 @@ fn command() -> impl Strategy<Value = String> {
     )
 }
 
+/// Whether `text` holds, outside its strings, what the JS binding's lost-value check looks for
+/// (`null`, `{}`, a key `"0"`): what `JSON.stringify` writes for NaN, a Map, a typed array.
+fn lossy_outside_strings(text: &str) -> bool {
+    let (mut outside, mut in_string, mut escaped) = (String::new(), false, false);
+    for c in text.chars() {
+        if in_string {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if c == '"' {
+            in_string = true;
+            outside.push('"');
+        } else {
+            outside.push(c);
+        }
+    }
+    // Strings are left as `"`: a key "0" shows as `{"":` only if it is the first key.
+    outside.contains("null") || outside.contains("{}") || text.contains("{\"0\":")
+}
+
 /// `text` applied as the JS binding applies it: a plain append when it reads as one.
 fn apply_fast(s: &mut Store, text: &str) -> Option<std::result::Result<Applied, crate::error::Error>> {
     match PlainAppend::read(text) {
@@ -92,6 +111,7 @@ proptest! {
             let command = serde_json::from_str::<Command>(text);
             if PlainAppend::read(text).is_some() {
                 prop_assert!(command.is_ok(), "read as a plain append but not as a command: {}", text);
+                prop_assert!(!lossy_outside_strings(text), "a plain append holds a lost value: {}", text);
             }
             let expected = command.ok().map(|cmd| slow.apply(&cmd, NOW));
             prop_assert_eq!(apply_fast(&mut fast, text), expected, "{}", text);
@@ -104,7 +124,7 @@ proptest! {
 fn the_plain_shape_is_read_and_nothing_near_it() {
     let plain = [
         r#"{"author":"user","update":{"messages":[{"role":"user","content":"hi"}]}}"#,
-        r#"{"update":{"messages":[{"content":"a","role":"assistant"},{"role":"system","content":""}]},"author":"x","expectedVersion":3,"correlationId":"c","causationId":null}"#,
+        r#"{"update":{"messages":[{"content":"a","role":"assistant"},{"role":"system","content":""}]},"author":"x","expectedVersion":3,"correlationId":"c"}"#,
         r#"{"author":"user","update":{"messages":[]}}"#,
     ];
     for text in plain {
@@ -120,7 +140,15 @@ fn the_plain_shape_is_read_and_nothing_near_it() {
         r#"{"author":"user","update":{"messages":[{"role":"user","content":"hi"}]},"extra":1}"#,
         r#"{"author":"user","update":{"messages":[{"role":"user","role":"user","content":"hi"}]}}"#,
         r#"{"author":"user","update":{"messages":[{"role":"user","content":"\ud800"}]}}"#,
+        // No null (the binding's lost-value check is skipped for a text read as a plain append).
+        r#"{"author":"user","update":{"messages":[{"role":"user","content":"hi"}]},"expectedVersion":null}"#,
+        r#"{"author":"user","update":{"messages":[{"role":"user","content":"hi"}]},"correlationId":null}"#,
+        r#"{"author":"user","update":{"messages":[{"role":"user","content":"hi"}]},"causationId":null}"#,
+        r#"{"author":null,"update":{"messages":[{"role":"user","content":"hi"}]}}"#,
     ];
+    for text in plain {
+        assert!(!lossy_outside_strings(text), "{text}");
+    }
     for text in not_plain {
         assert!(PlainAppend::read(text).is_none(), "{text}");
     }
