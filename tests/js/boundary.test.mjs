@@ -175,6 +175,13 @@ test("6. every error has a code: throwing getters, revoked Proxies, freed object
 
   const t = new StateStore();
   assert.throws(() => t.apply({ author: "u", update: { messages: [{ role: "user", content: NaN }] } }), coded("INVALID_UPDATE"));
+  // A plain append (read without a JSON tree, issue 17) refuses what JSON writes as null too.
+  const plain = { author: "u", update: { messages: [{ role: "user", content: "hi" }] } };
+  for (const lost of [{ expectedVersion: NaN }, { expectedVersion: Infinity }, { correlationId: NaN }, { causationId: -Infinity }]) {
+    assert.throws(() => t.apply({ ...plain, ...lost }), coded("INVALID_UPDATE"), JSON.stringify(Object.keys(lost)));
+  }
+  assert.throws(() => t.apply({ ...plain, author: new Map() }), coded("INVALID_UPDATE"));
+  assert.equal(t.version, 0);
   assert.throws(() => validateMessages([{ role: "user", content: NaN }], { provider: "openai" }), coded("INVALID_MESSAGE"));
   t.registerChannel({ name: "log", reducer: "append" });
   assert.throws(() => t.apply({ author: "u", update: { log: [Symbol(), undefined, () => {}] } }), coded("INVALID_UPDATE"));
