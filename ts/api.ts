@@ -552,20 +552,26 @@ function loadedBy(init: () => void): Api {
  * `process.getBuiltinModule` so no browser bundle meets the import), which the module uses for the
  * log's hashes of 256 bytes or more: on CPUs with SHA instructions several times faster than its
  * own (issue 17, row 4). The module checks it against known digests before using it; browsers,
- * whose Web Crypto is asynchronous only, keep the module's own. `undefined` where there is none.
+ * whose Web Crypto is asynchronous only, keep the module's own. `undefined` where there is none
+ * or looking for it throws.
  */
 function hostSha256(): ((bytes: Uint8Array) => string) | undefined {
   type Crypto = {
     hash?: (algorithm: string, data: Uint8Array, encoding: "latin1") => string;
     createHash(algorithm: string): { update(data: Uint8Array): { digest(encoding: "latin1"): string } };
   };
-  const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => Crypto | undefined } }).process;
-  const crypto = process?.getBuiltinModule?.("node:crypto");
-  if (!crypto) return undefined;
-  const hash = crypto.hash;
-  return typeof hash === "function"
-    ? (bytes) => hash("sha256", bytes, "latin1")
-    : (bytes) => crypto.createHash("sha256").update(bytes).digest("latin1");
+  // A runtime whose lookup throws (a sandbox, a polyfilled `process`) keeps the module's own.
+  try {
+    const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => Crypto | undefined } }).process;
+    const crypto = process?.getBuiltinModule?.("node:crypto");
+    if (!crypto) return undefined;
+    const hash = crypto.hash;
+    return typeof hash === "function"
+      ? (bytes) => hash("sha256", bytes, "latin1")
+      : (bytes) => crypto.createHash("sha256").update(bytes).digest("latin1");
+  } catch {
+    return undefined;
+  }
 }
 
 let loading: Promise<Api> | undefined;

@@ -180,3 +180,18 @@ test("in Node the log's SHA-256 is node:crypto's, for inputs of 256 bytes or mor
     useHostSha256((b) => crypto.hash("sha256", b, "latin1"));
   }
 });
+
+test("a runtime whose node:crypto lookup throws loads the package and keeps the module's own SHA-256 (the same hashes)", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const script = `
+    const real = process.getBuiltinModule;
+    process.getBuiltinModule = (id) => { if (id === "node:crypto") throw new Error("not here"); return real(id); };
+    const { StateStore } = await import(${JSON.stringify(new URL("../../pkg/index.js", import.meta.url).href)});
+    const s = new StateStore({ runId: "r", clock: () => 1700000000000 });
+    s.apply({ author: "user", update: { messages: [{ role: "user", content: "x".repeat(300) }] } });
+    console.log(s.lastHash);`;
+  const hashed = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" }).trim();
+  const s = new StateStore({ runId: "r", clock: () => 1700000000000 });
+  s.apply({ author: "user", update: { messages: [{ role: "user", content: "x".repeat(300) }] } });
+  assert.equal(hashed, s.lastHash);
+});
