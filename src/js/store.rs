@@ -137,14 +137,13 @@ impl JsStateStore {
     #[wasm_bindgen(unchecked_return_type = "Applied")]
     pub fn apply(&self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
         // An append of plain chat messages is read without a JSON tree (the same result).
-        let read = parse_js_or(&command, ErrorCode::InvalidUpdate, COMMAND_SHAPE, PlainAppend::read);
+        let read = parse_js_or::<_, Command>(&command, ErrorCode::InvalidUpdate, COMMAND_SHAPE, PlainAppend::read);
         let out = match read.map_err(to_js_error)? {
             Ok(plain) => {
                 let author = plain.author().to_string();
                 self.lock()?.change(&author, vec![channel::MESSAGES.to_string()], |s, now| s.apply_plain(plain, now))?
             }
             Err(cmd) => {
-                let cmd: Command = cmd;
                 let channels = cmd.update.keys().cloned().collect();
                 self.lock()?.change(&cmd.author.clone(), channels, |s, now| s.apply(&cmd, now))?
             }

@@ -8,7 +8,6 @@ use super::domain::{run_status, set_used, used_counters, COUNTERS};
 use super::journal::Journal;
 use super::message_ops::decode_ops;
 use super::messages::Effects;
-use super::plain::check_author;
 use super::reducer::reduce;
 use super::schema::{Kind, Reducer, Visibility};
 use super::sink::{Entropy, EntropySlot, EventSink, Mode, SinkSlot};
@@ -492,4 +491,12 @@ impl Store {
 /// `TAMPERED_LOG` for an event applied again that does not give the event logged.
 fn not_reproduced(sequence: u64) -> Error {
     Error::new(ErrorCode::TamperedLog, format!("event {sequence} does not reproduce: its payload was altered"))
+}
+
+/// A command's author is not empty (`INVALID_UPDATE` on `author`).
+pub(super) fn check_author(author: &str) -> Result<()> {
+    if author.is_empty() {
+        return Err(Error::new(ErrorCode::InvalidUpdate, "a command needs a non-empty author").field("author"));
+    }
+    Ok(())
 }

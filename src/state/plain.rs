@@ -7,10 +7,11 @@
 //! `Command`: the result is the same either way (tested against it), only the cost differs.
 
 use super::message_ops::MessageOp;
+use super::pipeline::check_author;
 use super::schema::channel;
 use super::store::{Decoded, Expect, Store, Write};
 use super::Applied;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::Result;
 use crate::message::formats::decode_plain;
 use crate::message::Role;
 use serde::Deserialize;
@@ -47,23 +48,15 @@ struct PlainUpdate {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PlainMessage {
-    role: PlainRole,
+    /// Read by `Role`'s own names; a tool result (which needs its call's id) is not plain.
+    role: Role,
     content: String,
-}
-
-/// The roles a plain message is read with here (OpenAI's `developer` and `tool` are not).
-#[derive(Debug, Clone, Copy, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum PlainRole {
-    System,
-    User,
-    Assistant,
 }
 
 impl PlainAppend {
     /// The command in `text` when it is a plain append; `None` for any other text.
     pub fn read(text: &str) -> Option<PlainAppend> {
-        serde_json::from_str(text).ok()
+        serde_json::from_str(text).ok().filter(|p: &PlainAppend| p.update.messages.iter().all(|m| m.role != Role::Tool))
     }
 
     /// Its author.
@@ -85,19 +78,8 @@ impl Store {
     /// name is `CHANNEL_EXISTS`.)
     fn decode_plain(&self, cmd: PlainAppend) -> Result<Decoded<'static>> {
         let i = self.index(channel::MESSAGES)?;
-        let ops = cmd
-            .update
-            .messages
-            .into_iter()
-            .map(|m| {
-                let role = match m.role {
-                    PlainRole::System => Role::System,
-                    PlainRole::User => Role::User,
-                    PlainRole::Assistant => Role::Assistant,
-                };
-                MessageOp::Put(Rc::new(decode_plain(role, m.content)))
-            })
-            .collect();
+        let ops =
+            cmd.update.messages.into_iter().map(|m| MessageOp::Put(Rc::new(decode_plain(m.role, m.content)))).collect();
         check_author(&cmd.author)?;
         Ok(Decoded {
             author: std::borrow::Cow::Owned(cmd.author),
@@ -110,12 +92,4 @@ impl Store {
             at: None,
         })
     }
-}
-
-/// A command's author is not empty (`INVALID_UPDATE` on `author`).
-pub(super) fn check_author(author: &str) -> Result<()> {
-    if author.is_empty() {
-        return Err(Error::new(ErrorCode::InvalidUpdate, "a command needs a non-empty author").field("author"));
-    }
-    Ok(())
 }

@@ -134,6 +134,7 @@ fn the_plain_shape_is_read_and_nothing_near_it() {
         r#"{"author":"user","update":{"messages":{"role":"user","content":"hi"}}}"#,
         r#"{"author":"user","update":{"messages":[{"role":"developer","content":"hi"}]}}"#,
         r#"{"author":"user","update":{"messages":[{"role":"tool","content":"hi","tool_call_id":"c"}]}}"#,
+        r#"{"author":"user","update":{"messages":[{"role":"user","content":"a"},{"role":"tool","content":"hi"}]}}"#,
         r#"{"author":"user","update":{"messages":[{"role":"user","content":null}]}}"#,
         r#"{"author":"user","update":{"messages":[{"role":"user","content":"hi","id":"m"}]}}"#,
         r#"{"author":"user","update":{"messages":[{"role":"user","content":"hi"}],"todos":[]}}"#,

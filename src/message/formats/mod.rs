@@ -452,7 +452,7 @@ fn read_in(m: &mut Message, format: Format) {
 
 /// The message `{role, content: text}` — a plain chat message, the shape of most appends — as
 /// [`decode_messages`] reads it when every message of a list has that shape: in OpenAI's
-/// format (`role` system, user or assistant; `developer` and `tool` are read by [`decode_one`]).
+/// format (`role` system, user or assistant; a tool result is read by [`decode_one`]).
 /// Made without a JSON tree (issue 17, row 2); the same message either way (tested).
 pub fn decode_plain(role: Role, text: String) -> Message {
     let mut m = Message::new(role, text);
