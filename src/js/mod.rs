@@ -11,6 +11,7 @@ mod heap;
 mod indexeddb;
 mod interop;
 mod log;
+mod plain;
 mod sha256;
 mod skeleton;
 mod store;

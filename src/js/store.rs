@@ -136,8 +136,12 @@ impl JsStateStore {
     /// `APPROVAL_REJECTED`, `BUDGET_EXCEEDED`) and `details` `{channel?, index?, field?}`.
     #[wasm_bindgen(unchecked_return_type = "Applied")]
     pub fn apply(&self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
-        // An append of plain chat messages is read without a JSON tree (the same result).
-        let read = parse_js_or::<_, Command>(&command, ErrorCode::InvalidUpdate, COMMAND_SHAPE, PlainAppend::read);
+        // An append of plain chat messages is read from the object itself when it can be, else
+        // from its JSON text, without a JSON tree (the same result either way).
+        let read = match super::plain::plain_append(&command) {
+            Some(plain) => Ok(Ok(plain)),
+            None => parse_js_or::<_, Command>(&command, ErrorCode::InvalidUpdate, COMMAND_SHAPE, PlainAppend::read),
+        };
         let out = match read.map_err(to_js_error)? {
             Ok(plain) => {
                 let author = plain.author().to_string();

@@ -21,7 +21,7 @@ use std::rc::Rc;
 /// (an optional key is absent or holds its value), nor any `{}` or key beyond these: the JS
 /// binding takes a text this reads without the check for values `JSON.stringify` writes as
 /// `null` or `{}` (NaN, a Map), which such a text cannot hold.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PlainAppend {
     author: String,
@@ -39,13 +39,13 @@ fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> std::
     T::deserialize(d).map(Some)
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PlainUpdate {
     messages: Vec<PlainMessage>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PlainMessage {
     /// Read by `Role`'s own names; a tool result (which needs its call's id) is not plain.
@@ -57,6 +57,20 @@ impl PlainAppend {
     /// The command in `text` when it is a plain append; `None` for any other text.
     pub fn read(text: &str) -> Option<PlainAppend> {
         serde_json::from_str(text).ok().filter(|p: &PlainAppend| p.update.messages.iter().all(|m| m.role != Role::Tool))
+    }
+
+    /// The plain append of `messages` (each a role and its text) by `author`, with its optional
+    /// keys: what [`PlainAppend::read`] reads from the text of the same command. A tool result
+    /// is not plain: the caller gives only system, user and assistant messages.
+    pub fn new(
+        author: String,
+        expected_version: Option<u64>,
+        messages: Vec<(Role, String)>,
+        correlation_id: Option<String>,
+        causation_id: Option<String>,
+    ) -> PlainAppend {
+        let messages = messages.into_iter().map(|(role, content)| PlainMessage { role, content }).collect();
+        PlainAppend { author, expected_version, update: PlainUpdate { messages }, correlation_id, causation_id }
     }
 
     /// Its author.

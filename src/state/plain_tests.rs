@@ -5,6 +5,7 @@
 
 use super::tests::snapshot;
 use super::*;
+use crate::message::Role;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -168,4 +169,19 @@ fn the_plain_shape_is_read_and_nothing_near_it() {
     assert_eq!(a.version, 4);
     assert_eq!(a.ids.len(), 2);
     assert_eq!(snapshot(&mut fast), snapshot(&mut slow));
+}
+
+#[test]
+fn a_plain_append_made_from_its_parts_is_the_one_read_from_its_text() {
+    let text = r#"{"author":"x","expectedVersion":3,"correlationId":"c","causationId":"d","update":{"messages":[{"role":"assistant","content":"a"},{"role":"system","content":"é"}]}}"#;
+    let made = PlainAppend::new(
+        "x".into(),
+        Some(3),
+        vec![(Role::Assistant, "a".into()), (Role::System, "é".into())],
+        Some("c".into()),
+        Some("d".into()),
+    );
+    assert_eq!(PlainAppend::read(text), Some(made));
+    let bare = PlainAppend::new("u".into(), None, Vec::new(), None, None);
+    assert_eq!(PlainAppend::read(r#"{"author":"u","update":{"messages":[]}}"#), Some(bare));
 }
