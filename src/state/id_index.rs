@@ -45,6 +45,11 @@ impl IdIndex {
         }
     }
 
+    /// Makes room for `n` more positions of `list`.
+    pub(super) fn reserve(&mut self, list: &[Rc<Message>], n: usize) {
+        self.table.reserve(n, |&i| id_at(list, i).map_or(0, hash_id));
+    }
+
     /// Empties it.
     pub(super) fn clear(&mut self) {
         self.table.clear();

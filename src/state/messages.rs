@@ -92,6 +92,13 @@ impl MessagesChannel {
         Ok(c)
     }
 
+    /// Makes room for `n` more messages (a log being replayed): the list and its index grow
+    /// once, not by doubling (each doubling of the index hashed every id again).
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.list.reserve(n);
+        self.pos.reserve(&self.list, n);
+    }
+
     /// The messages, in order; each has an id.
     pub fn messages(&self) -> &[Rc<Message>] {
         &self.list

@@ -13,7 +13,7 @@
 use super::command::StoreOptions;
 use super::history::tampered;
 use super::message_ops::MessageOp;
-use super::schema::{ChannelSpec, Visibility};
+use super::schema::{channel, ChannelSpec, Visibility};
 use super::store::Logged;
 use super::store::{Decoded, Expect, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
@@ -193,6 +193,10 @@ impl Store {
     pub fn replay_jsonl(opts: StoreOptions, text: &str) -> Result<Store> {
         let first_run = crate::log::jsonl_events(text)?.next().and_then(|e| e.ok()).map(|e| e.run_id);
         let mut s = Store::for_replay(opts, first_run.as_deref())?;
+        // Room for a message a line (most events write one).
+        if let Some(Slot::Messages(m)) = s.index(channel::MESSAGES).ok().and_then(|i| s.slots_mut().get_mut(i)) {
+            m.reserve(crate::log::count_lines(text));
+        }
         s.apply_lines(crate::log::jsonl_lines(text)?)?;
         Ok(s)
     }
