@@ -10,9 +10,11 @@
 //       outside the timed region (the store: one command with all N messages; LangGraph: one
 //       reducer call). LangGraph at 100k uses a window of 50 appends (each one copies the list).
 //
-//   (a') the conversion floor of one append, interleaved with (a) run by run: what any append from
-//       JS into the wasm store must pay before the store does anything — building the command,
-//       `JSON.stringify` of it (the one way JS input enters the core: src/js/interop.rs) and
+//   (a') the conversion floor of one append, interleaved with (a) run by run: what an append from
+//       JS into the wasm store pays before the store does anything when it crosses as JSON text —
+//       building the command, `JSON.stringify` of it (how JS input enters the core,
+//       src/js/interop.rs; a plain append of chat messages is read from the object itself since
+//       ced5fe5, src/js/plain.rs, its strings written by `encodeInto`, so it pays less) and
 //       copying that string into wasm memory, as the glue does for every string it passes
 //       (wasm-bindgen's passStringToWasm0: `__wbindgen_malloc`, a byte loop for ASCII, `encodeInto`
 //       past it), then `__wbindgen_free` (Rust drops the string once parsed). No exported
@@ -325,15 +327,20 @@ Method:
   ${RUNS_A_LANGGRAPH} (LangGraph, several seconds a run) runs of ${fmt(N_APPENDS)} appends into an empty store / state,
   in rounds (stategate, its floor, the proxy, LangGraph); the ratio's min–max is over the rounds
   where both ran.
-- (a'): the floor is what one append must pay before the store does anything: the same command
-  object built, \`JSON.stringify\` of it (the core takes every JS input as its JSON text,
-  \`src/js/interop.rs\`), and that string copied into the module's memory the way the glue copies
+- (a'): the floor is what one append pays before the store does anything when it crosses as
+  JSON text: the same command object built, \`JSON.stringify\` of it (the core takes JS input as
+  its JSON text, \`src/js/interop.rs\`), and that string copied into the module's memory the way the glue copies
   every string (wasm-bindgen's \`passStringToWasm0\`: \`__wbindgen_malloc\`, a byte loop while the
   text is ASCII, \`encodeInto\` past it), then \`__wbindgen_free\`, as Rust drops it after parsing.
   No exported function does only that (the cheapest that take a string parse it), so the floor
   calls the allocator exports of the very instance the package loaded (the glue's \`initSync()\`
   returns them). The proxy row does the same without wasm: \`encodeInto\` a preallocated
-  \`Uint8Array\`. Interleaved with (a) run by run; the ratio's min–max is over those rounds.
+  \`Uint8Array\`. Interleaved with (a) run by run; the ratio's min–max is over those rounds. The
+  appends of (a) are plain (\`{role, content}\` messages only), which the store reads from the
+  object itself, without \`JSON.stringify\` (\`src/js/plain.rs\`): their strings are written into
+  wasm memory by \`encodeInto\`, so the store's side of the ratio pays less conversion than the
+  floor does; any other command (a tool call, an id, another channel) pays the floor's
+  conversion and more.
 - (b): the list is pre-filled outside the timed region (stategate: one command with all the
   messages; LangGraph: one reducer call), ${WARMUP_APPENDS} untimed warm-up appends, then each append
   of the window is timed with \`performance.now()\`; median and mean per append. The list grows

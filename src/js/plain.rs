@@ -18,7 +18,7 @@
 use super::interop::MAX_INPUT_CHARS;
 use crate::message::Role;
 use crate::state::PlainAppend;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = "
@@ -28,8 +28,7 @@ const wellFormed = typeof String.prototype.isWellFormed === 'function';
 const plain = (v) => typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype && !('toJSON' in v);
 const text = (v) => typeof v === 'string' && v.isWellFormed();
 const roles = (r) => (r === 'user' ? 1 : r === 'assistant' ? 2 : r === 'system' ? 0 : -1);
-export function stategate_plain_memory(m) { memory = m; }
-export function stategate_plain_append(cmd, ptr, cap, max) {
+export function stategate_plain_append(cmd, m, ptr, cap, max) {
   if (!wellFormed || !plain(cmd)) return -1;
   let author, update, corr, caus, version;
   for (const k in cmd) {
@@ -76,7 +75,8 @@ export function stategate_plain_append(cmd, ptr, cap, max) {
   const head = 4 * (7 + 2 * n);
   const need = head + 3 * units;
   if (need > cap) return -2 - need;
-  if (buffer !== memory.buffer) { buffer = memory.buffer; bytes = new Uint8Array(buffer); words = new DataView(buffer); }
+  // `m` is the calling instance's memory (two instances of the module share this snippet).
+  if (m !== memory || buffer !== m.buffer) { memory = m; buffer = m.buffer; bytes = new Uint8Array(buffer); words = new DataView(buffer); }
   let at = ptr + head;
   const put = (s) => { const w = encoder.encodeInto(s, bytes.subarray(at, ptr + cap)).written; at += w; return w; };
   words.setUint32(ptr, n, true);
@@ -94,26 +94,27 @@ export function stategate_plain_append(cmd, ptr, cap, max) {
 }
 ")]
 extern "C" {
-    fn stategate_plain_memory(memory: &JsValue);
     #[wasm_bindgen(catch)]
-    fn stategate_plain_append(command: &JsValue, ptr: u32, cap: u32, max: u32) -> Result<f64, JsValue>;
+    fn stategate_plain_append(
+        command: &JsValue,
+        memory: &JsValue,
+        ptr: u32,
+        cap: u32,
+        max: u32,
+    ) -> Result<f64, JsValue>;
 }
 
 thread_local! {
     /// The buffer the snippet writes into (grown when a command needs more; never shrunk).
     static BUFFER: RefCell<Vec<u8>> = RefCell::new(vec![0; 4096]);
-    /// Whether the snippet holds the module's memory.
-    static MEMORY: Cell<bool> = const { Cell::new(false) };
+    /// This instance's memory, passed to the snippet with each command.
+    static MEMORY: JsValue = wasm_bindgen::memory();
 }
 
 /// `command` as a plain append when it is exactly one (see the module's doc); `None` for
 /// anything else, which the caller reads as JSON. Never fails: what this cannot read, the JSON
 /// path reads (and refuses, where it must).
 pub(super) fn plain_append(command: &JsValue) -> Option<PlainAppend> {
-    if !MEMORY.get() {
-        stategate_plain_memory(&wasm_bindgen::memory());
-        MEMORY.set(true);
-    }
     // A getter of the command may call the store again: that call takes the JSON path.
     BUFFER.with(|b| {
         let mut buf = b.try_borrow_mut().ok()?;
@@ -122,7 +123,9 @@ pub(super) fn plain_append(command: &JsValue) -> Option<PlainAppend> {
             // A live buffer of `cap` bytes: the snippet writes within it before returning.
             // A command that throws as it is read (a revoked Proxy) is left to the JSON path, which
             // says so.
-            let got = stategate_plain_append(command, buf.as_mut_ptr() as u32, cap, MAX_INPUT_CHARS).ok()?;
+            let got = MEMORY
+                .with(|memory| stategate_plain_append(command, memory, buf.as_mut_ptr() as u32, cap, MAX_INPUT_CHARS))
+                .ok()?;
             if got >= 0.0 {
                 return read(buf.get(..got as usize)?);
             }
@@ -143,7 +146,10 @@ fn read(buf: &[u8]) -> Option<PlainAppend> {
     let word = |i: usize| -> Option<u32> { buf.get(4 * i..4 * i + 4)?.try_into().ok().map(u32::from_le_bytes) };
     let n = word(0)? as usize;
     let flags = word(6)?;
-    let mut at = 4 * (7 + 2 * n);
+    let mut at = n.checked_mul(2)?.checked_add(7)?.checked_mul(4)?;
+    if at > buf.len() {
+        return None;
+    }
     let mut take = |len: u32| -> Option<String> {
         let end = at.checked_add(len as usize)?;
         let s = std::str::from_utf8(buf.get(at..end)?).ok()?.to_string();

@@ -8,9 +8,10 @@ use wasm_bindgen::prelude::*;
 // The digest comes back as a 32-character binary string (`node:crypto`'s "latin1" encoding),
 // written into wasm memory a character a byte: a Buffer costs a native allocation per call.
 #[wasm_bindgen(inline_js = "
-let host = null, memory = null;
-export function stategate_set_sha256(f, m) { const before = host; host = f; memory = m; return before; }
-export function stategate_sha256(ptr, len, out) {
+let host = null;
+export function stategate_set_sha256(f) { const before = host; host = f; return before; }
+// `memory` is the calling instance's (two instances of the module share this snippet).
+export function stategate_sha256(memory, ptr, len, out) {
   const d = host(new Uint8Array(memory.buffer, ptr, len));
   if (typeof d !== 'string' || d.length !== 32) return false;
   const o = new Uint8Array(memory.buffer, out, 32);
@@ -19,16 +20,23 @@ export function stategate_sha256(ptr, len, out) {
 }
 ")]
 extern "C" {
-    fn stategate_set_sha256(f: &JsValue, memory: &JsValue) -> JsValue;
+    fn stategate_set_sha256(f: &JsValue) -> JsValue;
     #[wasm_bindgen(catch)]
-    fn stategate_sha256(ptr: u32, len: u32, out: u32) -> Result<bool, JsValue>;
+    fn stategate_sha256(memory: &JsValue, ptr: u32, len: u32, out: u32) -> Result<bool, JsValue>;
+}
+
+thread_local! {
+    /// This instance's memory, passed to the snippet with each hash.
+    static MEMORY: JsValue = wasm_bindgen::memory();
 }
 
 /// [`sha256::HostSha256`] over the installed JS function: `false` when it throws or does not
 /// return 32 characters.
 fn host(bytes: &[u8], out: &mut [u8; 32]) -> bool {
     // Pointers into live wasm memory: JS reads `bytes` and writes `out` before returning.
-    matches!(stategate_sha256(bytes.as_ptr() as u32, bytes.len() as u32, out.as_mut_ptr() as u32), Ok(true))
+    MEMORY.with(|m| {
+        matches!(stategate_sha256(m, bytes.as_ptr() as u32, bytes.len() as u32, out.as_mut_ptr() as u32), Ok(true))
+    })
 }
 
 /// Installs `sha256` — a synchronous `(bytes: Uint8Array) => string` returning the SHA-256
@@ -45,11 +53,10 @@ pub fn use_host_sha256(
     if !f.is_function() {
         return sha256::use_host(None);
     }
-    let memory = wasm_bindgen::memory();
-    let before = stategate_set_sha256(&f, &memory);
+    let before = stategate_set_sha256(&f);
     let taken = sha256::use_host(Some(host));
     if !taken {
-        stategate_set_sha256(&before, &memory);
+        stategate_set_sha256(&before);
     }
     taken
 }
