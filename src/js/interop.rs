@@ -191,7 +191,7 @@ fn json_text(v: &JsValue, code: ErrorCode, what: &str, max: u32) -> Result<Strin
 
 /// The error for a value `JSON.stringify` threw on.
 #[cold]
-fn cannot_store(code: ErrorCode, what: &str, e: &JsValue) -> Error {
+pub(crate) fn cannot_store(code: ErrorCode, what: &str, e: &JsValue) -> Error {
     Error::new(code, format!("{what}: it cannot be stored as JSON ({})", describe(e)))
 }
 

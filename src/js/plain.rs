@@ -1,13 +1,16 @@
 //! A plain append read from the JS object itself (issue 17, row 2): the command
 //! `{author, update: {messages: [{role, content}, …]}, expectedVersion?, correlationId?,
 //! causationId?}` that [`PlainAppend`] reads from JSON text is read here without `JSON.stringify`
-//! (a third of an append): a snippet checks the object is exactly that shape — plain objects and
-//! an array, no `toJSON`, no other key, roles system / user / assistant, strings without lone
-//! surrogates, a whole-number version — and writes its strings with `TextEncoder.encodeInto`
-//! into a buffer of this module, with their lengths before them. Anything else (or anything it
-//! cannot tell) is left to the JSON path, which reads the same object as before: the answer is
+//! (a third of an append): a snippet reads the object with the reads `JSON.stringify` makes, in
+//! its order (`toJSON` first, then each own enumerable key, depth first), checks it is exactly
+//! that shape — objects and an array without `toJSON`, no other key, roles system / user /
+//! assistant, strings without lone surrogates, a whole-number version — and writes its strings
+//! with `TextEncoder.encodeInto` into a buffer of this module, with their lengths before them.
+//! Anything else is left to the JSON path, which reads the same object as before: the answer is
 //! the same either way (tested against it in `tests/js/plain-append.test.mjs`), only the cost
-//! differs.
+//! differs. What a read throws is thrown as the JSON path throws it. One difference is left: a
+//! command this declines after reading part of it is read again by `JSON.stringify`, so a getter
+//! or Proxy trap in it runs twice (docs/store.md).
 //!
 //! The buffer: at `ptr`, little-endian u32 words `[n, author bytes, correlationId bytes,
 //! causationId bytes, version low, version high, flags]` (flags: 1 correlationId, 2 causationId,
@@ -23,58 +26,84 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = "
 let memory = null, buffer = null, bytes = null, words = null;
+// A command read whose buffer was too small, for the call that follows with a larger one.
+let pending = null;
 const encoder = new TextEncoder();
 const wellFormed = typeof String.prototype.isWellFormed === 'function';
-const plain = (v) => typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype && !('toJSON' in v);
+// What JSON.stringify reads of an object before its keys: its toJSON, then whether it is an array.
+const object = (v) => typeof v === 'object' && v !== null && typeof v.toJSON !== 'function' && !Array.isArray(v);
+const list = (v) => typeof v === 'object' && v !== null && typeof v.toJSON !== 'function' && Array.isArray(v);
 const text = (v) => typeof v === 'string' && v.isWellFormed();
 const roles = (r) => (r === 'user' ? 1 : r === 'assistant' ? 2 : r === 'system' ? 0 : -1);
-export function stategate_plain_append(cmd, m, ptr, cap, max) {
-  if (!wellFormed || !plain(cmd)) return -1;
-  let author, update, corr, caus, version;
-  for (const k in cmd) {
+// The command's parts, read with the reads JSON.stringify makes, in its order (each own
+// enumerable key in turn, depth first); null when it is not a plain append. What throws here
+// would throw in JSON.stringify at the same read.
+function read(cmd, max) {
+  if (!object(cmd)) return null;
+  const r = { author: undefined, corr: undefined, caus: undefined, version: undefined, parts: null, units: 0 };
+  for (const k of Object.keys(cmd)) {
     const v = cmd[k];
-    if (k === 'author') author = v;
-    else if (k === 'update') update = v;
-    else if (k === 'expectedVersion') version = v;
-    else if (k === 'correlationId') corr = v;
-    else if (k === 'causationId') caus = v;
-    else return -1;
+    if (k === 'author') {
+      if (!text(v)) return null;
+      r.author = v;
+    } else if (k === 'update') {
+      if (!update(v, r, max)) return null;
+    } else if (k === 'expectedVersion') {
+      if (v !== undefined && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= 0)) return null;
+      r.version = v;
+    } else if (k === 'correlationId' || k === 'causationId') {
+      if (v !== undefined && !text(v)) return null;
+      if (k === 'correlationId') r.corr = v;
+      else r.caus = v;
+    } else return null;
   }
-  if (!text(author) || !plain(update)) return -1;
-  if (corr !== undefined && !text(corr)) return -1;
-  if (caus !== undefined && !text(caus)) return -1;
-  if (version !== undefined && !(typeof version === 'number' && Number.isSafeInteger(version) && version >= 0)) return -1;
-  let messages;
-  for (const k in update) {
-    if (k !== 'messages') return -1;
-    messages = update[k];
-  }
-  if (!Array.isArray(messages) || Object.getPrototypeOf(messages) !== Array.prototype || 'toJSON' in messages) return -1;
+  return r.author === undefined || r.parts === null ? null : r;
+}
+function update(u, r, max) {
+  if (!object(u)) return false;
+  const keys = Object.keys(u);
+  if (keys.length !== 1 || keys[0] !== 'messages') return false;
+  const messages = u.messages;
+  if (!list(messages)) return false;
   const n = messages.length;
+  if (!Number.isSafeInteger(n) || n < 0 || n > max / 32) return false;
   const parts = new Array(2 * n);
-  let units = author.length + (corr === undefined ? 0 : corr.length) + (caus === undefined ? 0 : caus.length);
   for (let i = 0; i < n; i++) {
     const m = messages[i];
-    if (!plain(m)) return -1;
-    let role = -1, content, keys = 0;
-    for (const k in m) {
+    if (!object(m)) return false;
+    const mk = Object.keys(m);
+    if (mk.length !== 2) return false;
+    let role = -1, content;
+    for (const k of mk) {
       const v = m[k];
-      keys++;
-      if (k === 'role') role = typeof v === 'string' ? roles(v) : -1;
+      if (k === 'role') role = roles(v);
       else if (k === 'content') content = v;
-      else return -1;
+      else return false;
     }
-    if (keys !== 2 || role < 0 || !text(content)) return -1;
+    if (role < 0 || !text(content)) return false;
     parts[2 * i] = role;
     parts[2 * i + 1] = content;
-    units += content.length;
+    r.units += content.length;
   }
+  r.parts = parts;
+  return true;
+}
+export function stategate_plain_append(cmd, m, ptr, cap, max, retry) {
+  const r = retry && pending !== null && pending.cmd === cmd ? pending.r : wellFormed ? read(cmd, max) : null;
+  pending = null;
+  if (r === null) return -1;
+  const n = r.parts.length / 2;
+  const { author, corr, caus, version } = r;
+  const units = r.units + author.length + (corr === undefined ? 0 : corr.length) + (caus === undefined ? 0 : caus.length);
   // The JSON text is at most 6 characters a unit (an escape) plus the keys around them: the JSON
   // path decides at the limit.
   if (6 * units + 64 * (n + 2) > max) return -1;
   const head = 4 * (7 + 2 * n);
   const need = head + 3 * units;
-  if (need > cap) return -2 - need;
+  if (need > cap) {
+    pending = { cmd, r };
+    return -2 - need;
+  }
   // `m` is the calling instance's memory (two instances of the module share this snippet).
   if (m !== memory || buffer !== m.buffer) { memory = m; buffer = m.buffer; bytes = new Uint8Array(buffer); words = new DataView(buffer); }
   let at = ptr + head;
@@ -87,8 +116,8 @@ export function stategate_plain_append(cmd, m, ptr, cap, max) {
   words.setUint32(ptr + 20, version === undefined ? 0 : Math.floor(version / 4294967296), true);
   words.setUint32(ptr + 24, (corr === undefined ? 0 : 1) | (caus === undefined ? 0 : 2) | (version === undefined ? 0 : 4), true);
   for (let i = 0; i < n; i++) {
-    words.setUint32(ptr + 28 + 8 * i, parts[2 * i], true);
-    words.setUint32(ptr + 32 + 8 * i, put(parts[2 * i + 1]), true);
+    words.setUint32(ptr + 28 + 8 * i, r.parts[2 * i], true);
+    words.setUint32(ptr + 32 + 8 * i, put(r.parts[2 * i + 1]), true);
   }
   return at - ptr;
 }
@@ -101,6 +130,7 @@ extern "C" {
         ptr: u32,
         cap: u32,
         max: u32,
+        retry: bool,
     ) -> Result<f64, JsValue>;
 }
 
@@ -112,32 +142,31 @@ thread_local! {
 }
 
 /// `command` as a plain append when it is exactly one (see the module's doc); `None` for
-/// anything else, which the caller reads as JSON. Never fails: what this cannot read, the JSON
-/// path reads (and refuses, where it must).
-pub(super) fn plain_append(command: &JsValue) -> Option<PlainAppend> {
-    // A getter of the command may call the store again: that call takes the JSON path.
+/// anything else, which the caller reads as JSON (and refuses, where it must). Errors: what
+/// reading the command threw (a getter, a Proxy trap), which `JSON.stringify` would have thrown
+/// at the same read: the caller reports it as the JSON path does.
+pub(super) fn plain_append(command: &JsValue) -> Result<Option<PlainAppend>, JsValue> {
     BUFFER.with(|b| {
-        let mut buf = b.try_borrow_mut().ok()?;
-        for _ in 0..2 {
-            let cap = u32::try_from(buf.len()).ok()?;
+        // A getter of the command may call the store again: that call takes the JSON path.
+        let Ok(mut buf) = b.try_borrow_mut() else { return Ok(None) };
+        // The second call, with the room the first asked for, takes what the first read.
+        for retry in [false, true] {
+            let Ok(cap) = u32::try_from(buf.len()) else { return Ok(None) };
             // A live buffer of `cap` bytes: the snippet writes within it before returning.
-            // A command that throws as it is read (a revoked Proxy) is left to the JSON path, which
-            // says so.
-            let got = MEMORY
-                .with(|memory| stategate_plain_append(command, memory, buf.as_mut_ptr() as u32, cap, MAX_INPUT_CHARS))
-                .ok()?;
+            let got = MEMORY.with(|memory| {
+                stategate_plain_append(command, memory, buf.as_mut_ptr() as u32, cap, MAX_INPUT_CHARS, retry)
+            })?;
             if got >= 0.0 {
-                return read(buf.get(..got as usize)?);
+                return Ok(buf.get(..got as usize).and_then(read));
             }
-            if got > -2.0 {
-                return None;
-            }
-            let need = usize::try_from((-got - 2.0) as u64).ok()?;
+            let Some(need) = (got <= -2.0).then(|| (-got - 2.0) as usize) else { return Ok(None) };
             let more = need.saturating_sub(buf.len());
-            buf.try_reserve_exact(more).ok()?;
+            if buf.try_reserve_exact(more).is_err() {
+                return Ok(None);
+            }
             buf.resize(need, 0);
         }
-        None
+        Ok(None)
     })
 }
 

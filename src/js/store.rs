@@ -3,7 +3,8 @@
 
 use super::gate::{lock, random_key, take_chain_key, Hooks, JsEntropy, JsSink, Shared};
 use super::interop::{
-    from_js_json, from_js_tree, opt_string_arg, options, options_tree, parse_js_or, string_arg, to_js, to_js_error,
+    cannot_store, from_js_json, from_js_tree, opt_string_arg, options, options_tree, parse_js_or, string_arg, to_js,
+    to_js_error,
 };
 use crate::error::ErrorCode;
 use crate::json::obj;
@@ -138,7 +139,9 @@ impl JsStateStore {
     pub fn apply(&self, #[wasm_bindgen(unchecked_param_type = "Command")] command: JsValue) -> JsResult<JsValue> {
         // An append of plain chat messages is read from the object itself when it can be, else
         // from its JSON text, without a JSON tree (the same result either way).
-        let read = match super::plain::plain_append(&command) {
+        let plain = super::plain::plain_append(&command)
+            .map_err(|e| to_js_error(cannot_store(ErrorCode::InvalidUpdate, COMMAND_SHAPE, &e)))?;
+        let read = match plain {
             Some(plain) => Ok(Ok(plain)),
             None => parse_js_or::<_, Command>(&command, ErrorCode::InvalidUpdate, COMMAND_SHAPE, PlainAppend::read),
         };

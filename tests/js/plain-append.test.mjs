@@ -2,8 +2,8 @@
 // without `JSON.stringify`; every other command is read from its JSON text. The same command
 // must give the same answer either way: the same result or error (code, message, details),
 // the same state and the same log with the same hashes. Each case is applied to two stores: as
-// given, and as a copy whose prototype is not Object.prototype (which the object reading
-// declines, and JSON.stringify writes the same text of) — the JSON path.
+// given, and with a first key the object reading declines at once and JSON.stringify leaves out
+// (`decoy`) — the JSON path.
 // PROPS_CASES sets the number of random cases (default 300).
 import test from "node:test";
 import assert from "node:assert/strict";
@@ -13,11 +13,18 @@ import { StateStore } from "../../pkg/index.js";
 const CASES = Number(process.env.PROPS_CASES ?? 300);
 const CLOCK = () => 1_700_000_000_000;
 
-/** `v` with every object and array copied so that the object reading declines it (the JSON path). */
+/**
+ * `v` with a first key the object reading declines at once (`"0"`, an index key, which every
+ * object lists first) and `JSON.stringify` leaves out (its value is undefined): the same JSON
+ * text, read by the JSON path. Added in place, so a getter that refers to the command sees it.
+ */
+function decoy(v) {
+  v["0"] = undefined;
+  return v;
+}
+/** A copy of `v` (its own enumerable keys) with the decoy. */
 function viaJson(v) {
-  const copy = Object.create(Object.create(null));
-  for (const k of Object.keys(v)) copy[k] = v[k];
-  return copy;
+  return decoy(Object.assign({}, v));
 }
 
 /** What applying `cmd` gives: the result or the error, then the store's state and log. */
@@ -155,6 +162,55 @@ test("a getter that applies to the same store meanwhile: both commands land, in 
   const fast = run((c) => c);
   assert.deepEqual(fast[1], ["inner", "outer"]);
   assert.deepEqual(fast, run(viaJson));
+});
+
+test("getters, Proxy traps and toJSON are read as JSON.stringify reads them: the same order, the same errors (fresh-eyes findings)", () => {
+  // Each case is made twice, once for each side (getters keep state); `d` adds the decoy for the JSON side.
+  const cases = {
+    // A: a getter that changes what is read later sees the same order (depth first, key order).
+    order: (d) => {
+      const m = { role: "user", content: "orig" };
+      return d({ author: "user", update: { messages: [m] }, get correlationId() { m.content = "changed"; return "c"; } });
+    },
+    orderBack: (d) => {
+      const c = d({ author: "user", update: { messages: [{ role: "user", get content() { c.correlationId = "late"; return "x"; } }] }, correlationId: "early" });
+      return c;
+    },
+    // C: what throws once is thrown, as JSON.stringify throws it.
+    throwsOnce: (d) => {
+      let n = 0;
+      return d({ author: "user", update: { messages: [{ role: "user", get content() { if (n++ === 0) throw new Error("boom"); return "x"; } }] } });
+    },
+    ownKeysOnce: (d) => {
+      let n = 0;
+      return new Proxy(d({ author: "user", update: { messages: [{ role: "user", content: "x" }] } }), { ownKeys(t) { if (n++ === 0) throw new Error("once"); return Reflect.ownKeys(t); } });
+    },
+    // D: a toJSON only a Proxy's get trap shows.
+    toJsonMessage: (d) => d({ author: "user", update: { messages: [new Proxy({ role: "user", content: "x" }, { get: (t, k) => (k === "toJSON" ? () => ({ role: "user", content: "FROM_TOJSON" }) : t[k]) })] } }),
+    toJsonCommand: (d) => new Proxy(d({ author: "user", update: { messages: [{ role: "user", content: "x" }] } }), { get: (t, k) => (k === "toJSON" ? () => ({ author: "other", update: { messages: [{ role: "assistant", content: "T" }] } }) : t[k]) }),
+    // JSON.stringify never asks `has`: neither does the object reading.
+    hasThrows: (d) => new Proxy(d({ author: "user", update: { messages: [{ role: "user", content: "x" }] } }), { has: () => { throw new Error("has is never asked"); } }),
+    // A plain append larger than the reader's buffer is read once (the retry takes what was read).
+    growsOnce: (d) => {
+      let n = 0;
+      return d({ author: "user", update: { messages: [{ role: "user", get content() { return n++ ? "short" : "z".repeat(200_000); } }] } });
+    },
+  };
+  for (const [name, make] of Object.entries(cases)) {
+    const a = new StateStore({ runId: "g", clock: CLOCK });
+    const b = new StateStore({ runId: "g", clock: CLOCK });
+    assert.deepEqual(outcome(a, make((v) => v)), outcome(b, make(decoy)), name);
+    assert.equal(a.eventsJsonl(), b.eventsJsonl(), name);
+    a.free();
+    b.free();
+  }
+  const s = new StateStore({ runId: "g", clock: CLOCK });
+  assert.throws(() => s.apply(cases.throwsOnce((v) => v)), { code: "INVALID_UPDATE", message: /cannot be stored as JSON \(boom\)/ });
+  assert.equal(s.version, 0);
+  s.apply(cases.order((v) => v));
+  s.apply(cases.growsOnce((v) => v));
+  assert.deepEqual(s.messages().map((m) => m.content.length), [4, 200_000]);
+  s.free();
 });
 
 test("the JSON path keeps the size limit: a content past it is TOO_LARGE either way, one under it is applied", () => {
