@@ -45,7 +45,18 @@ pub(crate) struct Line<'a> {
 /// A payload as the text of each channel's write, in the line's order (which decides the
 /// event's type among its writes, and its order when written out again).
 #[derive(Debug, Default)]
-pub(crate) struct Writes<'a>(pub(crate) Vec<(Cow<'a, str>, &'a RawValue)>);
+pub(crate) struct Writes<'a>(pub(crate) Vec<(Cow<'a, str>, WriteText<'a>)>);
+
+/// The text of one channel's write: the `messages` channel's as the text of each item of its
+/// list, split as the line is read (a replay read each message's text three times: past it,
+/// to split the list, and into its message); any other channel's whole.
+#[derive(Debug)]
+pub(crate) enum WriteText<'a> {
+    /// The items of the `messages` channel's write (a list: anything else does not read).
+    Items(Vec<&'a RawValue>),
+    /// Another channel's write.
+    Whole(&'a RawValue),
+}
 
 impl<'de: 'a, 'a> Deserialize<'de> for Writes<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -57,7 +68,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for Writes<'a> {
             }
             fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Writes<'a>, M::Error> {
                 let mut out = Vec::with_capacity(map.size_hint().unwrap_or(1));
-                while let Some((name, write)) = map.next_entry::<Cow<'a, str>, &'a RawValue>()? {
+                while let Some(name) = map.next_key::<Cow<'a, str>>()? {
+                    let write = if name == "messages" {
+                        WriteText::Items(map.next_value()?)
+                    } else {
+                        WriteText::Whole(map.next_value()?)
+                    };
                     out.push((name, write));
                 }
                 Ok(Writes(out))

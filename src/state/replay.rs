@@ -18,10 +18,11 @@ use super::store::Logged;
 use super::store::{Decoded, Expect, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
 use crate::log::held::Held;
-use crate::log::line::Line;
+use crate::log::line::{Line, WriteText};
 use crate::log::JsonlLine;
 use crate::log::{check_links, is_event_id, BreakReason, BrokenLink, Event};
 use crate::message::Message;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::rc::Rc;
@@ -248,9 +249,17 @@ impl Store {
             if line.salted.contains_key(name) && spec.visibility != Visibility::Private {
                 return Err(quick());
             }
-            let write = match self.slots.get(i) {
-                Some(Slot::Messages(_)) => Write::Messages(ops_from_text(raw.get()).ok_or_else(quick)?),
-                _ => Write::Json(serde_json::from_str(raw.get()).map_err(|_| quick())?),
+            let write = match (self.slots.get(i), raw) {
+                (Some(Slot::Messages(_)), WriteText::Items(items)) => {
+                    Write::Messages(ops_from_items(items).ok_or_else(quick)?)
+                }
+                (Some(Slot::Messages(_)), WriteText::Whole(raw)) => {
+                    let items: Vec<&RawValue> = serde_json::from_str(raw.get()).map_err(|_| quick())?;
+                    Write::Messages(ops_from_items(&items).ok_or_else(quick)?)
+                }
+                (_, WriteText::Whole(raw)) => Write::Json(serde_json::from_str(raw.get()).map_err(|_| quick())?),
+                // The `messages` key names the messages channel: never another.
+                (_, WriteText::Items(_)) => return Err(quick()),
             };
             writes.push((i, write));
         }
@@ -280,13 +289,13 @@ impl Store {
     }
 }
 
-/// A logged messages write read from its text: each message written as the store writes a put
-/// (an object starting with its `id`) straight into a [`Message`]; any other op through a JSON
-/// tree, as [`MessageOp::list_from_canonical`] reads it. `None` for what does not read.
-fn ops_from_text(text: &str) -> Option<Vec<MessageOp>> {
-    let items: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).ok()?;
+/// A logged messages write read from the text of its items: each message written as the store
+/// writes a put (an object starting with its `id`) straight into a [`Message`]; any other op
+/// through a JSON tree, as [`MessageOp::list_from_canonical`] reads it. `None` for what does not
+/// read.
+fn ops_from_items(items: &[&RawValue]) -> Option<Vec<MessageOp>> {
     items
-        .into_iter()
+        .iter()
         .map(|raw| {
             let t = raw.get();
             if t.starts_with("{\"id\":") {
