@@ -73,14 +73,19 @@ function update(u, r, max) {
     if (!object(m)) return false;
     const mk = Object.keys(m);
     if (mk.length !== 2) return false;
+    // Each value checked as it is read: JSON.stringify writes it whole before it reads the next.
     let role = -1, content;
     for (const k of mk) {
       const v = m[k];
-      if (k === 'role') role = roles(v);
-      else if (k === 'content') content = v;
-      else return false;
+      if (k === 'role') {
+        role = roles(v);
+        if (role < 0) return false;
+      } else if (k === 'content') {
+        if (!text(v)) return false;
+        content = v;
+      } else return false;
     }
-    if (role < 0 || !text(content)) return false;
+    if (role < 0 || content === undefined) return false;
     parts[2 * i] = role;
     parts[2 * i + 1] = content;
     r.units += content.length;

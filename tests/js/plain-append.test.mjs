@@ -190,6 +190,21 @@ test("getters, Proxy traps and toJSON are read as JSON.stringify reads them: the
     toJsonCommand: (d) => new Proxy(d({ author: "user", update: { messages: [{ role: "user", content: "x" }] } }), { get: (t, k) => (k === "toJSON" ? () => ({ author: "other", update: { messages: [{ role: "assistant", content: "T" }] } }) : t[k]) }),
     // JSON.stringify never asks `has`: neither does the object reading.
     hasThrows: (d) => new Proxy(d({ author: "user", update: { messages: [{ role: "user", content: "x" }] } }), { has: () => { throw new Error("has is never asked"); } }),
+    // A bad value stops the reading where JSON.stringify throws (it writes a value whole before
+    // it reads the next key): a later getter never runs (fresh-eyes round 2).
+    bigintFirst: (d) => d({ author: "user", update: { messages: [{ content: 1n, get role() { throw new Error("ROLE"); } }] } }),
+    toJsonThrowsFirst: (d) => d({ author: "user", update: { messages: [{ content: { toJSON() { throw new Error("TJ"); } }, get role() { throw new Error("ROLE"); } }] } }),
+    cycleFirst: (d) => {
+      const m = { get role() { throw new Error("ROLE"); } };
+      const c = d({ author: "user", update: { messages: [m] } });
+      Object.defineProperty(m, "content", { value: m, enumerable: true });
+      // `content` after `role` in key order: move role last.
+      const role = Object.getOwnPropertyDescriptor(m, "role");
+      delete m.role;
+      Object.defineProperty(m, "role", { ...role, enumerable: true });
+      return c;
+    },
+    roleBigintFirst: (d) => d({ author: "user", update: { messages: [{ role: 1n, get content() { throw new Error("CONTENT"); } }] } }),
     // A plain append larger than the reader's buffer is read once (the retry takes what was read).
     growsOnce: (d) => {
       let n = 0;
