@@ -129,6 +129,17 @@ extern "C" {
     fn stategate_encode_into(text: &js_sys::JsString, memory: &JsValue, ptr: u32, cap: u32) -> i32;
 }
 
+thread_local! {
+    /// This instance's memory, as the JS snippets take it (several instances of the module may
+    /// share a snippet: each call is handed the caller's).
+    static MEMORY: JsValue = wasm_bindgen::memory();
+}
+
+/// Calls `f` with this instance's `WebAssembly.Memory`, for a JS snippet to read or write it.
+pub(crate) fn with_memory<R>(f: impl FnOnce(&JsValue) -> R) -> R {
+    MEMORY.with(f)
+}
+
 /// A JS string as a Rust `String`, written straight into wasm memory by `TextEncoder.encodeInto`
 /// (lone surrogates become U+FFFD, as with `String::from`). wasm-bindgen's own conversion copies
 /// an ASCII string one character at a time in a JS loop: twice the floor of an append (issue 17),
@@ -150,14 +161,13 @@ pub(crate) fn utf8_of(text: &js_sys::JsString) -> Result<String, Error> {
             format!("a text of {units} UTF-16 code units does not fit in the module's memory"),
         )
     };
-    let memory = wasm_bindgen::memory();
     for cap in sizes {
         let cap32 = u32::try_from(cap).map_err(|_| too_large())?;
         let mut buf: Vec<u8> = Vec::new();
         buf.try_reserve_exact(cap).map_err(|_| too_large())?;
         buf.resize(cap, 0);
         // The pointer and length of a live, initialised buffer, written by JS before it is read.
-        let written = stategate_encode_into(text, &memory, buf.as_mut_ptr() as u32, cap32);
+        let written = with_memory(|memory| stategate_encode_into(text, memory, buf.as_mut_ptr() as u32, cap32));
         if let Ok(n) = usize::try_from(written) {
             buf.truncate(n);
             return Ok(String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()));

@@ -142,8 +142,6 @@ extern "C" {
 thread_local! {
     /// The buffer the snippet writes into (grown when a command needs more; never shrunk).
     static BUFFER: RefCell<Vec<u8>> = RefCell::new(vec![0; 4096]);
-    /// This instance's memory, passed to the snippet with each command.
-    static MEMORY: JsValue = wasm_bindgen::memory();
 }
 
 /// `command` as a plain append when it is exactly one (see the module's doc); `None` for
@@ -158,7 +156,7 @@ pub(super) fn plain_append(command: &JsValue) -> Result<Option<PlainAppend>, JsV
         for retry in [false, true] {
             let Ok(cap) = u32::try_from(buf.len()) else { return Ok(None) };
             // A live buffer of `cap` bytes: the snippet writes within it before returning.
-            let got = MEMORY.with(|memory| {
+            let got = super::interop::with_memory(|memory| {
                 stategate_plain_append(command, memory, buf.as_mut_ptr() as u32, cap, MAX_INPUT_CHARS, retry)
             })?;
             if got >= 0.0 {

@@ -25,16 +25,11 @@ extern "C" {
     fn stategate_sha256(memory: &JsValue, ptr: u32, len: u32, out: u32) -> Result<bool, JsValue>;
 }
 
-thread_local! {
-    /// This instance's memory, passed to the snippet with each hash.
-    static MEMORY: JsValue = wasm_bindgen::memory();
-}
-
 /// [`sha256::HostSha256`] over the installed JS function: `false` when it throws or does not
 /// return 32 characters.
 fn host(bytes: &[u8], out: &mut [u8; 32]) -> bool {
     // Pointers into live wasm memory: JS reads `bytes` and writes `out` before returning.
-    MEMORY.with(|m| {
+    super::interop::with_memory(|m| {
         matches!(stategate_sha256(m, bytes.as_ptr() as u32, bytes.len() as u32, out.as_mut_ptr() as u32), Ok(true))
     })
 }

@@ -196,7 +196,7 @@ impl Store {
         let mut s = Store::for_replay(opts, first_run.as_deref())?;
         // Room for a message a line (most events write one).
         if let Some(Slot::Messages(m)) = s.index(channel::MESSAGES).ok().and_then(|i| s.slots_mut().get_mut(i)) {
-            m.reserve(crate::log::count_lines(text));
+            m.reserve(crate::log::scan::count_lines(text));
         }
         s.apply_lines(crate::log::jsonl_lines(text)?)?;
         Ok(s)
