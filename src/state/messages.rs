@@ -26,7 +26,7 @@ use super::message_ops::MessageOp;
 /// What one update did, for the checks that span channels (run status, approvals, budget).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Effects {
-    /// Ids of the messages the update wrote, in order.
+    /// Ids of the messages the update wrote, in order (when asked for: a replay does not).
     pub ids: Vec<String>,
     /// Assistant messages appended (new ids): turns of the budget.
     pub turns: u64,
@@ -49,6 +49,9 @@ struct Call {
     /// Id of the tool message that answers it.
     result: Option<String>,
 }
+
+/// The most entries a spare journal's lists keep room for.
+const SPARE_MAX: usize = 64;
 
 #[derive(Debug, Clone, Default)]
 struct Journal {
@@ -75,6 +78,9 @@ pub struct MessagesChannel {
     pos: IdIndex,
     calls: FxHashMap<String, Call>,
     journal: Option<Journal>,
+    /// The last journal committed, emptied: the next [`Self::begin`] takes its lists rather than
+    /// allocating them again (an append a command, as a replay goes, would allocate two).
+    spare: Journal,
 }
 
 impl MessagesChannel {
@@ -138,15 +144,17 @@ impl MessagesChannel {
         out.into_iter().map(|(_, _, id, name, assistant)| (id, name, assistant)).collect()
     }
 
-    /// Gives every message without an id one: `{prefix}:{k}` for the k-th message of the update,
-    /// skipping ids already taken (deterministic, so a replay of the same log yields the same ids).
-    pub fn assign_ids(&self, ops: &mut [MessageOp], prefix: &str) {
+    /// Gives every message without an id one: `{run_id}:{sequence}:{k}` for the k-th message of
+    /// the update (`sequence`: the event's), skipping ids already taken (deterministic, so a
+    /// replay of the same log yields the same ids).
+    pub fn assign_ids(&self, ops: &mut [MessageOp], run_id: &str, sequence: u64) {
         // Most updates come with every id, or (appends) without any: the ids given are
         // collected only when some message lacks one.
         if ops.iter().filter_map(MessageOp::message).all(|m| m.id.is_some()) {
             return;
         }
         let taken: HashSet<String> = ops.iter().filter_map(|o| o.message().and_then(|m| m.id.clone())).collect();
+        let prefix = numbered(run_id, sequence);
         let mut k = 0usize;
         for op in ops.iter_mut() {
             let Some(m) = op.message_mut() else { continue };
@@ -154,7 +162,7 @@ impl MessagesChannel {
                 continue;
             }
             let id = loop {
-                let candidate = numbered(prefix, k as u64);
+                let candidate = numbered(&prefix, k as u64);
                 k += 1;
                 if self.pos.get(&self.list, &candidate).is_none() && !taken.contains(&candidate) {
                     break candidate;
@@ -168,13 +176,23 @@ impl MessagesChannel {
     /// Starts journaling (idempotent within one transaction).
     pub fn begin(&mut self) {
         if self.journal.is_none() {
-            self.journal = Some(Journal { len: self.list.len(), ..Journal::default() });
+            self.journal = Some(Journal { len: self.list.len(), ..std::mem::take(&mut self.spare) });
         }
     }
 
     /// Forgets the journal: the changes since [`Self::begin`] stay.
     pub fn commit(&mut self) {
-        self.journal = None;
+        let Some(mut j) = self.journal.take() else { return };
+        // Kept only while small: one large batch does not hold its undo lists' memory.
+        if j.pos_undo.capacity() <= SPARE_MAX && j.calls_undo.capacity() <= SPARE_MAX && j.replaced.capacity() <= SPARE_MAX
+        {
+            j.replaced.clear();
+            j.whole = None;
+            j.pos_undo.clear();
+            j.calls_undo.clear();
+            j.reindexed = false;
+            self.spare = j;
+        }
     }
 
     /// Restores the channel exactly as it was at [`Self::begin`].
@@ -322,9 +340,9 @@ impl MessagesChannel {
         }
     }
 
-    /// Applies one update (ids already assigned). On error the channel may be half-updated: the
-    /// caller rolls back with [`Self::rollback`].
-    pub fn apply(&mut self, ops: &[MessageOp]) -> Result<Effects> {
+    /// Applies one update (ids already assigned); `ids`: whether [`Effects::ids`] is filled. On
+    /// error the channel may be half-updated: the caller rolls back with [`Self::rollback`].
+    pub fn apply(&mut self, ops: &[MessageOp], ids: bool) -> Result<Effects> {
         let mut fx = Effects::default();
         let mut removed: HashSet<String> = HashSet::new();
         let mut moved = false;
@@ -355,14 +373,14 @@ impl MessagesChannel {
                     removed.insert(remove.clone());
                 }
                 MessageOp::Put(m) | MessageOp::Replace { replace: m } | MessageOp::InsertAfter { message: m, .. } => {
-                    let id = m.id.clone().ok_or_else(|| {
+                    let id = m.id.as_deref().ok_or_else(|| {
                         Error::new(ErrorCode::InvalidMessage, "internal: message without an id").at(index)
                     })?;
-                    let existing = self.pos.get(&self.list, &id);
+                    let existing = self.pos.get(&self.list, id);
                     let insert_at = match op {
-                        MessageOp::Replace { .. } if existing.is_none() => return Err(unknown_id(&id, index)),
+                        MessageOp::Replace { .. } if existing.is_none() => return Err(unknown_id(id, index)),
                         MessageOp::InsertAfter { insert_after, .. } => {
-                            if existing.is_some_and(|_| !removed.contains(&id)) {
+                            if existing.is_some_and(|_| !removed.contains(id)) {
                                 return Err(Error::new(
                                     ErrorCode::InvalidUpdate,
                                     format!("insertAfter: message '{id}' already exists"),
@@ -378,12 +396,12 @@ impl MessagesChannel {
                     if m.role == Role::Assistant {
                         // (A message repeating a call id was refused when it was decoded.)
                         let before = fx.new_calls.len();
-                        self.register_calls(m, &id, &mut fx.new_calls);
+                        self.register_calls(m, id, &mut fx.new_calls);
                         fx.tool_calls += (fx.new_calls.len() - before) as u64;
                     }
                     // An AI SDK approval response is kept in order but answers no call.
                     if m.role == Role::Tool && !m.is_aside() {
-                        self.answer(m, &id, index)?;
+                        self.answer(m, id, index)?;
                         fx.results.push((
                             m.tool_call_id.clone().unwrap_or_default(),
                             m.status.unwrap_or(ToolStatus::Success),
@@ -398,12 +416,12 @@ impl MessagesChannel {
                             }
                             let at = if old.is_some_and(|o| o < at) { at - 1 } else { at };
                             self.list.insert(at.min(self.list.len()), m.clone());
-                            removed.remove(&id);
+                            removed.remove(id);
                             self.reindex();
                             moved = true;
                         }
                         (None, Some(i)) => {
-                            removed.remove(&id);
+                            removed.remove(id);
                             let Some(slot) = self.list.get_mut(i) else {
                                 return Err(Error::new(
                                     ErrorCode::InvalidMessage,
@@ -447,7 +465,7 @@ impl MessagesChannel {
                             }
                             let at = self.list.len();
                             self.list.push(m.clone());
-                            if !self.pos.insert(&self.list, &id, at) {
+                            if !self.pos.insert(&self.list, id, at) {
                                 return Err(Error::new(
                                     ErrorCode::TooLarge,
                                     "a messages channel holds at most 4,294,967,295 messages",
@@ -456,12 +474,14 @@ impl MessagesChannel {
                             }
                             if let Some(j) = &mut self.journal {
                                 if !j.reindexed {
-                                    j.pos_undo.push((hash_id(&id), at));
+                                    j.pos_undo.push((hash_id(id), at));
                                 }
                             }
                         }
                     }
-                    fx.ids.push(id);
+                    if ids {
+                        fx.ids.push(id.to_string());
+                    }
                 }
             }
         }
@@ -494,7 +514,7 @@ fn unknown_id(id: &str, index: usize) -> Error {
 /// `{base}:{n}`: an event id (`{runId}:{sequence}`) or a generated message id
 /// (`{runId}:{sequence}:{k}`). Written without `format!`, whose machinery was a tenth of an
 /// append's instructions (issue 17, row 2).
-pub(super) fn numbered(base: &str, n: u64) -> String {
+pub(crate) fn numbered(base: &str, n: u64) -> String {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = n;

@@ -45,6 +45,7 @@ pub use events::Events;
 pub use history::{DanglingCall, EventFilter};
 pub use message_ops::{decode_ops, MessageOp, REMOVE_ALL};
 pub use messages::{Effects, MessagesChannel};
+pub(crate) use messages::numbered;
 pub use plain::PlainAppend;
 pub use repair::RepairPreview;
 pub use schema::{channel, default_schema, ChannelSpec, Kind, OnConflict, Reducer, SectionKind, ValueType, Visibility};

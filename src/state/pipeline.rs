@@ -54,7 +54,7 @@ impl Store {
 
     /// [`Store::apply`] of a command once decoded (or the error decoding it gave).
     pub(super) fn apply_decoded(&mut self, decoded: Result<Decoded<'_>>, now_ms: u64) -> Result<Applied> {
-        let result = decoded.and_then(|d| self.run_batch(vec![d], now_ms, Mode::Commit));
+        let result = decoded.and_then(|d| self.run_batch([d], now_ms, Mode::Commit));
         let mut out = result.map_err(|e| self.scrub(Error { command: None, ..e }))?;
         Ok(Applied { version: self.version, ids: out.ids.pop().unwrap_or_default() })
     }
@@ -76,7 +76,7 @@ impl Store {
     /// caller refuse before it performs effects outside the store (e.g. server calls of a task
     /// tool whose result the store would refuse). Errors: those `apply` would return.
     pub fn check(&mut self, cmd: &Command, now_ms: u64) -> Result<()> {
-        let result = self.decode(cmd).and_then(|d| self.run_batch(vec![d], now_ms, Mode::DryRun));
+        let result = self.decode(cmd).and_then(|d| self.run_batch([d], now_ms, Mode::DryRun));
         result.map(|_| ()).map_err(|e| self.scrub(Error { command: None, ..e }))
     }
 
@@ -200,17 +200,21 @@ impl Store {
     /// The one pipeline every change goes through: authorise and lock every command first, then
     /// reduce them in order under a journal, hand the events to the sink (`Mode::Commit`), and
     /// on any error — or after a dry run or a preview — restore everything.
-    pub(super) fn run_batch(&mut self, batch: Vec<Decoded<'_>>, now_ms: u64, mode: Mode) -> Result<Ran> {
+    /// `batch`: a `Vec`, or an array of one (a command applied alone allocates no list).
+    pub(super) fn run_batch<'d, B>(&mut self, batch: B, now_ms: u64, mode: Mode) -> Result<Ran>
+    where
+        B: AsRef<[Decoded<'d>]> + IntoIterator<Item = Decoded<'d>>,
+    {
         match (mode, self.access) {
             (Mode::Ingest, Access::Follower) => {}
             _ => self.writable()?,
         }
-        for (ci, cmd) in batch.iter().enumerate() {
+        for (ci, cmd) in batch.as_ref().iter().enumerate() {
             for (i, _) in &cmd.writes {
                 self.authorise(&cmd.author, *i).map_err(|e| e.command(ci))?;
             }
         }
-        for (ci, cmd) in batch.iter().enumerate() {
+        for (ci, cmd) in batch.as_ref().iter().enumerate() {
             if let Some(v) = cmd.expected_version.filter(|v| *v != self.version) {
                 return Err(Error::new(
                     ErrorCode::VersionConflict,
@@ -288,16 +292,17 @@ impl Store {
 
     /// Reduces a batch in order. `sequential`: each command is its own superstep (logged events
     /// applied again), so two of them writing one channel is no concurrent write.
-    fn reduce_batch(
+    fn reduce_batch<'d>(
         &mut self,
-        batch: Vec<Decoded<'_>>,
+        batch: impl IntoIterator<Item = Decoded<'d>>,
         now_ms: u64,
         sequential: bool,
         journal: &mut Journal,
     ) -> Result<Vec<Vec<String>>> {
         let mut written_by: HashMap<(usize, String), (usize, String)> = HashMap::new();
-        let mut all_ids = Vec::with_capacity(batch.len());
-        for (ci, cmd) in batch.into_iter().enumerate() {
+        let batch = batch.into_iter();
+        let mut all_ids = Vec::with_capacity(batch.size_hint().0);
+        for (ci, cmd) in batch.enumerate() {
             if sequential {
                 written_by.clear();
             }
@@ -327,7 +332,8 @@ impl Store {
             budget_i.filter(|b| cmd.writes.iter().any(|(i, _)| i == b)).map(|b| used_counters(self.json(Some(b))));
         let mut fx = Effects::default();
         let mut first_result: Option<String> = None;
-        let prefix = super::messages::numbered(&self.run_id, sequence);
+        // A logged event applied again returns no ids (nobody reads them): not collected.
+        let new = matches!(cmd.expect, Expect::New);
         for (i, write) in cmd.writes.iter_mut() {
             let i = *i;
             journal.touch(i, self.slots_mut());
@@ -337,8 +343,8 @@ impl Store {
                 .ok_or_else(|| Error::new(ErrorCode::UnknownChannel, "internal: channel index out of range"))?;
             match (Rc::make_mut(&mut self.slots).get_mut(i), write) {
                 (Some(Slot::Messages(channel)), Write::Messages(ops)) => {
-                    channel.assign_ids(ops, &prefix);
-                    let e = channel.apply(ops).map_err(|e| e.channel(&spec.name))?;
+                    channel.assign_ids(ops, &self.run_id, sequence);
+                    let e = channel.apply(ops, new).map_err(|e| e.channel(&spec.name))?;
                     if e.model_or_tool && run_before.is_terminal() && !cmd.system {
                         return Err(Error::new(
                             ErrorCode::RunEnded,
@@ -397,14 +403,15 @@ impl Store {
         if !cmd.system {
             self.check_cross(&fx, (run_before, budget_before), (run_i, approvals_i, budget_i), now_ms, journal)?;
         }
-        let event_id = prefix;
         // A tool result's event: correlated by its call id, caused by the call's event.
         if let (None, Some(call)) = (&cmd.correlation_id, first_result) {
-            cmd.causation_id = cmd.causation_id.or_else(|| self.call_events.get(&call).cloned());
+            if cmd.causation_id.is_none() {
+                cmd.causation_id = self.call_events.get(&call).map(|&at| super::messages::numbered(&self.run_id, at));
+            }
             cmd.correlation_id = Some(call);
         }
         for call in fx.new_calls {
-            let old = self.call_events.insert(call.clone(), event_id.clone());
+            let old = self.call_events.insert(call.clone(), sequence);
             journal.call_events.push((call, old));
         }
         // Each private write gets a salt (an event applied again keeps its own).

@@ -76,7 +76,7 @@ impl Store {
             .filter_map(|it| materialize(it, list, opts))
             .map(|m| MessageOp::Put(Rc::new(m)))
             .collect();
-        channel.assign_ids(&mut synthetic, &format!("{}:{}", self.run_id, self.version + 1));
+        channel.assign_ids(&mut synthetic, &self.run_id, self.version + 1);
         let mut synthetic =
             synthetic.into_iter().filter_map(|op| if let MessageOp::Put(m) = op { Some(m) } else { None });
         let mut anchor: Option<String> = None;
@@ -126,7 +126,7 @@ impl Store {
             expect: Expect::New,
             at: None,
         };
-        let ran = self.run_batch(vec![cmd], now_ms, mode).map_err(|e| Error { command: None, ..e })?;
+        let ran = self.run_batch([cmd], now_ms, mode).map_err(|e| Error { command: None, ..e })?;
         Ok((Repaired { version: self.version, report, ids: new_ids }, ran.events))
     }
 }

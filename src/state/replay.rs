@@ -172,7 +172,7 @@ impl Store {
             expect: Expect::Held(held),
             at: Some(held.created_at),
         };
-        self.run_batch(vec![decoded], 0, Mode::Ingest).map(|_| ()).map_err(|err| {
+        self.run_batch([decoded], 0, Mode::Ingest).map(|_| ()).map_err(|err| {
             tampered(index, format!("event {index} does not apply again: {}: {}", err.code.as_str(), err.message))
         })
     }
@@ -275,7 +275,7 @@ impl Store {
             expect: Expect::Logged(logged),
             at: Some(line.created_at),
         };
-        Ok(self.run_batch(vec![decoded], 0, Mode::Ingest)?.hashed)
+        Ok(self.run_batch([decoded], 0, Mode::Ingest)?.hashed)
     }
 
     /// An empty store to replay a log into: `opts`, its run id the log's when not given.

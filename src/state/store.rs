@@ -164,8 +164,9 @@ pub struct Store {
     pub(super) base: Base,
     /// Owner name → key, for private channels (absent until claimed after a restore).
     pub(super) keys: HashMap<String, String>,
-    /// Tool call id → the event that recorded the call (causation of its result's event).
-    pub(super) call_events: FxHashMap<String, String>,
+    /// Tool call id → the sequence of the event that recorded the call (whose id, made when a
+    /// result's event asks, is its causation).
+    pub(super) call_events: FxHashMap<String, u64>,
     /// A past view or a follower: commands are refused with `READ_ONLY`.
     pub(super) access: Access,
     /// How events are hashed and checkpoints sealed (the `chainKey`; never persisted).
