@@ -14,7 +14,7 @@ pub(super) struct Journal {
     pub(super) messages: Vec<usize>,
     pub(super) counters: Option<(usize, [u64; 3])>,
     /// `call_events` entries replaced, with their old values.
-    pub(super) call_events: Vec<(String, Option<u64>)>,
+    pub(super) call_events: Vec<(std::rc::Rc<str>, Option<u64>)>,
     /// How many logged events applied again had their hash recomputed.
     pub(super) hashed: usize,
 }

@@ -32,8 +32,8 @@ pub struct Effects {
     pub turns: u64,
     /// Tool calls that were not in the channel before: tool calls of the budget.
     pub tool_calls: u64,
-    /// Their ids.
-    pub new_calls: Vec<String>,
+    /// Their ids (shared with the channel's call index).
+    pub new_calls: Vec<Rc<str>>,
     /// `usage_metadata.total_tokens` of the appended assistant messages (LangChain).
     pub tokens: u64,
     /// Results written: (tool call id, status).
@@ -44,10 +44,10 @@ pub struct Effects {
 
 #[derive(Debug, Clone)]
 struct Call {
-    /// Id of the assistant message that made the call.
-    assistant: String,
+    /// Id of the assistant message that made the call (shared by its calls).
+    assistant: Rc<str>,
     /// Id of the tool message that answers it.
-    result: Option<String>,
+    result: Option<Rc<str>>,
 }
 
 /// The most entries a spare journal's lists keep room for.
@@ -62,7 +62,7 @@ struct Journal {
     /// reverse, so rolling back an append costs what the append cost, not a rebuild of the whole
     /// index (a refused command or a `check` on a 200k-message store stays cheap).
     pos_undo: Vec<(u64, usize)>,
-    calls_undo: Vec<(String, Option<Call>)>,
+    calls_undo: Vec<(Rc<str>, Option<Call>)>,
     /// The index was rebuilt or cleared: rolling back rebuilds it too.
     reindexed: bool,
 }
@@ -76,7 +76,9 @@ struct Journal {
 pub struct MessagesChannel {
     list: Vec<Rc<Message>>,
     pos: IdIndex,
-    calls: FxHashMap<String, Call>,
+    /// Tool call id → its call; the ids are shared with the journal and the effects, so a call
+    /// recorded costs one copy of its id, not five.
+    calls: FxHashMap<Rc<str>, Call>,
     journal: Option<Journal>,
     /// The last journal committed, emptied: the next [`Self::begin`] takes its lists rather than
     /// allocating them again (an append a command, as a replay goes, would allocate two).
@@ -135,10 +137,10 @@ impl MessagesChannel {
                 .map(|c| (c.id.as_str(), c.name.as_str()))
                 .chain(m.invalid_tool_calls.iter().map(|c| (c.id.as_str(), c.name.as_str())))
                 .enumerate()
-                .find(|(_, (id, _))| id == call_id)
+                .find(|(_, (id, _))| *id == &**call_id)
                 .map(|(k, (_, name))| (k, name))
                 .unwrap_or((0, ""));
-            out.push((at, k, call_id.as_str(), name, call.assistant.as_str()));
+            out.push((at, k, &**call_id, name, &*call.assistant));
         }
         out.sort();
         out.into_iter().map(|(_, _, id, name, assistant)| (id, name, assistant)).collect()
@@ -219,18 +221,22 @@ impl MessagesChannel {
         for (id, old) in j.calls_undo.into_iter().rev() {
             match old {
                 Some(c) => self.calls.insert(id, c),
-                None => self.calls.remove(&id),
+                None => self.calls.remove(&*id),
             };
         }
     }
 
-    /// Records the old value of `calls[id]` before it changes (while a journal is open).
-    fn note_call(&mut self, id: &str) {
-        if let Some(j) = &mut self.journal {
-            if !j.reindexed {
-                j.calls_undo.push((id.to_string(), self.calls.get(id).cloned()));
-            }
+    /// Records the old value of `calls[id]` before it changes (while a journal is open); returns
+    /// the id as the index's key (the one held, or a new one).
+    fn note_call(&mut self, id: &str) -> Rc<str> {
+        let (key, old) = match self.calls.get_key_value(id) {
+            Some((key, call)) => (key.clone(), Some(call)),
+            None => (Rc::from(id), None),
+        };
+        if let Some(j) = self.journal.as_mut().filter(|j| !j.reindexed) {
+            j.calls_undo.push((key.clone(), old.cloned()));
         }
+        key
     }
 
     /// Saves the whole list as it was at `begin` before a change that moves positions.
@@ -257,15 +263,16 @@ impl MessagesChannel {
         let unique = self.pos.rebuild(&self.list);
         self.calls.clear();
         for m in &self.list {
-            let Some(id) = &m.id else { continue };
+            let Some(id) = m.id.as_deref() else { continue };
             if m.role == Role::Assistant {
+                let assistant: Rc<str> = Rc::from(id);
                 for c in m.call_ids() {
-                    self.calls.insert(c.to_string(), Call { assistant: id.clone(), result: None });
+                    self.calls.insert(Rc::from(c), Call { assistant: assistant.clone(), result: None });
                 }
             }
-            if let (Role::Tool, Some(c), false) = (m.role, &m.tool_call_id, m.is_aside()) {
+            if let (Role::Tool, Some(c), false) = (m.role, m.tool_call_id.as_deref(), m.is_aside()) {
                 if let Some(call) = self.calls.get_mut(c) {
-                    call.result.get_or_insert_with(|| id.clone());
+                    call.result.get_or_insert_with(|| Rc::from(id));
                 }
             }
         }
@@ -301,14 +308,16 @@ impl MessagesChannel {
     }
 
     /// Registers the calls of an assistant message; adds the new ones to `new`.
-    fn register_calls(&mut self, m: &Message, id: &str, new: &mut Vec<String>) {
+    fn register_calls(&mut self, m: &Message, id: &str, new: &mut Vec<Rc<str>>) {
+        let mut assistant: Option<Rc<str>> = None;
         for c in m.call_ids() {
             match self.calls.get(c) {
-                Some(call) if call.assistant == id => {}
+                Some(call) if &*call.assistant == id => {}
                 _ => {
-                    self.note_call(c);
-                    self.calls.insert(c.to_string(), Call { assistant: id.to_string(), result: None });
-                    new.push(c.to_string());
+                    let key = self.note_call(c);
+                    let assistant = assistant.get_or_insert_with(|| Rc::from(id)).clone();
+                    self.calls.insert(key.clone(), Call { assistant, result: None });
+                    new.push(key);
                 }
             }
         }
@@ -327,14 +336,14 @@ impl MessagesChannel {
             .field("tool_call_id"));
         };
         match &call.result {
-            Some(r) if r != id => Err(Error::new(
+            Some(r) if &**r != id => Err(Error::new(
                 ErrorCode::AlreadyAnswered,
                 format!("call '{call_id}' already has a result ('{r}'); replace that message by its id instead of adding another"),
             )
             .at(index)
             .field("tool_call_id")),
             _ => {
-                call.result = Some(id.to_string());
+                call.result = Some(Rc::from(id));
                 Ok(())
             }
         }
@@ -364,7 +373,7 @@ impl MessagesChannel {
                     };
                     if let Some(c) = self.list.get(i).and_then(|m| m.tool_call_id.clone()) {
                         self.note_call(&c);
-                        if let Some(call) = self.calls.get_mut(&c) {
+                        if let Some(call) = self.calls.get_mut(c.as_str()) {
                             if call.result.as_deref() == Some(remove.as_str()) {
                                 call.result = None;
                             }

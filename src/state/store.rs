@@ -166,7 +166,7 @@ pub struct Store {
     pub(super) keys: HashMap<String, String>,
     /// Tool call id → the sequence of the event that recorded the call (whose id, made when a
     /// result's event asks, is its causation).
-    pub(super) call_events: FxHashMap<String, u64>,
+    pub(super) call_events: FxHashMap<Rc<str>, u64>,
     /// A past view or a follower: commands are refused with `READ_ONLY`.
     pub(super) access: Access,
     /// How events are hashed and checkpoints sealed (the `chainKey`; never persisted).
