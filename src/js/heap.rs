@@ -1,7 +1,8 @@
 //! Growing the wasm heap ahead of a large log.
 
 /// What reading, checking and re-applying a log takes at its peak, per UTF-16 unit of its JSON
-/// Lines text: the text in wasm and the store it rebuilds, read one line at a time (the 57.5 MiB
+/// Lines text: the text in wasm and the store it rebuilds, read one line at a time (a replay
+/// reads its text a piece at a time, so this is room to spare for it) (the 57.5 MiB
 /// log of the history benchmark peaks at 152 MiB, 2.6×; it peaked at 444 MiB, 7.8×, when the
 /// whole log was parsed first and each event kept its payload as a JSON tree: issue 17).
 const PEAK_PER_UNIT: usize = 3;

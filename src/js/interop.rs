@@ -118,6 +118,12 @@ export function stategate_encode_into(text, memory, ptr, cap) {
   const r = encoder.encodeInto(text, new Uint8Array(memory.buffer, ptr, cap));
   return r.read === text.length ? r.written : -1;
 }
+// As much of the text from unit `start` as fits in `cap` bytes (whole characters: encodeInto
+// never splits a surrogate pair), as read * 2^32 + written.
+export function stategate_encode_from(text, start, memory, ptr, cap) {
+  const r = encoder.encodeInto(start === 0 ? text : text.substring(start), new Uint8Array(memory.buffer, ptr, cap));
+  return r.read * 4294967296 + r.written;
+}
 ")]
 extern "C" {
     fn stategate_replacer() -> js_sys::Function;
@@ -127,6 +133,7 @@ extern "C" {
     fn stategate_applied(version: f64, ids: &js_sys::Array) -> JsValue;
     fn stategate_applied_one(version: f64, id: &str) -> JsValue;
     fn stategate_encode_into(text: &js_sys::JsString, memory: &JsValue, ptr: u32, cap: u32) -> i32;
+    fn stategate_encode_from(text: &js_sys::JsString, start: u32, memory: &JsValue, ptr: u32, cap: u32) -> f64;
 }
 
 thread_local! {
@@ -175,6 +182,41 @@ pub(crate) fn utf8_of(text: &js_sys::JsString) -> Result<String, Error> {
     }
     // Unreachable (3 bytes per unit always suffice); the engine's own conversion decides.
     Ok(String::from(text))
+}
+
+/// The bytes of a piece of text [`utf8_pieces`] reads at a time (at most; whole characters).
+const PIECE_BYTES: usize = 1 << 20;
+
+/// A JS string read as UTF-8 a piece at a time, for [`crate::state::Store::replay_jsonl_pieces`]:
+/// each call appends the next piece (at most [`PIECE_BYTES`], whole characters, lone surrogates
+/// as U+FFFD, as [`utf8_of`] reads them) to the buffer and returns `true`, or `false` at the
+/// end. The whole text is never copied into wasm memory at once.
+pub(crate) fn utf8_pieces(text: &js_sys::JsString) -> impl FnMut(&mut Vec<u8>) -> Result<bool, Error> + '_ {
+    let units = text.length();
+    let mut start = 0u32;
+    let mut piece: Vec<u8> = Vec::new();
+    move |buf| {
+        if start >= units {
+            return Ok(false);
+        }
+        if piece.is_empty() {
+            piece.try_reserve_exact(PIECE_BYTES).map_err(|_| {
+                Error::new(ErrorCode::TooLarge, "no room in the module's memory to read the log's text")
+            })?;
+            piece.resize(PIECE_BYTES, 0);
+        }
+        // A live, initialised buffer, written by JS before it is read.
+        let both = with_memory(|memory| {
+            stategate_encode_from(text, start, memory, piece.as_mut_ptr() as u32, PIECE_BYTES as u32)
+        });
+        let (read, written) = ((both / 4294967296.0) as u32, (both % 4294967296.0) as usize);
+        if read == 0 {
+            return Err(Error::new(ErrorCode::InvalidJson, "the log's text could not be read as UTF-8"));
+        }
+        buf.extend_from_slice(piece.get(..written).unwrap_or_default());
+        start = start.saturating_add(read);
+        Ok(true)
+    }
 }
 
 thread_local! {

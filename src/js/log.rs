@@ -229,9 +229,13 @@ impl JsStateStore {
         let hooks = Hooks::read(init.as_ref())?;
         let (chain_key, init) = take_chain_key(init)?;
         let opts = StoreOptions { chain_key, ..options_tree(init)? };
-        // JSON Lines are read one line at a time (parsed, checked, applied, dropped).
-        let store = match jsonl_text(&events).map_err(to_js_error)? {
-            Some(text) => Store::replay_jsonl(opts, &text),
+        // JSON Lines are read a piece at a time, and each line parsed, checked, applied, dropped.
+        let store = match events.dyn_ref::<js_sys::JsString>() {
+            Some(text) => {
+                let units = text.length() as usize;
+                super::heap::reserve_for_log(units);
+                Store::replay_jsonl_pieces(opts, units, super::interop::utf8_pieces(text))
+            }
             None => Store::replay(opts, &events_from_js(&events)?),
         };
         Ok(JsStateStore::wrap(store.map_err(to_js_error)?, hooks))

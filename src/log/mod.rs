@@ -263,17 +263,23 @@ pub struct JsonlLine<'t> {
 /// Errors: `INVALID_JSON` for a JSON array (text starting with `[`: a format mistake, no line of
 /// a log is an array).
 pub fn jsonl_lines(text: &str) -> Result<impl Iterator<Item = JsonlLine<'_>> + '_> {
+    not_an_array(text)?;
+    Ok(text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).enumerate().map(|(index, (n, text))| JsonlLine {
+        index,
+        number: n + 1,
+        text,
+    }))
+}
+
+/// `INVALID_JSON` for a log's text that starts (after white space) with `[`: a JSON array.
+pub(crate) fn not_an_array(text: &str) -> Result<()> {
     if text.trim_start().starts_with('[') {
         return Err(Error::new(
             ErrorCode::InvalidJson,
             "the log's text starts with `[`, as a JSON array does; a log given as text is JSON Lines, one event object per line (as `eventsJsonl()` writes it): pass the array itself, or its events one per line",
         ));
     }
-    Ok(text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).enumerate().map(|(index, (n, text))| JsonlLine {
-        index,
-        number: n + 1,
-        text,
-    }))
+    Ok(())
 }
 
 /// The event one line of a JSON Lines log holds. Errors: `TAMPERED_LOG` naming the line (its

@@ -186,7 +186,9 @@ impl MessagesChannel {
     pub fn commit(&mut self) {
         let Some(mut j) = self.journal.take() else { return };
         // Kept only while small: one large batch does not hold its undo lists' memory.
-        if j.pos_undo.capacity() <= SPARE_MAX && j.calls_undo.capacity() <= SPARE_MAX && j.replaced.capacity() <= SPARE_MAX
+        if j.pos_undo.capacity() <= SPARE_MAX
+            && j.calls_undo.capacity() <= SPARE_MAX
+            && j.replaced.capacity() <= SPARE_MAX
         {
             j.replaced.clear();
             j.whole = None;

@@ -20,6 +20,7 @@ mod ingest_tests;
 mod journal;
 mod message_ops;
 mod messages;
+mod pieces;
 mod pipeline;
 mod plain;
 // proptest is a native dev-dependency only (the wasm32 test build has no proptest).
@@ -44,8 +45,8 @@ pub use compaction::Compaction;
 pub use events::Events;
 pub use history::{DanglingCall, EventFilter};
 pub use message_ops::{decode_ops, MessageOp, REMOVE_ALL};
-pub use messages::{Effects, MessagesChannel};
 pub(crate) use messages::numbered;
+pub use messages::{Effects, MessagesChannel};
 pub use plain::PlainAppend;
 pub use repair::RepairPreview;
 pub use schema::{channel, default_schema, ChannelSpec, Kind, OnConflict, Reducer, SectionKind, ValueType, Visibility};

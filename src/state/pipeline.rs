@@ -406,7 +406,8 @@ impl Store {
         // A tool result's event: correlated by its call id, caused by the call's event.
         if let (None, Some(call)) = (&cmd.correlation_id, first_result) {
             if cmd.causation_id.is_none() {
-                cmd.causation_id = self.call_events.get(call.as_str()).map(|&at| super::messages::numbered(&self.run_id, at));
+                cmd.causation_id =
+                    self.call_events.get(call.as_str()).map(|&at| super::messages::numbered(&self.run_id, at));
             }
             cmd.correlation_id = Some(call);
         }

@@ -13,7 +13,7 @@
 use super::command::StoreOptions;
 use super::history::tampered;
 use super::message_ops::MessageOp;
-use super::schema::{channel, ChannelSpec, Visibility};
+use super::schema::{ChannelSpec, Visibility};
 use super::store::Logged;
 use super::store::{Decoded, Expect, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
@@ -192,14 +192,8 @@ impl Store {
     /// read ([`Store::apply_lines`]). Errors: those of `replay`, and `TAMPERED_LOG` naming the
     /// first line that is not an event.
     pub fn replay_jsonl(opts: StoreOptions, text: &str) -> Result<Store> {
-        let first_run = crate::log::jsonl_events(text)?.next().and_then(|e| e.ok()).map(|e| e.run_id);
-        let mut s = Store::for_replay(opts, first_run.as_deref())?;
-        // Room for a message a line (most events write one).
-        if let Some(Slot::Messages(m)) = s.index(channel::MESSAGES).ok().and_then(|i| s.slots_mut().get_mut(i)) {
-            m.reserve(crate::log::scan::count_lines(text));
-        }
-        s.apply_lines(crate::log::jsonl_lines(text)?)?;
-        Ok(s)
+        let mut whole = Some(text.as_bytes());
+        Store::replay_jsonl_pieces(opts, text.len(), |buf| Ok(whole.take().map(|t| buf.extend_from_slice(t)).is_some()))
     }
 
     /// Applies the lines of a JSON Lines log ([`crate::log::jsonl_lines`]) to a store being
@@ -218,7 +212,7 @@ impl Store {
     /// text, and the event hashed once, as made). A line the quick reading does not take, for
     /// whatever reason, is read and applied again as an [`Event`] on the store as it was (a
     /// failed change leaves it so), which gives the error, if any.
-    fn apply_line(&mut self, line: &JsonlLine<'_>) -> Result<usize> {
+    pub(super) fn apply_line(&mut self, line: &JsonlLine<'_>) -> Result<usize> {
         if let Some(hashed) = Line::read(line.text).and_then(|quick| self.apply_line_quickly(&quick).ok()) {
             return Ok(hashed);
         }
@@ -279,7 +273,7 @@ impl Store {
     }
 
     /// An empty store to replay a log into: `opts`, its run id the log's when not given.
-    fn for_replay(opts: StoreOptions, log_run: Option<&str>) -> Result<Store> {
+    pub(super) fn for_replay(opts: StoreOptions, log_run: Option<&str>) -> Result<Store> {
         let run_id = opts.run_id.clone().or_else(|| log_run.map(str::to_string));
         let mut s = Store::of(StoreOptions { run_id, channels: Vec::new(), chain_key: opts.chain_key })?;
         for spec in opts.channels {

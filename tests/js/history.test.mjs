@@ -58,6 +58,25 @@ test("replay gives the same state and ids, twice; a tampered log is refused", ()
   assert.throws(() => StateStore.replay(jsonl), (e) => e instanceof Error && e.code === "TAMPERED_LOG" && e.details.index === 0);
 });
 
+test("replay(jsonl) of a log of several MiB, read a piece at a time: the store replay(events) gives, and the line that breaks", () => {
+  // Multi-byte text (2, 3 and 4 bytes a character, and a lone surrogate, stored as U+FFFD) at
+  // every offset, so characters straddle the 1 MiB pieces the text is read in.
+  const s = new StateStore({ runId: "big", clock: () => 1_700_000_000_000 });
+  for (let i = 0; i < 3000; i++) {
+    s.apply({ author: "user", update: { messages: [{ role: "user", content: "é€🎈".repeat(200 + (i % 7)) + (i % 500 === 0 ? "\ud800" : "") }] } });
+  }
+  const jsonl = s.eventsJsonl();
+  assert.ok(Buffer.byteLength(jsonl) > 4 * 2 ** 20, `${Buffer.byteLength(jsonl)} bytes`);
+  const fromText = StateStore.replay(jsonl);
+  assert.equal(fromText.lastHash, s.lastHash);
+  assert.equal(view(fromText), view(StateStore.replay(s.events())));
+  assert.equal(fromText.version, 3000);
+  // A line past the first pieces that is not an event: named by its line number, as a whole text.
+  const lines = jsonl.split("\n");
+  lines.splice(2500, 0, "", '{"event_id": 1}');
+  assert.throws(() => StateStore.replay(lines.join("\n")), (e) => e.code === "TAMPERED_LOG" && e.details.index === 2500 && /: line 2502 of the log \(event 2500\)/.test(e.message));
+});
+
 test("at(sequence) is a read-only view of the past", () => {
   const s = session();
   const past = s.at(1);
