@@ -109,7 +109,6 @@ fn first_store(opts: StoreOptions, line: &JsonlLine<'_>, text: &str, read: usize
 mod tests {
     use super::*;
     use crate::state::Command;
-    use proptest::prelude::*;
     use serde_json::{json, Value};
 
     /// A log of `n` events: a user message (with text of several bytes a character), a call and
@@ -193,17 +192,19 @@ mod tests {
         assert_eq!((e.code, e.message.as_str()), (ErrorCode::TooLarge, "no room"));
     }
 
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+    // proptest is a native dev-dependency only (the wasm32 test build has no proptest).
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
         #[test]
-        fn any_cuts_give_the_whole_texts_answer(cuts in proptest::collection::vec(any::<usize>(), 0..12), drop in any::<usize>()) {
+        fn any_cuts_give_the_whole_texts_answer(cuts in proptest::collection::vec(proptest::prelude::any::<usize>(), 0..12), drop in proptest::prelude::any::<usize>()) {
             let text = log(6);
-            prop_assert_eq!(answer(in_pieces(&text, &cuts)), answer(Store::replay_jsonl(StoreOptions::default(), &text)));
+            proptest::prop_assert_eq!(answer(in_pieces(&text, &cuts)), answer(Store::replay_jsonl(StoreOptions::default(), &text)));
             // A byte removed anywhere: the same error (or store) either way.
             let mut bytes = text.into_bytes();
             bytes.remove(drop % bytes.len());
             if let Ok(bad) = String::from_utf8(bytes) {
-                prop_assert_eq!(answer(in_pieces(&bad, &cuts)), answer(Store::replay_jsonl(StoreOptions::default(), &bad)));
+                proptest::prop_assert_eq!(answer(in_pieces(&bad, &cuts)), answer(Store::replay_jsonl(StoreOptions::default(), &bad)));
             }
         }
     }
