@@ -1,11 +1,13 @@
 //! Growing the wasm heap ahead of a large log.
 
 /// What reading, checking and re-applying a log takes at its peak, per UTF-16 unit of its JSON
-/// Lines text: the text in wasm and the store it rebuilds, read one line at a time (a replay
-/// reads its text a piece at a time, so this is room to spare for it) (the 57.5 MiB
+/// Lines text: the text in wasm and the store it rebuilds, read one line at a time (the 57.5 MiB
 /// log of the history benchmark peaks at 152 MiB, 2.6×; it peaked at 444 MiB, 7.8×, when the
 /// whole log was parsed first and each event kept its payload as a JSON tree: issue 17).
 const PEAK_PER_UNIT: usize = 3;
+/// The same for a replay, which reads its text a piece at a time (the store alone): the 57.5 MiB
+/// log peaks at 93 MB, 1.5×; 2 leaves room for logs of smaller events (more store per byte).
+const REPLAY_PEAK_PER_UNIT: usize = 2;
 /// Logs shorter than this (UTF-16 units) are read without reserving.
 const RESERVE_FROM: usize = 1 << 20;
 
@@ -20,9 +22,18 @@ const RESERVE_FROM: usize = 1 << 20;
 /// read while the first store is alive can grow the memory by its whole estimate again. Best
 /// effort: when the memory cannot grow that far, nothing happens.
 pub(crate) fn reserve_for_log(units: usize) {
+    reserve(units, PEAK_PER_UNIT);
+}
+
+/// [`reserve_for_log`] for a replay of JSON Lines text read a piece at a time.
+pub(crate) fn reserve_for_replay(units: usize) {
+    reserve(units, REPLAY_PEAK_PER_UNIT);
+}
+
+fn reserve(units: usize, per_unit: usize) {
     if units < RESERVE_FROM {
         return;
     }
     let mut room: Vec<u8> = Vec::new();
-    let _ = room.try_reserve_exact(units.saturating_mul(PEAK_PER_UNIT));
+    let _ = room.try_reserve_exact(units.saturating_mul(per_unit));
 }

@@ -233,7 +233,7 @@ impl JsStateStore {
         let store = match events.dyn_ref::<js_sys::JsString>() {
             Some(text) => {
                 let units = text.length() as usize;
-                super::heap::reserve_for_log(units);
+                super::heap::reserve_for_replay(units);
                 Store::replay_jsonl_pieces(opts, units, super::interop::utf8_pieces(text))
             }
             None => Store::replay(opts, &events_from_js(&events)?),
