@@ -39,6 +39,7 @@ mod json;
 pub mod lifecycle;
 pub mod log;
 pub mod message;
+mod order;
 pub mod project;
 pub mod repair;
 pub mod state;

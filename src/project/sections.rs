@@ -70,7 +70,7 @@ impl SectionInput<'_> {
 /// unresolved questions, active async tasks). Returns the sections and the paths it redacted.
 pub fn render(input: &SectionInput) -> (Vec<Section>, Vec<String>) {
     let mut sources: Vec<&SectionSource> = input.sources.iter().collect();
-    sources.sort_by_key(|s| s.kind);
+    crate::order::sort_stable_by_key(&mut sources, |s| s.kind as u64);
     let mut out = Vec::new();
     let mut redacted = Vec::new();
     for source in sources {

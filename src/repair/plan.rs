@@ -280,7 +280,7 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
         let mut left: FxHashMap<&str, std::vec::IntoIter<usize>> = lists
             .into_iter()
             .map(|(id, mut list)| {
-                list.sort_by_key(synthetic); // stable: real ones first, each kind in input order
+                crate::order::sort_stable_by_key(&mut list, |r| u64::from(synthetic(r))); // real ones first, each kind in input order
                 (id, list.into_iter())
             })
             .collect();
@@ -405,7 +405,7 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
             }
         }
     }
-    report.sort_by_key(|f| f.index);
+    crate::order::sort_stable_by_key(&mut report, |f| f.index as u64);
     (items, report)
 }
 

@@ -33,7 +33,7 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
         }
     }
     for list in results.values_mut().filter(|l| l.len() > 1) {
-        list.sort_by_key(|&i| (shapes.get(i).is_some_and(|s| s.synthetic), i));
+        crate::order::sort_stable_by_key(list, |&i| u64::from(shapes.get(i).is_some_and(|s| s.synthetic)));
     }
     let mut called: FxHashSet<&str> = FxHashSet::default();
     called.reserve(n_calls);
@@ -221,7 +221,7 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
             }
         }
     }
-    report.sort_by_key(|f| f.index);
+    crate::order::sort_stable_by_key(&mut report, |f| f.index as u64);
     (items, report)
 }
 

@@ -98,7 +98,7 @@ impl<'a> Shapes<'a> {
         let mine = self.calls.get_mut(shape.calls_at..).unwrap_or_default();
         shape.n_calls = mine.len();
         if mine.iter().any(|c| c.invalid) {
-            mine.sort_by_key(|c| c.invalid); // stable: valid ones first, in order
+            crate::order::sort_stable_by_key(mine, |c| u64::from(c.invalid)); // valid ones first, in order
         }
         self.list.push(shape);
     }

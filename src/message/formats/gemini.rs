@@ -263,7 +263,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
         let mut order: Vec<&Message> = group.iter().collect();
         if let Some(k) = &made {
             let mut keyed: Vec<(usize, &Message)> = k.iter().copied().zip(group.iter()).collect();
-            keyed.sort_by_key(|(k, _)| *k);
+            crate::order::sort_stable_by_key(&mut keyed, |(k, _)| *k as u64);
             order = keyed.into_iter().map(|(_, t)| t).collect();
         }
         for t in order {

@@ -599,11 +599,11 @@ pub(super) fn encode(m: &Message, format: Format) -> Vec<Value> {
                         *at = among_calls(*at, places);
                     }
                     placed.extend(places.iter().copied().zip(calls));
-                    placed.sort_by_key(|(at, _)| *at); // stable: a tie keeps the reasoning first
+                    crate::order::sort_stable_by_key(&mut placed, |(at, _)| *at as u64); // a tie keeps the reasoning first
                     items.extend(placed.into_iter().map(|(_, item)| item));
                 }
                 None => {
-                    placed.sort_by_key(|(at, _)| *at);
+                    crate::order::sort_stable_by_key(&mut placed, |(at, _)| *at as u64);
                     items.extend(placed.into_iter().map(|(_, item)| item));
                     items.extend(calls);
                 }

@@ -290,7 +290,7 @@ pub(crate) fn among_calls(k: usize, calls: &[usize]) -> usize {
 /// other parts in order: lowest position first, so each lands where it was; one without a
 /// position, or past the end, after the rest, in call order.
 pub(crate) fn place_calls<T>(parts: &mut Vec<T>, mut calls: Vec<(Option<usize>, T)>) {
-    calls.sort_by_key(|(at, _)| at.unwrap_or(usize::MAX));
+    crate::order::sort_stable_by_key(&mut calls, |(at, _)| at.map_or(u64::MAX, |at| at as u64));
     for (at, call) in calls {
         match at {
             Some(at) if at <= parts.len() => parts.insert(at, call),
