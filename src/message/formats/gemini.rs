@@ -11,7 +11,9 @@
 //! A response `{result: "text"}` decodes to that text; any other response object to its JSON text;
 //! encoding writes a JSON-object text back as the object and any other text as `{result: text}`.
 //! A `system` role is accepted and written back as `{role: "system"}` (Gemini takes it as
-//! `systemInstruction`).
+//! `systemInstruction`). A `functionCall` or `functionResponse` with a field beyond those above
+//! (a multimodal result's `parts`, `willContinue`, `scheduling`, `partialArgs`) is refused
+//! (`INVALID_MESSAGE`), not read without it.
 
 use super::util::{as_obj, content_as_string, extra_of, invalid_call_note, opt_id, opt_str};
 use super::util::{field, has};
@@ -52,6 +54,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
         let part = as_obj(p, "a part")?;
         if let Some(call) = part.get("functionCall") {
             let call = as_obj(call, "`functionCall`")?;
+            only_keys(call, "functionCall", &["id", "name", "args"])?;
             main.tool_calls.push(ToolCall {
                 id: opt_id(call, "id")?.unwrap_or_default(),
                 name: opt_str(call, "name")?.unwrap_or_default(),
@@ -61,6 +64,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             });
         } else if let Some(resp) = part.get("functionResponse") {
             let resp = as_obj(resp, "`functionResponse`")?;
+            only_keys(resp, "functionResponse", &["id", "name", "response"])?;
             if !pending.is_empty() {
                 let mut u = Message::new(role, "");
                 u.content = Content::Parts(std::mem::take(&mut pending));
@@ -101,6 +105,24 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     Ok(out)
 }
 
+/// Refuses a key of a `functionCall` / `functionResponse` (`what`) other than `known`: the API's
+/// other fields (`@google/genai`'s `FunctionCall.partialArgs` and `willContinue`, a streamed
+/// call's; `FunctionResponse.parts`, a multimodal result, `willContinue` and `scheduling`) and
+/// anything else would otherwise be lost without a word. `INVALID_MESSAGE`, field `parts`.
+fn only_keys(obj: &Map<String, Value>, what: &str, known: &[&str]) -> Result<()> {
+    match obj.keys().find(|k| !known.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(key) => Err(Error::new(
+            ErrorCode::InvalidMessage,
+            format!(
+                "a Gemini `{what}` with `{key}` is not read: stategate reads only its {} (it would otherwise drop `{key}`)",
+                known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+            ),
+        )
+        .field("parts")),
+    }
+}
+
 /// The call position `k` of an id this module gave an id-less call (`gemini-<message>-<k>`).
 fn made_id(id: &str) -> Option<usize> {
     let rest = id.strip_prefix("gemini-")?;
@@ -119,17 +141,28 @@ fn id_field(id: &str) -> Map<String, Value> {
 }
 
 /// Gives id-less calls an id and pairs id-less responses with the pending calls of the previous
-/// model turn, by name then order. `pending` holds `(name, id)` of calls not yet answered.
-pub(super) fn pair_ids(m: &mut Message, pending: &mut Vec<(String, String)>, source: usize) {
-    if m.role == Role::Assistant {
-        pending.clear();
-        for (k, c) in m.tool_calls.iter_mut().enumerate() {
-            if c.id.is_empty() {
-                c.id = format!("gemini-{source}-{k}");
+/// model turn, by name then order. `messages` are what one Gemini content decoded to; `pending`
+/// holds `(name, id)` of the calls not yet answered. A response that names its call's id answers
+/// that call whatever its place, so the calls it answers are taken out of `pending` before any
+/// id-less response of the turn is paired (an id-less response never takes a call another
+/// response names).
+pub(super) fn pair_ids(messages: &mut [Message], pending: &mut Vec<(String, String)>, source: usize) {
+    for m in messages.iter_mut() {
+        if m.role == Role::Assistant {
+            pending.clear();
+            for (k, c) in m.tool_calls.iter_mut().enumerate() {
+                if c.id.is_empty() {
+                    c.id = format!("gemini-{source}-{k}");
+                }
+                pending.push((c.name.clone(), c.id.clone()));
             }
-            pending.push((c.name.clone(), c.id.clone()));
         }
-    } else if m.role == Role::Tool && m.tool_call_id.as_deref() == Some("") {
+    }
+    let named = |m: &Message| m.role == Role::Tool && m.tool_call_id.as_deref().is_some_and(|id| !id.is_empty());
+    for id in messages.iter().filter(|m| named(m)).filter_map(|m| m.tool_call_id.as_deref()) {
+        pending.retain(|(_, p)| p != id);
+    }
+    for m in messages.iter_mut().filter(|m| m.role == Role::Tool && m.tool_call_id.as_deref() == Some("")) {
         let name = m.name.clone().unwrap_or_default();
         let pos = pending.iter().position(|(n, _)| *n == name).or(if pending.is_empty() { None } else { Some(0) });
         if let Some(pos) = pos {

@@ -269,10 +269,11 @@ fn decode_reading<V: std::borrow::Borrow<Value>>(
             }
         };
         let canonical = matches!(det, Detected::Canonical);
-        for mut m in decoded {
-            if format == Format::Gemini {
-                gemini::pair_ids(&mut m, &mut gemini_pending, i);
-            }
+        let mut decoded = decoded;
+        if format == Format::Gemini {
+            gemini::pair_ids(&mut decoded, &mut gemini_pending, i);
+        }
+        for m in decoded {
             check_calls(&m).map_err(|e| e.at(i))?;
             if !canonical {
                 check_typed_parts(&m, format).map_err(|e| e.at(i))?;

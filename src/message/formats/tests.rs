@@ -201,6 +201,45 @@ fn gemini_id_less_calls_pair_by_order() {
 }
 
 #[test]
+fn gemini_a_response_naming_its_call_is_paired_before_id_less_ones() {
+    // fuzz project-12: two calls of one name, the first with an id; an id-less response must
+    // answer the other call wherever it stands among the turn's responses.
+    let call = json!({"role": "model", "parts": [{"functionCall": {"id": "to", "name": "Edit", "args": {}}}, {"functionCall": {"name": "Edit", "args": {}}}]});
+    let named = json!({"functionResponse": {"id": "to", "name": "Edit", "response": {"result": "A"}}});
+    let unnamed = json!({"functionResponse": {"name": "Edit", "response": {"result": "B"}}});
+    for parts in [json!([named, unnamed]), json!([unnamed, named])] {
+        let input = vec![call.clone(), json!({"role": "user", "parts": parts})];
+        let ms = decode_messages(&input, None).unwrap().messages;
+        let mut answers: Vec<(&str, String)> =
+            ms[1..].iter().map(|m| (m.tool_call_id.as_deref().unwrap(), m.content.text())).collect();
+        answers.sort();
+        assert_eq!(answers, [("gemini-0-1", "B".to_string()), ("to", "A".to_string())], "{parts}");
+        assert!(crate::repair::validate_values(&input, crate::repair::Provider::Gemini).unwrap().is_empty());
+    }
+}
+
+#[test]
+fn gemini_fields_it_does_not_read_are_refused() {
+    // @google/genai's FunctionCall and FunctionResponse have fields beyond id, name, args /
+    // response: dropping them would change what the history says.
+    let cases = [
+        json!({"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}, "partialArgs": []}}]}),
+        json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}, "parts": [{"inlineData": {"mimeType": "image/png", "data": "AA=="}}]}}]}),
+        json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}, "willContinue": true}}]}),
+    ];
+    for (k, v) in cases.into_iter().enumerate() {
+        let key = ["partialArgs", "parts", "willContinue"][k];
+        let err = decode_messages(std::slice::from_ref(&v), None).unwrap_err();
+        assert_eq!(
+            (err.code, err.field.as_deref(), err.index),
+            (ErrorCode::InvalidMessage, Some("parts"), Some(0)),
+            "{v}"
+        );
+        assert!(err.message.contains(&format!("`{key}`")), "{}", err.message);
+    }
+}
+
+#[test]
 fn bad_input_gives_typed_errors_with_index() {
     let cases = [
         (json!([{"role": "user", "content": "ok"}, "nope"]), ErrorCode::InvalidMessage, 1),
