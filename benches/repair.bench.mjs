@@ -4,7 +4,8 @@
 //       deepagents' PatchToolCalls `beforeAgent` on the same history as LangChain instances,
 //       interleaved run by run (A B A B) in one process; validateMessages on the same dicts
 //   (a') cold: a fresh Node process per measurement (spawned, A B A B), timing the import and the
-//       first call, for stategate and for deepagents; median of COLD_PROCESSES each
+//       first call, for stategate (the bare import, and stategate/messages with its smaller
+//       module) and for deepagents; median of COLD_PROCESSES each
 //   (b) repairMessages on the same history as OpenAI-format objects
 //   (c) validateMessages over all 200 tau-bench runs (objects, and JSON text)
 //   (d) release wasm size, raw and gzip -9
@@ -185,13 +186,13 @@ const B = ${BLOCKS}, E = ${DANGLING_EVERY};
 const buildSpecs = ${buildSpecs.toString().replace(/BLOCKS/g, "B").replace(/DANGLING_EVERY/g, "E")};
 const specs = buildSpecs();
 let input, t0, t1, n;
-if (which === "stategate" || which === "validate") {
+if (which === "stategate" || which === "messages" || which === "validate") {
   const toDict = ${toDict.toString()};
   input = specs.map(toDict);
   t0 = performance.now();
-  const { repairMessages, validateMessages } = await import(new URL("pkg/index.js", root).href);
+  const { repairMessages, validateMessages } = await import(new URL(which === "messages" ? "pkg/messages.js" : "pkg/index.js", root).href);
   t1 = performance.now();
-  n = which === "stategate" ? repairMessages(input, { provider: "openai" }).messages.length : validateMessages(input, { provider: "openai" }).length;
+  n = which === "validate" ? validateMessages(input, { provider: "openai" }).length : repairMessages(input, { provider: "openai" }).messages.length;
 } else {
   const { HumanMessage, AIMessage, ToolMessage } = await import("@langchain/core/messages");
   const toInstance = ${toInstance.toString()};
@@ -205,13 +206,13 @@ if (which === "stategate" || which === "validate") {
 }
 const t2 = performance.now();
 // deepagents answers with a RemoveMessage (replace all) first.
-if (n !== (which === "stategate" ? ${N_MESSAGES + N_DANGLING} : which === "validate" ? ${N_DANGLING} : ${N_MESSAGES + N_DANGLING + 1})) throw new Error("cold child: unexpected message count " + n);
+if (n !== (which === "stategate" || which === "messages" ? ${N_MESSAGES + N_DANGLING} : which === "validate" ? ${N_DANGLING} : ${N_MESSAGES + N_DANGLING + 1})) throw new Error("cold child: unexpected message count " + n);
 console.log(JSON.stringify({ total: t2 - t0, first: t2 - t1 }));
 `;
 {
-  const cold = { stategate: [], deepagents: [], validate: [] };
+  const cold = { stategate: [], deepagents: [], validate: [], messages: [] };
   for (let i = 0; i < COLD_PROCESSES; i++) {
-    for (const which of ["stategate", "deepagents", "validate"]) {
+    for (const which of ["stategate", "deepagents", "validate", "messages"]) {
       // --eval resolves packages from the working directory (the repository's node_modules).
       const out = execFileSync(process.execPath, ["--input-type=module", "--eval", COLD_CHILD, which, pathToFileURL(ROOT + "/").href], { cwd: ROOT, encoding: "utf8" });
       cold[which].push(JSON.parse(out.trim().split("\n").at(-1)));
@@ -223,6 +224,8 @@ console.log(JSON.stringify({ total: t2 - t0, first: t2 - t1 }));
   results.coldDeepFirst = stat(cold.deepagents.map((c) => c.first));
   results.coldValidate = stat(cold.validate.map((c) => c.total));
   results.coldValidateFirst = stat(cold.validate.map((c) => c.first));
+  results.coldGate = stat(cold.messages.map((c) => c.total));
+  results.coldGateFirst = stat(cold.messages.map((c) => c.first));
 }
 
 // (e) input, built only now so the big heap does not slow the cases above: 200,000 plain user/assistant messages (issue 14: validation was quadratic).
@@ -287,6 +290,7 @@ const rows = [
   ["(a) `validateMessages`", `same ${N_MESSAGES.toLocaleString("en")} LangChain dicts, openai`, `${ms(results.validateLc.median)} ms`, `${ms(results.validateLc.min)}–${ms(results.validateLc.max)} ms`, "interleaved with the rows above"],
   ["(a') cold `repairMessages`", `fresh process: import + first call (${COLD_PROCESSES} processes)`, `${ms(results.coldOurs.median)} ms`, `${ms(results.coldOurs.min)}–${ms(results.coldOurs.max)} ms`, `first call alone ${ms(results.coldOursFirst.median)} ms (${ms(results.coldOursFirst.min)}–${ms(results.coldOursFirst.max)})`],
   ["(a') cold deepagents `beforeAgent`", `fresh process: import + first call (${COLD_PROCESSES} processes, interleaved with the row above)`, `${ms(results.coldDeep.median)} ms`, `${ms(results.coldDeep.min)}–${ms(results.coldDeep.max)} ms`, `first call alone ${ms(results.coldDeepFirst.median)} ms (${ms(results.coldDeepFirst.min)}–${ms(results.coldDeepFirst.max)}); deepagents/ours = **${coldRatio.toFixed(2)}×** (per pair of processes ${coldRatios.min.toFixed(2)}–${coldRatios.max.toFixed(2)}×; first call alone ${coldFirstRatio.toFixed(2)}×)`],
+  ["(a') cold `repairMessages` from `stategate/messages`", `fresh process: import of the message gate's own module + first call (${COLD_PROCESSES} processes, interleaved with the rows above)`, `${ms(results.coldGate.median)} ms`, `${ms(results.coldGate.min)}–${ms(results.coldGate.max)} ms`, `first call alone ${ms(results.coldGateFirst.median)} ms (${ms(results.coldGateFirst.min)}–${ms(results.coldGateFirst.max)}); deepagents/ours = **${(results.coldDeep.median / results.coldGate.median).toFixed(2)}×**; ${(results.coldGate.median / results.coldOurs.median).toFixed(2)}× the bare import's`],
   ["(a') cold `validateMessages`", `fresh process: import + first call (${COLD_PROCESSES} processes, interleaved with the rows above)`, `${ms(results.coldValidate.median)} ms`, `${ms(results.coldValidate.min)}–${ms(results.coldValidate.max)} ms`, `first call alone ${ms(results.coldValidateFirst.median)} ms (${ms(results.coldValidateFirst.min)}–${ms(results.coldValidateFirst.max)}), ${(results.coldValidateFirst.median / results.validateLc.median).toFixed(1)}× the warm call`],
   ["(b) `repairMessages`", "same history, OpenAI-format objects", `${ms(results.oursOpenai.median)} ms`, `${ms(results.oursOpenai.min)}–${ms(results.oursOpenai.max)} ms`, ""],
   ["(c) `validateMessages`", `${tauRuns.length} tau-bench runs (${tauMessages} msgs), objects`, `${ms(results.tauObjects.median)} ms`, `${ms(results.tauObjects.min)}–${ms(results.tauObjects.max)} ms`, `${us(results.tauObjects.median)} µs/message`],
@@ -384,10 +388,12 @@ Inputs:
   sends a skeleton (ids, names, roles, emptiness) and hands back the caller's own objects
   (\`ts/skeleton.ts\`, DESIGN §5). (b) is the same history converted with
   \`convertMessages(..., {to: "openai"})\`.
-- (a'): each measurement is a fresh \`node\` process (spawned, stategate's repair, deepagents and
-  stategate's \`validateMessages\` of the same dicts in turn, ${COLD_PROCESSES} each). The child builds its input first (for deepagents, its LangChain instances, so
+- (a'): each measurement is a fresh \`node\` process (spawned, stategate's repair, deepagents,
+  stategate's \`validateMessages\` of the same dicts and the repair from \`stategate/messages\` in
+  turn, ${COLD_PROCESSES} each). The child builds its input first (for deepagents, its LangChain instances, so
   \`@langchain/core\` is loaded before the clock starts), then times the import of the library
-  (\`pkg/index.js\`, which compiles the wasm; \`deepagents\`) plus the first call.
+  (\`pkg/index.js\`, or \`pkg/messages.js\` with the message gate's smaller module, each compiling
+  its wasm; \`deepagents\`) plus the first call.
 - (c): \`readTranscript(tests/fixtures/transcripts/taubench-gpt4o-airline-historical.json)\`, every
   run validated with \`{provider: "openai"}\`; "JSON text" passes each run as \`JSON.stringify(run)\`
   (stringified outside the timed region).

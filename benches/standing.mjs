@@ -40,7 +40,8 @@ const ROWS = [
   { n: "3", bench: "project", id: "project-append", short: "re-projection after one append" },
   { n: "4", bench: "history", id: "replay-warm", short: "replay vs its JS floor, warm" },
   { n: "4", bench: "history", id: "replay-cold", short: "replay vs its JS floor, cold" },
-  { n: "5", bench: "size", id: "wasm-gzip", short: "wasm size, gzip" },
+  { n: "5", bench: "size", id: "wasm-gzip", short: "wasm of stategate (whole core), gzip" },
+  { n: "5", bench: "size", id: "messages-wasm-gzip", short: "wasm of stategate/messages, gzip" },
   { n: "6", bench: "memory", id: "memory-held", short: "memory per held message" },
   { n: "7", bench: "memory", id: "memory-idle", short: "idle empty store" },
 ];

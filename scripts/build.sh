@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/ once: the release wasm (optimised by wasm-opt from the npm
 # package binaryen, never Debian's: TOOLCHAIN.md trap 1), ONE copy of it with one ES-module glue
-# (wasm-bindgen's `web` target) that every entry point shares, the TypeScript façade and
+# (wasm-bindgen's `web` target) that every `stategate` entry point shares, the message gate's
+# smaller module for the `stategate/messages` entries (pkg/messages/), the TypeScript façade and
 # adapters, CommonJS bundles of the Node entries (esbuild), declaration files that check without
 # the DOM library, README, LICENSE and the docs (docs/*.md, BENCHMARKS.md). Prints the wasm size and the tarball's size and files.
 # docs/package.md says which runtime gets which entry.
@@ -16,7 +17,8 @@ mkdir -p pkg
 # the wasm from a URL (`init`) or from bytes / a compiled module (`initSync`), so Node, browsers,
 # bundlers and workerd share it (the glue imports JS snippets as ES modules: no CommonJS glue).
 # STATEGATE_PREBUILT_WASM=<cargo's stategate.wasm> skips cargo (a second work tree that changes
-# only TypeScript: its Rust is the same).
+# only TypeScript: its Rust is the same); STATEGATE_PREBUILT_MESSAGES_WASM likewise for the
+# message gate's module.
 if [ -n "${STATEGATE_PREBUILT_WASM:-}" ]; then
   wasm=$STATEGATE_PREBUILT_WASM
 else
@@ -25,6 +27,19 @@ else
 fi
 wasm-bindgen --target web --out-dir pkg --out-name stategate_wasm "$wasm"
 wasm-opt -O3 pkg/stategate_wasm_bg.wasm -o pkg/stategate_wasm_bg.wasm
+# The message gate's module (`stategate/messages`): the same crate without its `store` feature —
+# decode, convert, validate, repair only — with its own glue in pkg/messages/ (its JS snippets
+# differ from the whole module's). Its own target directory, so switching features does not
+# rebuild either module every time.
+if [ -n "${STATEGATE_PREBUILT_MESSAGES_WASM:-}" ]; then
+  messages_wasm=$STATEGATE_PREBUILT_MESSAGES_WASM
+else
+  messages_target="${CARGO_TARGET_DIR:-target}/messages"
+  cargo build --lib --release --target wasm32-unknown-unknown --no-default-features --target-dir "$messages_target"
+  messages_wasm="$messages_target/wasm32-unknown-unknown/release/stategate.wasm"
+fi
+wasm-bindgen --target web --out-dir pkg/messages --out-name stategate_wasm "$messages_wasm"
+wasm-opt -O3 pkg/messages/stategate_wasm_bg.wasm -o pkg/messages/stategate_wasm_bg.wasm
 
 # The adapters present in ts/ become subpaths (`stategate/<name>`), and so does the PostgreSQL
 # log (Node only; its peer `pg`, like the adapters' frameworks, is optional).
@@ -51,16 +66,17 @@ cjs() { # entry (pkg/<entry>.js -> pkg/<entry>.cjs)
     --banner:js='const __stategate_import_meta_url = require("node:url").pathToFileURL(__filename).href;' \
     --outfile="pkg/$1.cjs"
 }
-for entry in index file-log sse "${adapters[@]}"; do cjs "$entry"; done
+for entry in index messages file-log sse "${adapters[@]}"; do cjs "$entry"; done
 
 cp LICENSE pkg/
 # README.md, BENCHMARKS.md and docs/*.md (with docs/'s small images) at their repository paths,
 # so their relative links work in the installed package; links to what is not shipped
 # (examples/, tests/, the screenshot) become "in the repository: <path>".
 node scripts/package-docs.mjs
-raw=$(stat -c %s pkg/stategate_wasm_bg.wasm)
-gz=$(gzip -9 -c pkg/stategate_wasm_bg.wasm | wc -c)
-echo "build: pkg/ ready; wasm ${raw} bytes raw, ${gz} bytes gzip"
+for f in stategate_wasm_bg.wasm messages/stategate_wasm_bg.wasm; do
+  echo "build: pkg/$f: $(stat -c %s "pkg/$f") bytes raw, $(gzip -9 -c "pkg/$f" | wc -c) bytes gzip"
+done
+echo "build: pkg/ ready"
 # The tarball npm would publish: its size and every file in it.
 (cd pkg && npm pack --dry-run --json 2>/dev/null) | node -e '
   const [p] = JSON.parse(require("fs").readFileSync(0, "utf8"));

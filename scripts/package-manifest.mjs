@@ -1,6 +1,7 @@
 // Writes pkg/package.json, the published package's manifest (run by scripts/build.sh before the
 // façade compiles, so the adapters' self-imports of "stategate" resolve). One wasm file serves
-// every entry point: docs/package.md says which condition gets which entry and why.
+// every `stategate` entry point, a smaller one every `stategate/messages` entry point:
+// docs/package.md says which condition gets which entry and why.
 //
 //   node scripts/package-manifest.mjs [subpath ...]   (version and repository from Cargo.toml)
 //
@@ -18,20 +19,38 @@ if (!/^\d+\.\d+\.\d+/.test(version ?? "")) throw new Error(`package-manifest: no
 if (!repository) console.warn("package-manifest: Cargo.toml has no `repository`; the manifest has none either");
 
 const types = (name) => ({ import: `./${name}.d.ts`, require: `./${name}.d.cts` });
-const exports = {
-  ".": {
-    types: types("index"),
+/**
+ * A wasm module's family of subpaths: `<sub>` (an entry per runtime, each loading the module its
+ * own way: docs/package.md), `<sub>/web` (explicit `load()`), `<sub>/wasm` (the file itself).
+ * `files` names the entry modules: node (ESM, with its CommonJS bundle beside it), browser,
+ * workerd, web; `wasm` the module file and `wasmTypes` its declarations.
+ */
+const wasmEntries = (sub, { node, browser, workerd, web, wasm, wasmTypes }) => ({
+  [sub]: {
+    types: types(node),
     // Cloudflare Workers import a .wasm file as a compiled module: instantiated synchronously.
-    workerd: "./workerd.js",
+    workerd: `./${workerd}.js`,
     // Edge runtimes that bundle like a browser (Vercel's edge-light) take the browser entry.
-    "edge-light": "./browser.js",
-    node: { import: "./index.js", require: "./index.cjs" },
-    browser: "./browser.js",
-    worker: "./browser.js",
-    default: "./browser.js",
+    "edge-light": `./${browser}.js`,
+    node: { import: `./${node}.js`, require: `./${node}.cjs` },
+    browser: `./${browser}.js`,
+    worker: `./${browser}.js`,
+    default: `./${browser}.js`,
   },
-  "./web": { types: types("web"), import: "./web.js", default: "./web.js" },
-  "./wasm": { types: "./wasm.d.ts", default: "./stategate_wasm_bg.wasm" },
+  [`${sub}/web`]: { types: types(web), import: `./${web}.js`, default: `./${web}.js` },
+  [`${sub}/wasm`]: { types: `./${wasmTypes}`, default: `./${wasm}` },
+});
+const exports = {
+  ...wasmEntries(".", { node: "index", browser: "browser", workerd: "workerd", web: "web", wasm: "stategate_wasm_bg.wasm", wasmTypes: "wasm.d.ts" }),
+  // The message gate alone (decode, convert, validate, repair) on its own smaller module.
+  ...wasmEntries("./messages", {
+    node: "messages",
+    browser: "messages-browser",
+    workerd: "messages-workerd",
+    web: "messages-web",
+    wasm: "messages/stategate_wasm_bg.wasm",
+    wasmTypes: "wasm.d.ts",
+  }),
   "./file-log": { types: types("file-log"), node: { import: "./file-log.js", require: "./file-log.cjs" } },
   // The Server-Sent Events hub of live followers (node:http); its browser reader,
   // followEventSource, is in the bare import.
@@ -79,8 +98,21 @@ const manifest = {
     peerDependenciesMeta: Object.fromEntries(Object.keys(peerDependencies).map((p) => [p, { optional: true }])),
   }),
   // The entries load the wasm at import and the binding patches the glue's classes: keep them.
-  sideEffects: ["./index.js", "./index.cjs", "./browser.js", "./workerd.js", "./api.js", "./stategate_wasm.js", "./snippets/*"],
+  sideEffects: [
+    "./index.js",
+    "./index.cjs",
+    "./browser.js",
+    "./workerd.js",
+    "./api.js",
+    "./stategate_wasm.js",
+    "./snippets/*",
+    "./messages.js",
+    "./messages.cjs",
+    "./messages-browser.js",
+    "./messages-workerd.js",
+    "./messages/*",
+  ],
   // The docs the README and the declarations link to (scripts/package-docs.mjs copies them).
-  files: ["*.js", "*.cjs", "*.d.ts", "*.d.cts", "stategate_wasm_bg.wasm", "snippets/", "README.md", "LICENSE", "BENCHMARKS.md", "docs/", "benches/standing.svg"],
+  files: ["*.js", "*.cjs", "*.d.ts", "*.d.cts", "stategate_wasm_bg.wasm", "snippets/", "messages/", "README.md", "LICENSE", "BENCHMARKS.md", "docs/", "benches/standing.svg"],
 };
 fs.writeFileSync("pkg/package.json", JSON.stringify(manifest, null, 2) + "\n");

@@ -1,7 +1,7 @@
 // Makes pkg/'s declaration files what a consumer's `tsc --strict` checks with `lib: ["es2022"]`
 // alone (no DOM library, no @types/node, no esnext.disposable) and gives CommonJS its own copies:
 //
-// - the wasm-bindgen glue's declarations lose their loader section (`InitInput`, `initSync`,
+// - the wasm-bindgen glues' declarations (the whole module's and the message gate's) lose their loader section (`InitInput`, `initSync`,
 //   `__wbg_init`: DOM and WebAssembly types; the package's own `load` / `loadSync` replace them)
 //   and the `[Symbol.dispose]()` members (`free()` is the same call, typed everywhere);
 // - `wasm.d.ts` types the `stategate/wasm` subpath (the wasm file's URL, as bundlers give it);
@@ -13,27 +13,31 @@ import fs from "node:fs";
 import path from "node:path";
 
 const dir = "pkg";
-const glue = path.join(dir, "stategate_wasm.d.ts");
-let text = fs.readFileSync(glue, "utf8");
-const loader = text.indexOf("export type InitInput");
-if (loader < 0) throw new Error("package-types: the glue's loader section (InitInput) was not found: did wasm-bindgen change?");
-text = text.slice(0, loader).replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/gm, "");
-for (const name of [/\bRequestInfo\b/, /(?<![\w.])Response\b/, /\bWebAssembly\./, /Symbol\.dispose/]) {
-  if (name.test(text)) throw new Error(`package-types: the glue's declarations still use ${name}`);
+// Both glues: the whole module's and the message gate's (`stategate/messages`, in messages/).
+for (const sub of ["", "messages"]) {
+  const glue = path.join(dir, sub, "stategate_wasm.d.ts");
+  let text = fs.readFileSync(glue, "utf8");
+  const loader = text.indexOf("export type InitInput");
+  if (loader < 0) throw new Error(`package-types: ${glue}'s loader section (InitInput) was not found: did wasm-bindgen change?`);
+  text = text.slice(0, loader).replace(/^\s*\[Symbol\.dispose\]\(\): void;\n/gm, "");
+  for (const name of [/\bRequestInfo\b/, /(?<![\w.])Response\b/, /\bWebAssembly\./, /Symbol\.dispose/]) {
+    if (name.test(text)) throw new Error(`package-types: ${glue} still uses ${name}`);
+  }
+  fs.writeFileSync(glue, text);
+  fs.rmSync(path.join(dir, sub, "stategate_wasm_bg.wasm.d.ts"), { force: true });
 }
-fs.writeFileSync(glue, text);
-fs.rmSync(path.join(dir, "stategate_wasm_bg.wasm.d.ts"), { force: true });
 
 fs.writeFileSync(
   path.join(dir, "wasm.d.ts"),
-  `/** \`stategate/wasm\`: the package's one wasm file, as your bundler imports it (esbuild's
- * \`--loader:.wasm=file\` gives its URL). Pass it to \`load\` from \`"stategate/web"\`. */
+  `/** \`stategate/wasm\` (\`stategate/messages/wasm\`): the package's wasm file (the message gate's),
+ * as your bundler imports it (esbuild's \`--loader:.wasm=file\` gives its URL). Pass it to \`load\`
+ * from \`"stategate/web"\` (\`"stategate/messages/web"\`). */
 declare const wasmUrl: string;
 export default wasmUrl;
 `,
 );
 
-for (const file of fs.readdirSync(dir)) {
+for (const file of fs.readdirSync(dir, { recursive: true })) {
   if (!file.endsWith(".d.ts") || file === "wasm.d.ts") continue;
   const source = fs.readFileSync(path.join(dir, file), "utf8");
   const cjs = source.replace(/((?:from|import)\s*\(?\s*)(["'])(\.{1,2}\/[^"']+)\.js\2/g, "$1$2$3.cjs$2");

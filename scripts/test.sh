@@ -15,6 +15,8 @@ cargo fmt --check
 cargo fmt --manifest-path fuzz/Cargo.toml --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
+# The message gate's module (stategate/messages): the same crate without its `store` feature.
+cargo clippy --lib --target wasm32-unknown-unknown --no-default-features --target-dir target/messages -- -D warnings
 
 step "native: cargo test"
 cargo test --all-targets 2>&1 | tee test-results/cargo.log

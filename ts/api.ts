@@ -1,20 +1,16 @@
 /**
- * The stategate API over the wasm core: the one binding every entry point shares (Node ESM,
- * CommonJS, browsers, workers, workerd) — each entry only loads the one wasm file its own way
- * ({@link loadSync} from bytes or a compiled module, {@link load} by URL) and re-exports this.
- *
- * The façade decides nothing about a message itself: arrays cross into the core as their JSON
- * text (one bounded path: cycles, depth, throwing getters and Proxies become typed errors, never a
- * trap) and JSON text as it is, so both forms give one answer. Repair and validation of an array
- * first try its skeleton (`skeleton.ts`: only the ids, names and roles they read, for the messages
- * whose reading is certain; the core plans from it), and take the JSON path for anything else, so
- * every error is that path's. Repair hands back the caller's own objects wherever a message did
- * not change. Every call's failure is a {@link StategateError}.
+ * The stategate API over the wasm core: the one binding every `stategate` entry point shares
+ * (Node ESM, CommonJS, browsers, workers, workerd) — each entry only loads the one wasm file its
+ * own way ({@link loadSync} from bytes or a compiled module, {@link load} by URL) and re-exports
+ * this. The message gate's functions are `messages-api.ts`'s, which the `stategate/messages`
+ * entries bind to their smaller module; the store, model views, the log, tasks, subagents,
+ * streams and transcripts are added here. Every call's failure is a {@link StategateError}.
  */
-import initGlue, * as glue from "./stategate_wasm.js";
+import * as glue from "./stategate_wasm.js";
 import type * as Wasm from "./stategate_wasm.js";
 import { describe, guardClass, guarded, setKnownCodes, stategateError } from "./errors.js";
-import { layoutOf, skeleton, type Layout } from "./skeleton.js";
+import { wasmLoader, type Glue, type WasmSource } from "./loader.js";
+import { bindMessages, check, type MessagesApi, type MessagesInput } from "./messages-api.js";
 import type {
   Violation,
   Fix,
@@ -48,6 +44,8 @@ import { indexedDbLogClass, type IndexedDbLog as IndexedDbLogInstance, type Inde
 import { asyncTasksClass, type AsyncTasks as TasksInstance, type AsyncTasksConstructor } from "./tasks.js";
 
 export { StategateError, isStategateError, stategateError } from "./errors.js";
+export type { WasmSource } from "./loader.js";
+export type { MessagesApi, MessagesInput, ValidateOptions, RepairResult } from "./messages-api.js";
 export type { AsyncTasksInit, AsyncTasksConstructor, TaskTransport } from "./tasks.js";
 export type { IndexedDbLogConstructor, LoadedIndexedDbLog } from "./indexeddb-log.js";
 
@@ -139,28 +137,6 @@ export type {
   Usage,
 } from "./stategate_wasm.js";
 
-/** Messages as an array of objects in any supported format(s), or that array's JSON text. */
-export type MessagesInput = readonly unknown[] | string;
-
-/** Options of {@link validateMessages}. */
-export interface ValidateOptions {
-  /** The provider whose request rules apply. */
-  provider: Provider;
-}
-
-/**
- * What {@link repairMessages} returns. Untouched input messages are the caller's same objects
- * (`T`); inserted results and changed messages are plain objects in the input's format
- * ({@link PlainOf}`<T>`): for LangChain class instances, plain LangChain dicts — check
- * `instanceof` (or use `coerceMessageLikeToMessage`) before calling a method such as `getType()`.
- */
-export interface RepairResult<T = unknown> {
-  /** The repaired history: untouched input messages are the same objects, the others plain ones. */
-  messages: Array<T | PlainOf<T>>;
-  /** Every fix, in input order: kind, action, input index, tool call id. */
-  report: Fix[];
-}
-
 /**
  * The model view (`store.modelView`, {@link Api.projectMessages}): `messages` in format `F` and
  * the report. Both functions infer `F` from `opts.format`, `"openai"` when it is absent (the
@@ -249,33 +225,8 @@ export interface StreamReaderConstructor {
 /** A transcript read by {@link readTranscript} (generated from Rust). */
 export type Transcript = EncodedTranscript;
 
-/** The public functions, bound to one instance of the wasm module. */
-export interface Api {
-  /**
-   * Every violation of the provider's rules, each with a stable rule id, the input index and the
-   * tool call id. Throws {@link StategateError} for input that is not messages.
-   * @example validateMessages([{role: "user", content: "hi"}], {provider: "openai"}) // []
-   */
-  validateMessages(messages: MessagesInput, opts: ValidateOptions): Violation[];
-  /**
-   * Repairs dangling, misplaced, duplicate and orphan tool results and empty content (DESIGN §5).
-   * The output passes {@link Api.validateMessages} for `opts.provider`; repairing it again
-   * changes nothing; a real result is never dropped.
-   */
-  repairMessages<T = unknown>(messages: readonly T[] | string, opts?: RepairOptions): RepairResult<T>;
-  /**
-   * Converts messages into `to`: each read by its keys (a message that matches no format
-   * exactly is refused, never guessed), or all read as `from` when given.
-   */
-  convertMessages<F extends Format>(messages: MessagesInput, opts: { to: F; from?: Format }): MessageOf<F>[];
-  /** Decodes messages into canonical {@link Message}s: each detected, or all read as `opts.format`. */
-  decodeMessages(messages: MessagesInput, opts?: { format?: Format }): Message[];
-  /**
-   * The provider whose rules a format's output must pass: `"anthropic"` and `"gemini"` have
-   * their own, every other format is held to OpenAI's. Throws `INVALID_OPTION` for an unknown format.
-   * @example providerOf("ai-sdk") // "openai"
-   */
-  providerOf(format: Format): Provider;
+/** The public functions, bound to one instance of the wasm module: the message gate's, and the rest. */
+export interface Api extends MessagesApi {
   /** Reads a recorded transcript file's text; runs are encoded in `format` (default `"openai"`). */
   readTranscript(text: string, opts?: { format?: Format }): Transcript;
   /**
@@ -344,16 +295,6 @@ export interface Api {
 
 /** The guarded classes of each loaded wasm module (guarded once, however often makeApi runs). */
 const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore; AsyncTasks: AsyncTasksConstructor; IndexedDbLog: IndexedDbLogConstructor; StreamReader: typeof Wasm.StreamReader }>();
-
-function check(messages: unknown): void {
-  let array: boolean;
-  try {
-    array = Array.isArray(messages); // throws for a revoked Proxy
-  } catch (e) {
-    throw stategateError("INVALID_MESSAGE", `messages cannot be read: ${describe(e)}`);
-  }
-  if (typeof messages !== "string" && !array) throw stategateError("INVALID_MESSAGE", "messages must be an array or its JSON text");
-}
 
 /**
  * Binds the API to a loaded wasm module (its exports). Throws `INVALID_OPTION` for anything
@@ -451,42 +392,8 @@ function bind(wasm: typeof Wasm, before?: () => void): Api {
     if (!(v instanceof wasm.StateStore)) throw stategateError("INVALID_OPTION", `${what} must be a StateStore`);
   };
   const g = <A extends unknown[], R>(what: string, f: (...args: A) => R) => guarded(what, f, before);
-  // Read from the core once it is loaded (the first skeleton call comes after the loaded check).
-  let layout: Layout | undefined;
-  const sketch = (messages: readonly unknown[]) => skeleton(messages, (layout ??= layoutOf(wasm.skeletonLayout())));
   return {
-    validateMessages: g("validateMessages", (messages, opts) => {
-      check(messages);
-      const provider = opts?.provider as string;
-      const sk = typeof messages === "string" ? undefined : sketch(messages);
-      return (sk && wasm.validateSkeleton(sk.meta, sk.text, provider)) ?? wasm.validateJson(messages, provider);
-    }),
-    repairMessages: g("repairMessages", <T>(messages: readonly T[] | string, opts: RepairOptions = {}) => {
-      check(messages);
-      const sk = typeof messages === "string" ? undefined : sketch(messages);
-      const fast = sk && wasm.repairSkeleton(sk.meta, sk.text, opts);
-      if (!fast) return wasm.repairJson(messages, opts) as RepairResult<T>;
-      // Untouched messages are the caller's own objects; only new ones crossed as JSON.
-      const [order, json] = fast;
-      const { news, report } = JSON.parse(json) as { news: T[]; report: Fix[] };
-      const all = messages as readonly T[];
-      const mark = (layout ??= layoutOf(wasm.skeletonLayout())).newMark;
-      const out = new Array<T>(order.length);
-      for (let i = 0; i < order.length; i++) {
-        const o = order[i];
-        out[i] = o >= mark ? news[o - mark] : all[o];
-      }
-      return { messages: out, report };
-    }) as Api["repairMessages"],
-    convertMessages: g("convertMessages", (messages, opts) => {
-      check(messages);
-      return wasm.convertMessages(messages, opts?.to as string, opts?.from);
-    }) as Api["convertMessages"],
-    decodeMessages: g("decodeMessages", (messages, opts) => {
-      check(messages);
-      return wasm.decodeMessages(messages, opts?.format);
-    }),
-    providerOf: g("providerOf", (format) => wasm.providerOf(format) as Provider),
+    ...bindMessages(wasm, before),
     readTranscript: g("readTranscript", (text, opts = {}) => wasm.readTranscript(text, opts.format)),
     readStream: g("readStream", (chunks, opts) => {
       if (!Array.isArray(chunks)) throw stategateError("INVALID_MESSAGE", "chunks must be an array");
@@ -514,38 +421,19 @@ function bind(wasm: typeof Wasm, before?: () => void): Api {
 }
 
 
-/** True once the package's wasm module is loaded (by its entry point, or by {@link load}). */
-let loaded = false;
-
-function assertLoaded(): void {
-  if (!loaded) {
-    throw stategateError(
-      "NOT_LOADED",
-      'the wasm module is not loaded yet: `await load()` first (import { load } from "stategate/web"), or import from "stategate", which loads it itself',
-    );
-  }
-}
-
-/** The package's own API: bound to its one glue module, checked to be loaded on every call. */
-const api: Api = bind(glue, assertLoaded);
-
-/**
- * Where {@link load} takes the wasm from: its URL (a string or a `URL`), a `fetch` `Response`
- * (or a promise of one), its bytes, or a compiled `WebAssembly.Module`. Typed without the DOM
- * library, so the package's types check with `lib: ["es2022"]` alone.
- */
-export type WasmSource = string | { readonly href: string } | ArrayBuffer | ArrayBufferView | object;
-
-function loadedBy(init: () => void): Api {
-  if (!loaded) {
-    init();
-    setKnownCodes(glue.errorCodes());
+/** The package's own API and its loading: bound to its one glue module, checked to be loaded on every call. */
+const loader = wasmLoader({
+  glue: glue as unknown as Glue,
+  file: () => new URL("./stategate_wasm_bg.wasm", import.meta.url),
+  name: "stategate_wasm_bg.wasm",
+  entry: "stategate",
+  bind: (before) => bind(glue, before),
+  ready: () => {
     const sha256 = hostSha256();
     if (sha256) glue.useHostSha256(sha256);
-    loaded = true;
-  }
-  return api;
-}
+  },
+});
+const api: Api = loader.api;
 
 /**
  * The runtime's own synchronous SHA-256 (`node:crypto`, in Node, Deno and Bun, reached through
@@ -574,21 +462,6 @@ function hostSha256(): ((bytes: Uint8Array) => string) | undefined {
   }
 }
 
-let loading: Promise<Api> | undefined;
-
-/**
- * How to read a `file:` URL where the runtime reads files (Node ≥ 20.16, Deno, Bun: their `fetch`
- * cannot), through `process.getBuiltinModule` so no browser bundle meets an import of `node:fs`.
- * `undefined` for any other source.
- */
-function fileReader(source: unknown): (() => Uint8Array) | undefined {
-  const href = typeof source === "string" ? source : typeof source === "object" && source !== null && "href" in source ? String(source.href) : "";
-  if (!href.startsWith("file:")) return undefined;
-  type Fs = { readFileSync(url: URL): Uint8Array };
-  const fs = (globalThis as { process?: { getBuiltinModule?: (id: string) => Fs | undefined } }).process?.getBuiltinModule?.("node:fs");
-  return fs && (() => fs.readFileSync(new URL(href)));
-}
-
 /**
  * Loads the wasm module (once: later calls return the same API at once) and returns the API —
  * the same functions as the package's named exports, which work from then on. `source`
@@ -602,46 +475,14 @@ function fileReader(source: unknown): (() => Uint8Array) | undefined {
  * await load();
  * validateMessages(history, { provider: "openai" });
  */
-export function load(source?: WasmSource | Promise<WasmSource>): Promise<Api> {
-  if (loaded) return Promise.resolve(api);
-  const read = fileReader(source ?? new URL("./stategate_wasm_bg.wasm", import.meta.url));
-  if (read) {
-    return Promise.resolve().then(() => {
-      let bytes: Uint8Array;
-      try {
-        bytes = read();
-      } catch (e) {
-        throw stategateError("NOT_LOADED", `the wasm module could not be read: ${describe(e)}`);
-      }
-      return loadSync(bytes);
-    });
-  }
-  loading ??= initGlue(source === undefined ? undefined : { module_or_path: source as never }).then(
-    () => loadedBy(() => {}),
-    (e: unknown) => {
-      loading = undefined;
-      const from = source === undefined ? "stategate_wasm_bg.wasm next to the package" : typeof source === "string" ? source : "the given source";
-      throw stategateError(
-        "NOT_LOADED",
-        `the wasm module could not be loaded from ${from}: ${describe(e)}. With a bundler that does not follow new URL("…", import.meta.url) (esbuild), import wasmUrl from "stategate/wasm" (--loader:.wasm=file) and call load(wasmUrl) from "stategate/web"`,
-      );
-    },
-  );
-  return loading;
-}
+export const load: (source?: WasmSource | Promise<WasmSource>) => Promise<Api> = loader.load;
 
 /**
  * Loads the wasm module synchronously from its bytes or a compiled `WebAssembly.Module` (the
  * Node, CommonJS and workerd entry points do this at import) and returns the API. Throws
  * `NOT_LOADED` when the bytes are not the package's module. A second call returns the API.
  */
-export function loadSync(module: ArrayBuffer | ArrayBufferView | object): Api {
-  try {
-    return loadedBy(() => glue.initSync({ module: module as never }));
-  } catch (e) {
-    throw stategateError("NOT_LOADED", `the wasm module could not be instantiated: ${describe(e)}`);
-  }
-}
+export const loadSync: (module: ArrayBuffer | ArrayBufferView | object) => Api = loader.loadSync;
 
 /** See {@link Api.validateMessages}. */
 export const validateMessages = api.validateMessages;

@@ -48,6 +48,7 @@ pub(crate) fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
     json_to_js(&text)
 }
 
+#[cfg(feature = "store")]
 /// `apply`'s answer `{version, ids}` ([`crate::state::Applied`]) built in JS directly: one
 /// object, one array, a string per id. Through JSON text it was a `JSON.parse` per append, a
 /// tenth of an append (issue 17).
@@ -184,9 +185,11 @@ pub(crate) fn utf8_of(text: &js_sys::JsString) -> Result<String, Error> {
     Ok(String::from(text))
 }
 
+#[cfg(feature = "store")]
 /// The bytes of a piece of text [`utf8_pieces`] reads at a time (at most; whole characters).
 const PIECE_BYTES: usize = 1 << 20;
 
+#[cfg(feature = "store")]
 /// A JS string read as UTF-8 a piece at a time, for [`crate::state::Store::replay_jsonl_pieces`]:
 /// each call appends the next piece (at most [`PIECE_BYTES`], whole characters, lone surrogates
 /// as U+FFFD, as [`utf8_of`] reads them) to the buffer and returns `true`, or `false` at the
@@ -274,6 +277,7 @@ pub(crate) fn parse_js<T: DeserializeOwned>(v: &JsValue, code: ErrorCode, what: 
     parse_text(v, code, what, max, &s, careful)
 }
 
+#[cfg(feature = "store")]
 /// [`parse_js`] with a quicker reading tried first on the plain JSON text (`fast`, e.g. a plain
 /// append): its answer when it gives one (`Ok`), else `T` as `parse_js` reads it (`Err`). The
 /// lost-value check of [`input_text`] is made only when `fast` gives nothing: `fast` must refuse
@@ -422,6 +426,7 @@ pub(crate) fn input_values(messages: &JsValue) -> Result<Vec<Value>, JsValue> {
     }
 }
 
+#[cfg(feature = "store")]
 /// [`options`] read through a JSON tree: `T::deserialize` of a `serde_json::Value`, the reader a
 /// checkpoint's channel specs go through, instead of a second reader of the same types over text
 /// (issue 17, row 5). Same answers and errors as [`options`], without serde's line and column.
@@ -430,6 +435,7 @@ pub(crate) fn options_tree<T: DeserializeOwned + Default>(v: Option<JsValue>) ->
     from_js_tree(&v)
 }
 
+#[cfg(feature = "store")]
 /// [`from_js`] read through a JSON tree, as [`options_tree`]: an options object (an array, which
 /// serde would read as the fields in order and `JSON.stringify` writes without its named
 /// properties, is `INVALID_OPTION`).

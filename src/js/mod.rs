@@ -6,33 +6,50 @@
 //! outputs as serde_json text read by `JSON.parse` ([`interop::to_js`]): plain objects, never
 //! `Map`s (BOUNDARY.md trap 1).
 
-mod gate;
-mod heap;
-mod indexeddb;
+// The message gate (decode, convert, validate, repair: this file and `skeleton.rs`) is in every
+// build; the store and what works on it or reads other sources (model views, the log, tasks,
+// subagents, streams, transcripts) are behind the `store` feature, on by default. Off, the build
+// is the wasm of the `stategate/messages` entry (Cargo.toml; docs/package.md).
 mod interop;
-mod log;
-mod plain;
-mod sha256;
 mod skeleton;
+
+#[cfg(feature = "store")]
+mod gate;
+#[cfg(feature = "store")]
+mod heap;
+#[cfg(feature = "store")]
+mod indexeddb;
+#[cfg(feature = "store")]
+mod log;
+#[cfg(feature = "store")]
+mod plain;
+#[cfg(feature = "store")]
+mod sha256;
+#[cfg(feature = "store")]
 mod store;
+#[cfg(feature = "store")]
 mod stream;
+#[cfg(feature = "store")]
 mod subagent;
+#[cfg(feature = "store")]
 mod tasks;
+#[cfg(feature = "store")]
 mod view;
 
-pub use indexeddb::event_records;
-
-pub use log::verify_log_js;
-pub use sha256::use_host_sha256;
 pub use skeleton::{repair_skeleton, validate_skeleton};
-pub use store::JsStateStore;
-pub use stream::{read_stream, JsStreamReader};
-pub use subagent::{subagent_input_js, subagent_result_js};
-pub use tasks::{JsTaskSteps, JsTasksCore};
+#[cfg(feature = "store")]
+pub use {
+    indexeddb::event_records,
+    log::verify_log_js,
+    sha256::use_host_sha256,
+    store::JsStateStore,
+    stream::{read_stream, JsStreamReader},
+    subagent::{subagent_input_js, subagent_result_js},
+    tasks::{JsTaskSteps, JsTasksCore},
+};
 
 use crate::message::formats::{decode_messages, encode_messages, Format};
 use crate::repair::{self, Output, Provider, RepairOptions};
-use crate::transcript;
 use interop::{from_js, input_values, opt_string_arg, string_arg, to_js, to_js_error};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
@@ -112,6 +129,7 @@ pub fn repair_json(messages: JsValue, opts: JsValue) -> JsResult<JsValue> {
     Ok(obj.into())
 }
 
+#[cfg(feature = "store")]
 /// The model view of a plain message array (any supported formats, or their JSON text): the
 /// same projection as `store.modelView` without state sections or compaction. Messages without
 /// an id are named `#i` (their position) in the report. Throws as `modelView`.
@@ -172,6 +190,7 @@ pub fn error_codes() -> Vec<String> {
     crate::error::ErrorCode::ALL.iter().map(|c| c.as_str().to_string()).collect()
 }
 
+#[cfg(feature = "store")]
 /// Reads a recorded transcript (tau-bench, SWE-agent, Claude Code JSONL, OpenHands, or a plain
 /// message array) from its text. Returns `{kind, runs}`, each run encoded in `format`
 /// (default `"openai"`).
@@ -182,17 +201,18 @@ pub fn read_transcript(
 ) -> JsResult<JsValue> {
     let format =
         Format::parse(opt_string_arg(format, "format")?.as_deref().unwrap_or("openai")).map_err(to_js_error)?;
-    let t = transcript::read_transcript(&string_arg(&text, "text")?).map_err(to_js_error)?;
+    let t = crate::transcript::read_transcript(&string_arg(&text, "text")?).map_err(to_js_error)?;
     let runs: Vec<Vec<serde_json::Value>> = t.runs.iter().map(|r| encode_messages(r, format)).collect();
     to_js(&EncodedTranscript { kind: t.kind, runs })
 }
 
+#[cfg(feature = "store")]
 /// What `readTranscript` returns: a transcript's runs encoded in the requested format.
 #[derive(serde::Serialize, tsify::Tsify)]
 #[tsify(rename = "EncodedTranscript")]
 struct EncodedTranscript {
     /// The detected kind.
-    kind: transcript::TranscriptKind,
+    kind: crate::transcript::TranscriptKind,
     /// The runs (a tau-bench file holds many; other kinds one), each encoded in the requested format.
     #[tsify(type = "unknown[][]")]
     runs: Vec<Vec<serde_json::Value>>,

@@ -18,6 +18,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import * as full from "../../pkg/index.js";
+import * as gate from "../../pkg/messages.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const DOCS = fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`);
@@ -160,6 +162,17 @@ const CLAIMS = {
       const last = m.store.messages("openai").at(-1);
       assert.equal(last.role, "user");
       assert.match(last.content, /<task-notification>[\s\S]*<result>\nThree papers: A, B, C\.\n<\/result>/);
+    }],
+  },
+  "docs/package.md": {
+    0: [["messages", "history", "repairMessages", "validateMessages"], (m) => {
+      assert.deepEqual(m.messages.map((x) => x.role), ["user", "assistant", "tool"]);
+      assert.equal(m.messages[0], m.history[0], "untouched messages are the caller's own");
+      assert.match(m.messages[2].content, /weather/);
+      assert.deepEqual(m.validateMessages(m.messages, { provider: "anthropic" }), []);
+      // Imported from stategate/messages: the message gate's own binding, not the bare import's.
+      assert.equal(m.repairMessages, gate.repairMessages);
+      assert.notEqual(m.repairMessages, full.repairMessages);
     }],
   },
   "docs/subagents.md": {

@@ -3,7 +3,9 @@
 // `tsc --strict` under bundler / node16 / nodenext (ESM and .cts) with `lib: ["es2022"]` alone,
 // an esbuild bundle and a Vite build each in headless Chromium (the Vite page with a module Web
 // Worker), a workerd-condition bundle run in real workerd (Miniflare) and an edge-light one. Each runs tests/pack/app.js (the
-// same validate / repair / StateStore / modelView program) and asserts its EXPECTED values.
+// same validate / repair / StateStore / modelView program) and asserts its EXPECTED values; the
+// message gate's entry, `stategate/messages` (issue 17), is used from the same places and runs
+// app.js's runMessages, with only its own, smaller wasm in each bundle.
 //
 // Env: CHROMIUM_PATH (default /usr/bin/chromium). Run: node --test tests/js/pack.test.mjs
 
@@ -20,7 +22,7 @@ import { serve } from "../../scripts/serve.mjs";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const BIN = path.join(ROOT, "node_modules/.bin");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const { EXPECTED } = await import(pathToFileURL(path.join(ROOT, "tests/pack/app.js")).href);
+const { EXPECTED, EXPECTED_MESSAGES } = await import(pathToFileURL(path.join(ROOT, "tests/pack/app.js")).href);
 
 /** An import (or require) of a Node built-in module in bundled code. */
 const NODE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\(\s*)["']node:/;
@@ -57,10 +59,10 @@ after(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test("the tarball holds one wasm, README, LICENSE and an honest manifest", () => {
+test("the tarball holds the wasm and the message gate's, README, LICENSE and an honest manifest", () => {
   const files = tarball.files.map((f) => f.path);
-  assert.deepEqual(files.filter((f) => f.endsWith(".wasm")), ["stategate_wasm_bg.wasm"]);
-  for (const f of ["README.md", "LICENSE", "package.json", "index.js", "index.cjs", "browser.js", "web.js", "workerd.js", "file-log.js", "file-log.cjs", "sse.js", "sse.cjs", "sse.d.ts", "sse.d.cts", "follow.js", "index.d.ts", "index.d.cts"]) {
+  assert.deepEqual(files.filter((f) => f.endsWith(".wasm")).sort(), ["messages/stategate_wasm_bg.wasm", "stategate_wasm_bg.wasm"]);
+  for (const f of ["README.md", "LICENSE", "package.json", "index.js", "index.cjs", "browser.js", "web.js", "workerd.js", "file-log.js", "file-log.cjs", "sse.js", "sse.cjs", "sse.d.ts", "sse.d.cts", "follow.js", "index.d.ts", "index.d.cts", "messages.js", "messages.cjs", "messages-browser.js", "messages-web.js", "messages-workerd.js", "messages.d.ts", "messages.d.cts", "messages-web.d.ts", "messages/stategate_wasm.js"]) {
     assert.ok(files.includes(f), `${f} missing from the tarball: ${files.join(", ")}`);
   }
   assert.ok(!files.some((f) => f.startsWith("node/") || f.startsWith("web/")), "no second glue directory");
@@ -68,7 +70,13 @@ test("the tarball holds one wasm, README, LICENSE and an honest manifest", () =>
   assert.equal(manifest.license, "MIT");
   assert.match(manifest.engines.node, /^>=\d+/);
   assert.ok(Array.isArray(manifest.sideEffects) && manifest.sideEffects.includes("./api.js"));
-  for (const condition of ["workerd", "edge-light", "node", "browser", "worker", "default"]) assert.ok(manifest.exports["."][condition], `exports["."].${condition}`);
+  for (const condition of ["workerd", "edge-light", "node", "browser", "worker", "default"]) {
+    assert.ok(manifest.exports["."][condition], `exports["."].${condition}`);
+    assert.ok(manifest.exports["./messages"][condition], `exports["./messages"].${condition}`);
+  }
+  for (const sub of ["./messages/web", "./messages/wasm"]) {
+    for (const f of Object.values(manifest.exports[sub]).flatMap((v) => (typeof v === "string" ? [v] : Object.values(v)))) assert.ok(files.includes(f.slice(2)), `${f} of ${sub}`);
+  }
   // Every adapter is a subpath with ES module, CommonJS and types for both; its framework an
   // optional peer (the core installs alone: this project has none of them).
   for (const adapter of ["ai-sdk", "langchain", "openai-agents"]) {
@@ -86,7 +94,7 @@ test("the tarball holds one wasm, README, LICENSE and an honest manifest", () =>
   for (const peer of Object.keys(manifest.peerDependencies)) assert.deepEqual(manifest.peerDependenciesMeta[peer], { optional: true }, peer);
   assert.ok(!fs.existsSync(path.join(dir, "node_modules/langchain")), "an optional peer was installed");
   assert.ok(!fs.existsSync(path.join(dir, "node_modules/pg")), "pg (an optional peer) was installed");
-  const wasm = tarball.files.find((f) => f.path.endsWith(".wasm")).size;
+  const wasm = tarball.files.find((f) => f.path === "stategate_wasm_bg.wasm").size;
   assert.ok(tarball.size < wasm, `packed ${tarball.size} B is more than one compressed wasm (${wasm} B raw)`);
 });
 
@@ -133,8 +141,12 @@ import * as sg from "stategate";
 import * as web from "stategate/web";
 import { FileLog } from "stategate/file-log";
 import { SseHub } from "stategate/sse";
-import { run, EXPECTED } from "./src/app.js";
+import * as messages from "stategate/messages";
+import { run, runMessages, EXPECTED, EXPECTED_MESSAGES } from "./src/app.js";
 assert.deepEqual(run(sg), EXPECTED);
+assert.deepEqual(runMessages(messages), EXPECTED_MESSAGES);
+assert.deepEqual(runMessages(sg), EXPECTED_MESSAGES);
+assert.notEqual(messages.repairMessages, sg.repairMessages, "stategate/messages binds its own module");
 // A follower of a store in the same process, over the async-iterator path; the hub on it.
 const server = new sg.StateStore({ runId: "pack" });
 server.apply({ author: "user", update: { messages: [{ role: "user", content: "hi" }] } });
@@ -167,6 +179,19 @@ console.log("web ok");
 `,
   );
   assert.equal(sh("node", ["web-only.mjs"]).trim(), "web ok");
+  // stategate/messages/web alone: its own load(), its own module.
+  write(
+    "messages-web-only.mjs",
+    `import assert from "node:assert/strict";
+import * as web from "stategate/messages/web";
+import { runMessages, EXPECTED_MESSAGES } from "./src/app.js";
+assert.throws(() => web.repairMessages([]), (e) => e.code === "NOT_LOADED" && /stategate\\/messages\\/web/.test(e.message));
+assert.equal(await web.load(), await web.load(), "load() once, then the same API");
+assert.deepEqual(runMessages(web), EXPECTED_MESSAGES);
+console.log("messages web ok");
+`,
+  );
+  assert.equal(sh("node", ["messages-web-only.mjs"]).trim(), "messages web ok");
 });
 
 test("Node CommonJS: require() of the CommonJS entries", () => {
@@ -184,8 +209,11 @@ new SseHub(new sg.StateStore({}), { heartbeatMs: 0 }).close();
 assert.equal(typeof sg.followRun, "function");
 assert.equal(typeof sg.followEventSource, "function");
 assert.match(require.resolve("stategate"), /index\\.cjs$/);
-import("./src/app.js").then(({ run, EXPECTED }) => {
+const messages = require("stategate/messages");
+assert.match(require.resolve("stategate/messages"), /messages\\.cjs$/);
+import("./src/app.js").then(({ run, runMessages, EXPECTED, EXPECTED_MESSAGES }) => {
   assert.deepEqual(run(sg), EXPECTED);
+  assert.deepEqual(runMessages(messages), EXPECTED_MESSAGES);
   console.log("cjs ok");
 });
 `,
@@ -203,8 +231,18 @@ import { FileLog } from "stategate/file-log";
 import { PostgresLog, PostgresRun, type PgPool, type LoadedRun } from "stategate/postgres-log";
 import { SseHub, type SseHubOptions, type SseConnect } from "stategate/sse";
 import { followRun, followEventSource, type Follower, type FollowMessage, type FollowChange } from "stategate";
+import * as gate from "stategate/messages";
+import * as gateWeb from "stategate/messages/web";
+import gateWasmUrl from "stategate/messages/wasm";
 
 const violations: Violation[] = validateMessages([{ role: "user", content: "hi" }], { provider: "openai" });
+// The message gate's entry: the same functions and types, its own loader.
+const gateViolations: gate.Violation[] = gate.validateMessages([{ role: "user", content: "hi" }], { provider: "gemini" });
+const gateFixes: gate.Fix[] = gate.repairMessages([{ role: "user", content: "hi" }], { provider: "anthropic" }).report;
+const gateAnthropic: gate.AnthropicMessage[] = gate.convertMessages([], { to: "anthropic" });
+const gateApi: Promise<gate.MessagesApi> = gateWeb.load(gateWasmUrl);
+// @ts-expect-error: the store is not in the message gate's entry
+gate.StateStore;
 const store = new StateStore({ runId: "t" });
 const version: number = store.version;
 const view: ModelView = store.modelView({ budget: 1000 });
@@ -238,7 +276,7 @@ try {
 validateMessages([], { provider: "nope" });
 // @ts-expect-error: not an error code
 const wrong: ErrorCode = "NOPE";
-export { violations, version, view, code, api, same, log, wrong, seen, pgRun, pgApplied, pgLoaded, sseFollower, lastSequence };
+export { violations, version, view, code, api, same, log, wrong, seen, pgRun, pgApplied, pgLoaded, sseFollower, lastSequence, gateViolations, gateFixes, gateAnthropic, gateApi };
 `,
   );
   write(
@@ -246,10 +284,12 @@ export { violations, version, view, code, api, same, log, wrong, seen, pgRun, pg
     `import { validateMessages, StateStore, StategateError, type Violation } from "stategate";
 import { FileLog } from "stategate/file-log";
 import { PostgresLog } from "stategate/postgres-log";
+import { repairMessages as gateRepair, type RepairResult } from "stategate/messages";
 const violations: Violation[] = validateMessages([], { provider: "anthropic" });
 const store = new StateStore({});
 const e = new StategateError("INVALID_OPTION", "x");
-export = { violations, store, e, FileLog, PostgresLog };
+const repaired: RepairResult = gateRepair([] as unknown[], { provider: "openai" });
+export = { violations, store, e, FileLog, PostgresLog, repaired };
 `,
   );
   const base = { strict: true, noEmit: true, target: "es2022", lib: ["es2022"], types: [], skipLibCheck: false };
@@ -339,14 +379,18 @@ test("Vite: examples/vite-worker (a store in the page, a module Web Worker proje
   assert.equal(worker.interrupted, true);
 });
 
-test("Vite: the bare import of the shared program in a page and a module Web Worker", async () => {
-  write("vite-app/index.html", PAGE);
+/**
+ * A Vite build (in `<name>/`) of a page and a module Web Worker that each import `specifier` and
+ * run app.js's `program` on it, run in Chromium: what each returned, and the build's assets dir.
+ */
+async function viteRun(name, specifier, program) {
+  write(`${name}/index.html`, PAGE);
   write(
-    "vite-app/main.js",
-    `import * as sg from "stategate";
-import { run } from "../src/app.js";
+    `${name}/main.js`,
+    `import * as sg from "${specifier}";
+import { ${program} } from "../src/app.js";
 try {
-  const page = run(sg);
+  const page = ${program}(sg);
   const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
   worker.onmessage = (e) => { window.result = { page, worker: e.data }; };
   worker.onerror = (e) => { window.failure = "worker: " + e.message; };
@@ -356,26 +400,30 @@ try {
 `,
   );
   write(
-    "vite-app/worker.js",
-    `import * as sg from "stategate";
-import { run } from "../src/app.js";
-try { postMessage(run(sg)); } catch (e) { postMessage({ failure: String(e) }); }
+    `${name}/worker.js`,
+    `import * as sg from "${specifier}";
+import { ${program} } from "../src/app.js";
+try { postMessage(${program}(sg)); } catch (e) { postMessage({ failure: String(e) }); }
 `,
   );
   const { build } = await import(pathToFileURL(path.join(ROOT, "node_modules/vite/dist/node/index.js")).href);
-  await build({ root: path.join(dir, "vite-app"), logLevel: "warn", build: { outDir: path.join(dir, "vite-app/dist"), emptyOutDir: true }, worker: { format: "es" } });
-  const { page, worker } = await inChromium(path.join(dir, "vite-app/dist"));
+  await build({ root: path.join(dir, name), logLevel: "warn", build: { outDir: path.join(dir, `${name}/dist`), emptyOutDir: true }, worker: { format: "es" } });
+  return { ...(await inChromium(path.join(dir, `${name}/dist`))), assets: path.join(dir, `${name}/dist/assets`) };
+}
+
+test("Vite: the bare import of the shared program in a page and a module Web Worker", async () => {
+  const { page, worker } = await viteRun("vite-app", "stategate", "run");
   assert.deepEqual(page, EXPECTED);
   assert.deepEqual(worker, EXPECTED);
 });
 
-/** Bundles `<name>/main.js` for `conditions` (esbuild, neutral platform); the bundle's text. */
-function conditionBuild(name, conditions, extra = []) {
+/** Bundles `<name>/main.js` (app.js's `program` on `specifier`) for `conditions` (esbuild, neutral platform); the bundle's text. */
+function conditionBuild(name, conditions, extra = [], specifier = "stategate", program = "run") {
   write(
     `${name}/main.js`,
-    `import * as sg from "stategate";
-import { run } from "../src/app.js";
-console.log(JSON.stringify(run(sg)));
+    `import * as sg from "${specifier}";
+import { ${program} } from "../src/app.js";
+console.log(JSON.stringify(${program}(sg)));
 `,
   );
   sh(path.join(BIN, "esbuild"), [`${name}/main.js`, "--bundle", "--format=esm", "--platform=neutral", `--conditions=${conditions}`, "--main-fields=module,main", `--outfile=${name}/dist/main.mjs`, "--target=es2022", "--log-level=warning", ...extra]);
@@ -384,29 +432,39 @@ console.log(JSON.stringify(run(sg)));
   return bundle;
 }
 
-test("workerd condition, in real workerd (Miniflare): the wasm imported as a compiled module, as wrangler bundles it", async () => {
+/**
+ * A worker (in `<name>/`) that imports `specifier` and answers with app.js's `program` on it,
+ * bundled as wrangler bundles (esbuild with the workerd conditions, .wasm files kept as modules
+ * that workerd compiles: CompiledWasm rules) and run in real workerd (Miniflare): the bundle's
+ * text, its output dir and the worker's answer.
+ */
+async function workerdRun(name, specifier, program) {
   write(
-    "workerd/worker.js",
-    `import * as sg from "stategate";
-import { run } from "../src/app.js";
-export default { async fetch() { return Response.json(run(sg)); } };
+    `${name}/worker.js`,
+    `import * as sg from "${specifier}";
+import { ${program} } from "../src/app.js";
+export default { async fetch() { return Response.json(${program}(sg)); } };
 `,
   );
-  // wrangler's bundling: esbuild with the workerd conditions, .wasm files kept as modules that
-  // workerd compiles (CompiledWasm rules).
-  sh(path.join(BIN, "esbuild"), ["workerd/worker.js", "--bundle", "--format=esm", "--platform=neutral", "--conditions=workerd,worker,browser", "--main-fields=module,main", "--outdir=workerd/dist", "--loader:.wasm=copy", "--target=es2022", "--log-level=warning"]);
-  const bundle = fs.readFileSync(path.join(dir, "workerd/dist/worker.js"), "utf8");
-  assert.match(bundle, /workerd\.js/, "resolved to the workerd entry");
-  assert.doesNotMatch(bundle, NODE_IMPORT, "the workerd bundle imports a node: module");
+  sh(path.join(BIN, "esbuild"), [`${name}/worker.js`, "--bundle", "--format=esm", "--platform=neutral", "--conditions=workerd,worker,browser", "--main-fields=module,main", `--outdir=${name}/dist`, "--loader:.wasm=copy", "--target=es2022", "--log-level=warning"]);
+  const dist = path.join(dir, `${name}/dist`);
+  const bundle = fs.readFileSync(path.join(dist, "worker.js"), "utf8");
+  assert.doesNotMatch(bundle, NODE_IMPORT, `the ${specifier} workerd bundle imports a node: module`);
   const { Miniflare } = await import(pathToFileURL(path.join(ROOT, "node_modules/miniflare/dist/src/index.js")).href);
-  const mf = new Miniflare({ modules: true, modulesRoot: path.join(dir, "workerd/dist"), scriptPath: path.join(dir, "workerd/dist/worker.js"), modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }], compatibilityDate: "2025-01-01" });
+  const mf = new Miniflare({ modules: true, modulesRoot: dist, scriptPath: path.join(dist, "worker.js"), modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }], compatibilityDate: "2025-01-01" });
   try {
     const res = await mf.dispatchFetch("http://localhost/");
     assert.equal(res.status, 200, await res.clone().text());
-    assert.deepEqual(await res.json(), EXPECTED);
+    return { bundle, dist, answer: await res.json() };
   } finally {
     await mf.dispose();
   }
+}
+
+test("workerd condition, in real workerd (Miniflare): the wasm imported as a compiled module, as wrangler bundles it", async () => {
+  const { bundle, answer } = await workerdRun("workerd", "stategate", "run");
+  assert.match(bundle, /workerd\.js/, "resolved to the workerd entry");
+  assert.deepEqual(answer, EXPECTED);
 });
 
 test("edge-light condition: the browser entry (top-level await), no node: import, runs where the wasm is beside it", () => {
@@ -414,4 +472,54 @@ test("edge-light condition: the browser entry (top-level await), no node: import
   assert.match(bundle, /browser\.js/, "resolved to the browser entry");
   fs.copyFileSync(path.join(dir, "node_modules/stategate/stategate_wasm_bg.wasm"), path.join(dir, "edge/dist/stategate_wasm_bg.wasm"));
   assert.deepEqual(JSON.parse(sh("node", ["edge/dist/main.mjs"])), EXPECTED);
+});
+
+// ---------------------------------------------------------------------------------------------
+// stategate/messages (issue 17): the message gate on its own module, in the same places.
+
+/** The .wasm files of a bundle's output directory and their sizes; only the message gate's. */
+function onlyTheGatesWasm(outDir) {
+  const wasm = fs.readdirSync(outDir).filter((f) => f.endsWith(".wasm"));
+  assert.equal(wasm.length, 1, `one wasm asset: ${wasm}`);
+  const size = fs.statSync(path.join(outDir, wasm[0])).size;
+  assert.equal(size, fs.statSync(path.join(dir, "node_modules/stategate/messages/stategate_wasm_bg.wasm")).size, `${wasm[0]} is the message gate's module`);
+}
+
+test("stategate/messages: esbuild with stategate/messages/web + /wasm, and Vite with the bare import in a page and a module Web Worker, in headless Chromium", async () => {
+  write(
+    "gate-esbuild/main.js",
+    `import * as web from "stategate/messages/web";
+import wasmUrl from "stategate/messages/wasm";
+import { runMessages } from "../src/app.js";
+try {
+  await web.load(wasmUrl);
+  window.result = runMessages(web);
+} catch (e) {
+  window.failure = String(e?.stack ?? e);
+}
+`,
+  );
+  write("gate-esbuild/dist/index.html", PAGE);
+  sh(path.join(BIN, "esbuild"), ["gate-esbuild/main.js", "--bundle", "--format=esm", "--platform=browser", "--outdir=gate-esbuild/dist", "--loader:.wasm=file", "--log-level=warning"]);
+  onlyTheGatesWasm(path.join(dir, "gate-esbuild/dist"));
+  assert.doesNotMatch(fs.readFileSync(path.join(dir, "gate-esbuild/dist/main.js"), "utf8"), NODE_IMPORT);
+  assert.deepEqual(await inChromium(path.join(dir, "gate-esbuild/dist")), EXPECTED_MESSAGES);
+
+  const { page, worker, assets } = await viteRun("gate-vite", "stategate/messages", "runMessages");
+  onlyTheGatesWasm(assets);
+  assert.deepEqual(page, EXPECTED_MESSAGES);
+  assert.deepEqual(worker, EXPECTED_MESSAGES);
+});
+
+test("stategate/messages: the workerd condition in real workerd (Miniflare), and the edge-light one", async () => {
+  const { bundle, dist, answer } = await workerdRun("gate-workerd", "stategate/messages", "runMessages");
+  assert.match(bundle, /messages-workerd\.js/, "resolved to the message gate's workerd entry");
+  onlyTheGatesWasm(dist);
+  assert.deepEqual(answer, EXPECTED_MESSAGES);
+
+  const edge = conditionBuild("gate-edge", "edge-light", [], "stategate/messages", "runMessages");
+  assert.match(edge, /messages-browser\.js/, "resolved to the message gate's browser entry");
+  fs.mkdirSync(path.join(dir, "gate-edge/dist/messages"));
+  fs.copyFileSync(path.join(dir, "node_modules/stategate/messages/stategate_wasm_bg.wasm"), path.join(dir, "gate-edge/dist/messages/stategate_wasm_bg.wasm"));
+  assert.deepEqual(JSON.parse(sh("node", ["gate-edge/dist/main.mjs"])), EXPECTED_MESSAGES);
 });

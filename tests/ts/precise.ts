@@ -120,4 +120,15 @@ const openaiOut: OpenAIMessage[] = openaiRepaired.messages;
 const unknownOut: unknown[] = repairMessages(history as unknown[]).messages;
 void [allInstances, openaiOut, unknownOut];
 
+// stategate/messages (the message gate on its own module): the same precise types.
+import * as gate from "../../pkg/messages.js";
+const gateAnthropic: AnthropicMessage[] = gate.convertMessages(history, { to: "anthropic" });
+const gateOpenai: OpenAIMessage[] = gate.repairMessages(convertMessages(history, { to: "openai" })).messages;
+const gateCanonical: Message[] = gate.decodeMessages(history);
+// @ts-expect-error: an Anthropic message is not an OpenAI one
+const gateWrong: OpenAIMessage[] = gate.convertMessages(history, { to: "anthropic" });
+// @ts-expect-error: the store is not in the message gate's entry
+void gate.StateStore;
+void [gateAnthropic, gateOpenai, gateCanonical, gateWrong];
+
 export {};

@@ -1,0 +1,180 @@
+// `stategate/messages` (issue 17, row 5): the message gate — validate, repair, convert, decode,
+// providerOf — on its own smaller wasm module, built from the same Rust without the store.
+//
+// - It exports exactly those functions (plus load / loadSync and the error helpers), and its
+//   entries never load the whole module: their import graphs (esbuild's resolver over pkg/, per
+//   runtime condition) hold the message gate's glue and wasm and not the other's, and the module
+//   itself exports none of the store's functions.
+// - Differential: every call gives what the bare import gives — the same value, or the same
+//   error (code, message, details) — over every run of the real transcripts in every format,
+//   each validated for every provider, repaired for every provider and with each option, decoded
+//   and converted into every format, the same lists mutated at random places (a seeded PRNG), and
+//   hostile values (throwing getters, revoked Proxies, cycles, deep nesting, lone surrogates).
+//
+// Run: node --test tests/js/messages-entry.test.mjs
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+import * as full from "../../pkg/index.js";
+import * as lean from "../../pkg/messages.js";
+import { mulberry32 } from "../support/prng.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const PKG = path.join(ROOT, "pkg");
+const FORMATS = ["langchain", "openai", "anthropic", "ai-sdk", "gemini", "ui", "responses", "openai-agents"];
+const PROVIDERS = ["openai", "anthropic", "gemini"];
+const FUNCTIONS = ["validateMessages", "repairMessages", "convertMessages", "decodeMessages", "providerOf"];
+
+test("stategate/messages exports the message gate and nothing of the store", () => {
+  assert.deepEqual(Object.keys(lean).sort(), [...FUNCTIONS, "StategateError", "isStategateError", "load", "loadSync", "stategateError"].sort());
+  for (const name of FUNCTIONS) assert.equal(typeof lean[name], "function", name);
+  // The module itself: the message gate's exports, none of the store's.
+  const exports = (file) => WebAssembly.Module.exports(new WebAssembly.Module(fs.readFileSync(path.join(PKG, file)))).map((e) => e.name);
+  const small = exports("messages/stategate_wasm_bg.wasm");
+  const whole = exports("stategate_wasm_bg.wasm");
+  for (const name of ["repairSkeleton", "validateSkeleton", "repairJson", "validateJson", "convertMessages", "decodeMessages", "providerOf", "errorCodes", "skeletonLayout"]) {
+    assert.ok(small.includes(name), `${name} missing from the message gate's module`);
+  }
+  for (const name of ["statestore_new", "readTranscript", "readStream", "projectMessages", "verifyLog", "useHostSha256"]) {
+    assert.ok(whole.includes(name), `${name} expected in the whole module (the check below would prove nothing)`);
+    assert.ok(!small.includes(name), `${name} is in the message gate's module`);
+  }
+  assert.ok(small.every((name) => whole.includes(name)), "every export of the small module is the whole module's too");
+});
+
+test("every stategate/messages entry loads the message gate's module only", async () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8"));
+  const entry = manifest.exports["./messages"];
+  const files = new Set([entry.node.import, entry.node.require, entry.browser, entry.workerd, entry["edge-light"], manifest.exports["./messages/web"].import]);
+  assert.equal(manifest.exports["./messages/wasm"].default, "./messages/stategate_wasm_bg.wasm");
+  for (const file of files) {
+    const { metafile } = await esbuild.build({
+      entryPoints: [path.join(PKG, file)],
+      bundle: true,
+      write: false,
+      metafile: true,
+      format: "esm",
+      platform: file.endsWith(".cjs") || file === entry.node.import ? "node" : "neutral",
+      loader: { ".wasm": "file" },
+      outdir: "/nowhere",
+      logLevel: "silent",
+    });
+    const inputs = Object.keys(metafile.inputs).map((f) => path.relative(PKG, path.resolve(ROOT, f)));
+    assert.ok(!inputs.includes("stategate_wasm.js") && !inputs.includes("stategate_wasm_bg.wasm") && !inputs.includes("api.js"), `${file} pulls in the whole module: ${inputs.join(", ")}`);
+    if (!file.endsWith(".cjs")) assert.ok(inputs.includes("messages/stategate_wasm.js"), `${file}: ${inputs.join(", ")}`);
+  }
+});
+
+/** What a call gives: its value, or what it threw (a StategateError's code, message, details). */
+function outcome(f) {
+  try {
+    return { value: f() };
+  } catch (e) {
+    return lean.isStategateError(e) ? { code: e.code, message: e.message, details: e.details } : { raw: String(e) };
+  }
+}
+
+/** Both entries' answers to one call, which must be the same; how many calls were compared. */
+let compared = 0;
+function same(name, ...args) {
+  const a = outcome(() => full[name](...args));
+  const b = outcome(() => lean[name](...args));
+  assert.deepEqual(b, a, `${name} differs`);
+  assert.ok(!("raw" in a), `${name} threw something that is not a StategateError: ${a.raw}`);
+  compared++;
+  return a;
+}
+
+/** Every call of the message gate on one list of messages (an array, or its JSON text). */
+function everyCall(messages) {
+  for (const provider of PROVIDERS) {
+    same("validateMessages", messages, { provider });
+    same("repairMessages", messages, { provider });
+  }
+  same("repairMessages", messages, { provider: "anthropic", keepOrphans: true, reasons: { c1: "interrupted" } });
+  same("decodeMessages", messages);
+  for (const to of FORMATS) same("convertMessages", messages, { to });
+}
+
+const fixture = (name) => fs.readFileSync(path.join(ROOT, "tests/fixtures/transcripts", name), "utf8");
+const RUNS = [
+  ...full.readTranscript(fixture("taubench-gpt4o-airline-historical.json")).runs.slice(0, 12),
+  ...["claudecode-coverage-test-fix.jsonl", "sweagent-marshmallow-1867-fc.traj", "openhands-basic-gui-mode.json"].map((f) => full.readTranscript(fixture(f)).runs[0]),
+];
+
+test("the real transcripts, in every format: the same answers as the bare import", () => {
+  let lists = 0;
+  for (const run of RUNS) {
+    for (const format of FORMATS) {
+      const messages = full.convertMessages(run, { to: format });
+      everyCall(messages);
+      everyCall(JSON.stringify(messages));
+      lists++;
+    }
+  }
+  assert.equal(lists, RUNS.length * FORMATS.length);
+  for (const format of [...FORMATS, "nope", 5, undefined]) same("providerOf", format);
+});
+
+/** `v` with one random change at a random depth: a value replaced, a key dropped or added. */
+function mutate(rand, v) {
+  const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+  const junk = [null, 0, -1, 1.5, "", "x", true, [], {}, { type: "tool_result" }, "\ud800", { role: "tool" }, [{}]];
+  if (Array.isArray(v) && v.length && rand() < 0.7) {
+    const i = Math.floor(rand() * v.length);
+    const out = [...v];
+    out[i] = rand() < 0.2 ? pick(junk) : mutate(rand, v[i]);
+    return out;
+  }
+  if (v && typeof v === "object" && !Array.isArray(v)) {
+    const keys = Object.keys(v);
+    const out = { ...v };
+    const r = rand();
+    if (keys.length && r < 0.5) out[pick(keys)] = rand() < 0.5 ? pick(junk) : mutate(rand, v[pick(keys)]);
+    else if (keys.length && r < 0.75) delete out[pick(keys)];
+    else out[pick(["id", "type", "role", "content", "tool_calls", "tool_call_id", "parts", "name", "args", "extra", "origin"])] = pick(junk);
+    return out;
+  }
+  return pick(junk);
+}
+
+test("the same lists mutated at random places: the same answers, or the same errors", () => {
+  const rand = mulberry32(0x6a7e17);
+  const bases = RUNS.slice(0, 6).flatMap((run) => FORMATS.map((to) => full.convertMessages(run.slice(0, 12), { to })));
+  let refused = 0;
+  for (let i = 0; i < 400; i++) {
+    const messages = mutate(rand, bases[i % bases.length]);
+    if ("code" in same("decodeMessages", messages)) refused++;
+    same("validateMessages", messages, { provider: PROVIDERS[i % 3] });
+    same("repairMessages", messages, { provider: PROVIDERS[(i + 1) % 3] });
+    same("convertMessages", messages, { to: FORMATS[i % FORMATS.length] });
+  }
+  // Both kinds were compared: lists refused, and lists read.
+  assert.ok(refused > 40 && refused < 360, `${refused} of 400 mutated lists refused`);
+});
+
+test("hostile values: the same errors", () => {
+  const cycle = [{ role: "user", content: "x" }];
+  cycle[0].self = cycle;
+  let deep = [];
+  for (let i = 0; i < 20_000; i++) deep = [deep];
+  const { proxy, revoke } = Proxy.revocable([], {});
+  revoke();
+  const getter = [{ role: "user", get content() { throw new Error("boom"); } }];
+  const inputs = [undefined, null, 5, "not json", "[1,", "{}", {}, [undefined], [null], cycle, [{ role: "user", content: deep }], proxy, getter, [{ role: "user", content: "\ud800" }], [{ role: "user", content: 10n }], new Map(), [new Date(0)]];
+  for (const messages of inputs) {
+    same("validateMessages", messages, { provider: "openai" });
+    same("repairMessages", messages);
+    same("convertMessages", messages, { to: "anthropic" });
+    same("decodeMessages", messages);
+  }
+  const history = [{ role: "user", content: "hi" }];
+  for (const opts of [undefined, null, {}, { provider: "nope" }, { provider: 1 }]) same("validateMessages", history, opts);
+  for (const opts of [null, { provider: "nope" }, { reasons: 5 }, { keepOrphans: "yes" }, { extra: 1 }]) same("repairMessages", history, opts);
+  for (const opts of [undefined, {}, { to: "nope" }, { to: "openai", from: "nope" }]) same("convertMessages", history, opts);
+  assert.ok(compared > 5_000, `${compared} calls compared`);
+});
