@@ -58,17 +58,41 @@ pub fn repair<M: Borrow<Message>>(messages: &[M], opts: &RepairOptions) -> (Vec<
     (out, report)
 }
 
+/// The most text the placeholder results of one repair may hold, in bytes of UTF-8: 128 MiB,
+/// more than a million placeholders of the default text (an input holds at most 32 Mi characters).
+/// A history of 500,000 dangling calls repaired with a 1,024-character `text` asked for 2 GB and ran
+/// the wasm module out of memory: a trap, after which the instance was dead.
+pub const MAX_PLACEHOLDER_BYTES: usize = 128 << 20;
+
+/// Refuses (`TOO_LARGE`), before any is made, a plan whose placeholder results would hold more
+/// than [`MAX_PLACEHOLDER_BYTES`] of text ([`RepairOptions::placeholder_len`]).
+pub fn check_placeholders(items: &[Item], opts: &RepairOptions) -> Result<()> {
+    let (mut count, mut bytes) = (0usize, 0usize);
+    for item in items {
+        if let Item::Synthetic(s) = item {
+            count += 1;
+            bytes = bytes.saturating_add(opts.placeholder_len(s));
+        }
+    }
+    if bytes <= MAX_PLACEHOLDER_BYTES {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::TooLarge,
+        format!(
+            "the repair would insert {count} placeholder results holding {bytes} bytes of text; the limit is {MAX_PLACEHOLDER_BYTES} bytes: shorten `text`, or repair the history in parts"
+        ),
+    )
+    .field("text"))
+}
+
 /// The message an [`Item`] stands for: a kept message (with its content fix) or a placeholder.
 pub fn materialize<M: Borrow<Message>>(item: &Item, messages: &[M], opts: &RepairOptions) -> Option<Message> {
     match item {
         Item::Keep(i, fix) => messages.get(*i).map(|m| apply_fix(m.borrow().clone(), *fix)),
         Item::Synthetic(synthetic) => {
-            let Synthetic { id, name, reason, .. } = &**synthetic;
-            let text = match &opts.text {
-                Some(t) => t.replace("{name}", name).replace("{id}", id).replace("{reason}", reason.as_str()),
-                None => reason.text(name, id),
-            };
-            let mut m = Message::tool_result(id.clone(), text, ToolStatus::Error);
+            let Synthetic { id, name, .. } = &**synthetic;
+            let mut m = Message::tool_result(id.clone(), opts.placeholder(synthetic), ToolStatus::Error);
             m.name = Some(if name.is_empty() { "unknown".to_string() } else { name.clone() });
             Some(m)
         }
@@ -105,13 +129,14 @@ pub enum Output {
 /// exactly one whole input message, unchanged, is kept as [`Output::Original`]; any other group is
 /// materialised (`unit(i)` gives the canonical message at position `i`, decoded on demand, so
 /// untouched input messages are never converted) and encoded (one output message, or in an item
-/// format one or more items).
+/// format one or more items). Errors: `TOO_LARGE` from [`check_placeholders`], before anything is made.
 pub fn assemble(
     items: &[Item],
     shapes: &[Shape<'_>],
     opts: &RepairOptions,
     mut unit: impl FnMut(usize) -> Result<Message>,
 ) -> Result<Vec<Output>> {
+    check_placeholders(items, opts)?;
     let format_of = |item: &Item| {
         let i = match item {
             Item::Keep(i, _) => *i,

@@ -55,18 +55,64 @@ impl Reason {
     /// The placeholder text for a call. Follows deepagents' template (`Tool call {name} with id
     /// {id} …`) so placeholders written by either are recognised; never claims the user cancelled.
     pub fn text(self, name: &str, id: &str) -> String {
-        let name = if name.is_empty() { "unknown" } else { name };
+        fill_template(self.template(), or_unknown(name), id, self)
+    }
+
+    /// The template of [`Reason::text`].
+    fn template(self) -> &'static str {
         match self {
-            Reason::Missing => format!("Tool call {name} with id {id} did not complete - no result was recorded."),
+            Reason::Missing => "Tool call {name} with id {id} did not complete - no result was recorded.",
             Reason::Interrupted => {
-                format!("Tool call {name} with id {id} was interrupted before it completed - no result was recorded.")
+                "Tool call {name} with id {id} was interrupted before it completed - no result was recorded."
             }
-            Reason::Rejected => format!("Tool call {name} with id {id} was rejected by a reviewer and did not run."),
+            Reason::Rejected => "Tool call {name} with id {id} was rejected by a reviewer and did not run.",
             Reason::InvalidArgs => {
-                format!("Tool call {name} with id {id} could not be executed - arguments were malformed or truncated.")
+                "Tool call {name} with id {id} could not be executed - arguments were malformed or truncated."
             }
         }
     }
+}
+
+/// The name a default placeholder gives a call without one.
+fn or_unknown(name: &str) -> &str {
+    if name.is_empty() {
+        "unknown"
+    } else {
+        name
+    }
+}
+
+/// `template` with each `{name}`, `{id}` and `{reason}` replaced by `name`, `id` and the reason's
+/// name, in one pass over the template: a name or id that holds one of them is written as it is,
+/// never substituted again (replacing field after field let a tool named `{id}` print its id, and
+/// a name of many `{id}`s multiply the id into the text).
+pub fn fill_template(template: &str, name: &str, id: &str, reason: Reason) -> String {
+    let mut out = String::with_capacity(filled_len(template, name, id, reason));
+    fill(template, name, id, reason, |piece| out.push_str(piece));
+    out
+}
+
+/// The length in bytes of [`fill_template`]'s text, without making it.
+pub fn filled_len(template: &str, name: &str, id: &str, reason: Reason) -> usize {
+    let mut n = 0usize;
+    fill(template, name, id, reason, |piece| n = n.saturating_add(piece.len()));
+    n
+}
+
+/// Hands [`fill_template`]'s text to `put` a piece at a time.
+fn fill(template: &str, name: &str, id: &str, reason: Reason, mut put: impl FnMut(&str)) {
+    let mut rest = template;
+    while let Some(at) = rest.find('{') {
+        let (before, from) = rest.split_at(at);
+        put(before);
+        let (value, taken) = [("{name}", name), ("{id}", id), ("{reason}", reason.as_str())]
+            .into_iter()
+            .find(|(field, _)| from.starts_with(field))
+            .map_or(("{", 1), |(field, value)| (value, field.len()));
+        put(value);
+        rest = from.get(taken..).unwrap_or_default();
+    }
+    put(rest);
 }
 
 /// The longest placeholder template `RepairOptions.text` may be, in characters.
@@ -109,6 +155,25 @@ pub struct RepairOptions {
     /// placeholders stay within a few times the ids and names they quote.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "bounded_text")]
     pub text: Option<String>,
+}
+
+impl RepairOptions {
+    /// The text of the placeholder result for `s`: [`RepairOptions::text`] filled in, or the
+    /// reason's own text ([`Reason::text`]).
+    pub fn placeholder(&self, s: &Synthetic) -> String {
+        match &self.text {
+            Some(t) => fill_template(t, &s.name, &s.id, s.reason),
+            None => s.reason.text(&s.name, &s.id),
+        }
+    }
+
+    /// The length in bytes of [`RepairOptions::placeholder`]'s text, without making it.
+    pub fn placeholder_len(&self, s: &Synthetic) -> usize {
+        match &self.text {
+            Some(t) => filled_len(t, &s.name, &s.id, s.reason),
+            None => filled_len(s.reason.template(), or_unknown(&s.name), &s.id, s.reason),
+        }
+    }
 }
 
 /// What a fix was about. In JS the snake_case string.

@@ -269,3 +269,51 @@ fn an_id_less_gemini_turn_is_repaired_id_less_in_call_order() {
     assert_eq!(d.messages[2].content, crate::message::Content::Text("{\"t\":18}".into()));
     assert_eq!(d.messages[2].tool_call_id.as_deref(), Some("gemini-1-0"));
 }
+
+#[test]
+fn a_placeholder_template_is_filled_in_one_pass() {
+    // A name or id holding a field is written as it is: replacing field after field printed a
+    // tool named `{id}` as its id, and let a name of many `{id}`s multiply the id.
+    let s = Synthetic { id: "c{name}1".into(), name: "{id}{id}".into(), reason: Reason::Rejected, after: 0 };
+    let opts = RepairOptions { text: Some("{name} / {id} / {reason} / {x} {".into()), ..RepairOptions::default() };
+    assert_eq!(opts.placeholder(&s), "{id}{id} / c{name}1 / rejected / {x} {");
+    assert_eq!(opts.placeholder_len(&s), opts.placeholder(&s).len());
+    let plain = RepairOptions::default();
+    assert_eq!(
+        plain.placeholder(&s),
+        "Tool call {id}{id} with id c{name}1 was rejected by a reviewer and did not run."
+    );
+    let unnamed = Synthetic { name: String::new(), ..s };
+    assert_eq!(plain.placeholder(&unnamed), Reason::Rejected.text("", "c{name}1"));
+    assert!(plain.placeholder(&unnamed).starts_with("Tool call unknown with id"));
+    assert_eq!(plain.placeholder_len(&unnamed), plain.placeholder(&unnamed).len());
+}
+
+#[test]
+fn placeholders_past_their_bound_are_refused_before_any_is_made() {
+    // As many placeholders as fit the bound, then one more: a template of 1,024 4-byte characters.
+    let text = "😀".repeat(1024);
+    let opts = RepairOptions { text: Some(text.clone()), ..RepairOptions::default() };
+    let per = text.len();
+    let synthetic = |k: usize| {
+        Item::Synthetic(Box::new(Synthetic {
+            id: format!("c{k}"),
+            name: "f".into(),
+            reason: Reason::Missing,
+            after: 0,
+        }))
+    };
+    let fits: Vec<Item> = (0..MAX_PLACEHOLDER_BYTES / per).map(synthetic).collect();
+    assert!(check_placeholders(&fits, &opts).is_ok());
+    let over: Vec<Item> = (0..=MAX_PLACEHOLDER_BYTES / per).map(synthetic).collect();
+    let e = check_placeholders(&over, &opts).unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::TooLarge, Some("text")));
+    assert!(e.message.contains(&format!("{} placeholder results", over.len())), "{}", e.message);
+    // Through repair_outputs: 33,000 dangling calls with that template ask for 135 MB.
+    let calls: Vec<Value> = (0..33_000).map(|k| json!({"id": format!("c{k}"), "name": "f", "args": {}})).collect();
+    let values = vec![json!({"type": "ai", "content": "", "tool_calls": calls})];
+    let e = repair_outputs(&values, &opts).unwrap_err();
+    assert_eq!(e.code, ErrorCode::TooLarge);
+    let (out, report) = repair_outputs(&values, &RepairOptions::default()).unwrap();
+    assert_eq!((out.len(), report.len()), (33_001, 33_000));
+}

@@ -38,6 +38,19 @@ impl IdIndex {
         true
     }
 
+    /// Records that a message with `id` (not in the index yet) was inserted at `at` in `list`,
+    /// which holds it already: the positions from `at` on move up one (none when it was appended,
+    /// so inserting in order costs no more than appending). False when `at` does not fit.
+    pub(super) fn inserted(&mut self, list: &[Rc<Message>], id: &str, at: usize) -> bool {
+        let Ok(from) = u32::try_from(at) else { return false };
+        if at + 1 < list.len() {
+            for i in self.table.iter_mut().filter(|i| **i >= from) {
+                *i = i.saturating_add(1);
+            }
+        }
+        self.insert(list, id, at)
+    }
+
     /// Forgets the entry made for the id hashing to `hash` at position `at` (an append undone).
     pub(super) fn forget(&mut self, hash: u64, at: usize) {
         if let Ok(entry) = self.table.find_entry(hash, |&i| i as usize == at) {
@@ -107,6 +120,21 @@ mod tests {
             assert!(ix.insert(&l, id, at));
         }
         assert!(many.iter().enumerate().all(|(at, id)| ix.get(&l, id) == Some(at)));
+        // Inserted in the middle, then at the end: the positions after it move up.
+        let mut l = list(&["a", "b", "c"]);
+        assert!(ix.rebuild(&l));
+        l.insert(1, list(&["x"]).remove(0));
+        assert!(ix.inserted(&l, "x", 1));
+        l.push(list(&["y"]).remove(0));
+        assert!(ix.inserted(&l, "y", 4));
+        let mut again = IdIndex::default();
+        assert!(again.rebuild(&l));
+        assert!(
+            ["a", "x", "b", "c", "y"].iter().all(|id| ix.get(&l, id) == again.get(&l, id)),
+            "{:?}",
+            ix.get(&l, "b")
+        );
+        assert_eq!(ix.get(&l, "c"), Some(3));
         // Two messages sharing an id: not unique, the last position is held.
         let l = list(&["a", "b", "a"]);
         assert!(!ix.rebuild(&l));

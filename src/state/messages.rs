@@ -420,15 +420,35 @@ impl MessagesChannel {
                     }
                     fx.model_or_tool |= matches!(m.role, Role::Assistant | Role::Tool);
                     match (insert_at, existing) {
-                        (Some(at), old) => {
+                        (Some(at), Some(old)) => {
+                            // A move: out of its place, then in at the new one.
                             self.save_whole();
-                            if let Some(old) = old {
-                                self.list.remove(old);
-                            }
-                            let at = if old.is_some_and(|o| o < at) { at - 1 } else { at };
+                            self.list.remove(old);
+                            let at = if old < at { at - 1 } else { at };
                             self.list.insert(at.min(self.list.len()), m.clone());
                             removed.remove(id);
                             self.reindex();
+                            moved = true;
+                        }
+                        (Some(at), None) => {
+                            // A new message in the middle: only the positions after it move (a
+                            // full re-index per insert made a repair of n results O(n²): 33,000
+                            // dangling calls took 158 s). Calls and results are re-derived and
+                            // checked at the end, as for every change that is not an append.
+                            self.save_whole();
+                            if let Some(j) = &mut self.journal {
+                                j.reindexed = true;
+                            }
+                            let at = at.min(self.list.len());
+                            self.list.insert(at, m.clone());
+                            removed.remove(id);
+                            if !self.pos.inserted(&self.list, id, at) {
+                                return Err(Error::new(
+                                    ErrorCode::TooLarge,
+                                    "a messages channel holds at most 4,294,967,295 messages",
+                                )
+                                .at(index));
+                            }
                             moved = true;
                         }
                         (None, Some(i)) => {

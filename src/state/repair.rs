@@ -8,7 +8,7 @@ use super::schema::channel;
 use super::store::{Decoded, Expect, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
 use crate::log::Event;
-use crate::repair::{materialize, plan, shapes_of_messages, Item, RepairOptions};
+use crate::repair::{check_placeholders, materialize, plan, shapes_of_messages, Item, RepairOptions};
 use std::collections::HashSet;
 use std::rc::Rc;
 
@@ -60,6 +60,7 @@ impl Store {
         };
         let list = channel.messages();
         let (items, report) = plan(&shapes_of_messages(list), opts);
+        check_placeholders(&items, opts)?;
         if report.is_empty() {
             return Ok((Repaired { version: self.version, report, ids: Vec::new() }, Vec::new()));
         }

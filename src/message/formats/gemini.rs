@@ -50,11 +50,11 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     let mut out: Vec<Message> = Vec::new();
     let mut pending: Vec<ContentPart> = Vec::new();
     let mut main = Message::new(role, "");
-    for p in parts {
+    for (k, p) in parts.iter().enumerate() {
         let part = as_obj(p, "a part")?;
         if let Some(call) = part.get("functionCall") {
             let call = as_obj(call, "`functionCall`")?;
-            only_keys(call, "functionCall", &["id", "name", "args"])?;
+            only_keys(call, "functionCall", k, &["id", "name", "args"])?;
             main.tool_calls.push(ToolCall {
                 id: opt_id(call, "id")?.unwrap_or_default(),
                 name: opt_str(call, "name")?.unwrap_or_default(),
@@ -64,7 +64,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             });
         } else if let Some(resp) = part.get("functionResponse") {
             let resp = as_obj(resp, "`functionResponse`")?;
-            only_keys(resp, "functionResponse", &["id", "name", "response"])?;
+            only_keys(resp, "functionResponse", k, &["id", "name", "response"])?;
             if !pending.is_empty() {
                 let mut u = Message::new(role, "");
                 u.content = Content::Parts(std::mem::take(&mut pending));
@@ -105,22 +105,41 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     Ok(out)
 }
 
-/// Refuses a key of a `functionCall` / `functionResponse` (`what`) other than `known`: the API's
-/// other fields (`@google/genai`'s `FunctionCall.partialArgs` and `willContinue`, a streamed
-/// call's; `FunctionResponse.parts`, a multimodal result, `willContinue` and `scheduling`) and
-/// anything else would otherwise be lost without a word. `INVALID_MESSAGE`, field `parts`.
-fn only_keys(obj: &Map<String, Value>, what: &str, known: &[&str]) -> Result<()> {
-    match obj.keys().find(|k| !known.contains(&k.as_str())) {
-        None => Ok(()),
-        Some(key) => Err(Error::new(
-            ErrorCode::InvalidMessage,
-            format!(
-                "a Gemini `{what}` with `{key}` is not read: stategate reads only its {} (it would otherwise drop `{key}`)",
-                known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-            ),
-        )
-        .field("parts")),
+/// Refuses the keys of a `functionCall` / `functionResponse` (`what`, in part `part`) other than
+/// `known` whose value says something: the API's other fields (`@google/genai`'s
+/// `FunctionCall.partialArgs` and `willContinue`, a streamed call's; `FunctionResponse.parts`, a
+/// multimodal result, `willContinue` and `scheduling`) and anything else would otherwise be lost
+/// without a word. A value that says nothing (`null`, `false`, `""`, `[]`, `{}`) loses nothing
+/// and is let through. `INVALID_MESSAGE`, field `parts`, naming every such key.
+fn only_keys(obj: &Map<String, Value>, what: &str, part: usize, known: &[&str]) -> Result<()> {
+    let says_nothing = |v: &Value| match v {
+        Value::Null | Value::Bool(false) => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    };
+    let unread: Vec<String> = obj
+        .iter()
+        .filter(|(k, v)| !known.contains(&k.as_str()) && !says_nothing(v))
+        .map(|(k, _)| match k.char_indices().nth(40) {
+            Some((at, _)) => format!("`{}…`", k.get(..at).unwrap_or_default()),
+            None => format!("`{k}`"),
+        })
+        .collect();
+    if unread.is_empty() {
+        return Ok(());
     }
+    let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+    Err(Error::new(
+        ErrorCode::InvalidMessage,
+        format!(
+            "part {part}: a Gemini `{what}` with {} is not read: stategate reads only its {}, and dropping the rest would change what the history says",
+            unread.join(", "),
+            known.join(", "),
+        ),
+    )
+    .field("parts"))
 }
 
 /// The call position `k` of an id this module gave an id-less call (`gemini-<message>-<k>`).
@@ -162,13 +181,20 @@ pub(super) fn pair_ids(messages: &mut [Message], pending: &mut Vec<(String, Stri
     for id in messages.iter().filter(|m| named(m)).filter_map(|m| m.tool_call_id.as_deref()) {
         pending.retain(|(_, p)| p != id);
     }
+    // A response left with no call to answer answers none: an orphan, with an id of its own that
+    // no call has (`gemini-<message>-<k>`, `k` past the message's own calls), never written back.
+    let mut orphan = messages.iter().map(|m| m.tool_calls.len()).sum::<usize>();
     for m in messages.iter_mut().filter(|m| m.role == Role::Tool && m.tool_call_id.as_deref() == Some("")) {
         let name = m.name.clone().unwrap_or_default();
         let pos = pending.iter().position(|(n, _)| *n == name).or(if pending.is_empty() { None } else { Some(0) });
-        if let Some(pos) = pos {
-            let (_, id) = pending.remove(pos);
-            m.tool_call_id = Some(id);
-        }
+        m.tool_call_id = Some(match pos {
+            Some(pos) => pending.remove(pos).1,
+            None => {
+                let k = orphan;
+                orphan += 1;
+                format!("gemini-{source}-{k}")
+            }
+        });
     }
 }
 

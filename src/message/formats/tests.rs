@@ -223,20 +223,70 @@ fn gemini_fields_it_does_not_read_are_refused() {
     // @google/genai's FunctionCall and FunctionResponse have fields beyond id, name, args /
     // response: dropping them would change what the history says.
     let cases = [
-        json!({"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}, "partialArgs": []}}]}),
-        json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}, "parts": [{"inlineData": {"mimeType": "image/png", "data": "AA=="}}]}}]}),
-        json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}, "willContinue": true}}]}),
+        (
+            json!({"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}, "partialArgs": [{"jsonPath": "$.a"}]}}]}),
+            "part 0",
+            "`partialArgs`",
+        ),
+        (
+            json!({"role": "user", "parts": [{"text": "see"}, {"functionResponse": {"name": "f", "response": {}, "parts": [{"inlineData": {"mimeType": "image/png", "data": "AA=="}}]}}]}),
+            "part 1",
+            "`parts`",
+        ),
+        (
+            json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}, "willContinue": true, "scheduling": "SILENT"}}]}),
+            "part 0",
+            "`willContinue`, `scheduling`",
+        ),
+        (
+            json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}, "k".repeat(5000): 1}}]}),
+            "part 0",
+            &format!("`{}…`", "k".repeat(40)),
+        ),
     ];
-    for (k, v) in cases.into_iter().enumerate() {
-        let key = ["partialArgs", "parts", "willContinue"][k];
+    for (v, part, keys) in cases {
         let err = decode_messages(std::slice::from_ref(&v), None).unwrap_err();
         assert_eq!(
             (err.code, err.field.as_deref(), err.index),
             (ErrorCode::InvalidMessage, Some("parts"), Some(0)),
             "{v}"
         );
-        assert!(err.message.contains(&format!("`{key}`")), "{}", err.message);
+        assert!(err.message.starts_with(&format!("{part}: a Gemini")), "{}", err.message);
+        assert!(err.message.contains(&format!(" with {keys} is not read")), "{}", err.message);
+        assert!(err.message.len() < 400, "{}", err.message);
     }
+    // A field whose value says nothing loses nothing: read as before.
+    let quiet = json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"result": "ok"}, "id": "c1", "parts": [], "willContinue": false, "scheduling": null, "partialArgs": {}}}]});
+    let ms = decode_messages(std::slice::from_ref(&quiet), None).unwrap().messages;
+    assert_eq!((ms[0].tool_call_id.as_deref(), ms[0].content.text()), (Some("c1"), "ok".to_string()));
+}
+
+#[test]
+fn gemini_a_response_left_with_no_call_is_an_orphan() {
+    // Every call answered by id, then one more id-less response: it answers no call (it was read
+    // as a second result of the first call, and refused for an empty `tool_call_id` after that).
+    let input = vec![
+        json!({"role": "model", "parts": [{"functionCall": {"id": "a", "name": "w", "args": {}}}]}),
+        json!({"role": "user", "parts": [{"functionResponse": {"id": "a", "name": "w", "response": {}}}, {"functionResponse": {"name": "w", "response": {}}}]}),
+    ];
+    let ms = decode_messages(&input, None).unwrap().messages;
+    assert_eq!(ms[2].tool_call_id.as_deref(), Some("gemini-1-0"));
+    let rules: Vec<_> = crate::repair::validate_values(&input, crate::repair::Provider::Gemini)
+        .unwrap()
+        .into_iter()
+        .map(|v| (v.rule, v.index))
+        .collect();
+    assert_eq!(
+        rules,
+        [(crate::repair::Rule::CallResponseCountMismatch, 0), (crate::repair::Rule::OrphanToolResult, 1)]
+    );
+    let (_, report) = crate::repair::repair_outputs(&input, &crate::repair::RepairOptions::default()).unwrap();
+    assert_eq!(
+        report.iter().map(|f| (f.kind, f.action)).collect::<Vec<_>>(),
+        [(crate::repair::FixKind::OrphanResult, crate::repair::Action::Dropped)]
+    );
+    // Written back as it came: the id it was given is not the API's.
+    assert_eq!(encode_messages(&ms, Format::Gemini), input);
 }
 
 #[test]
