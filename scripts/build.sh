@@ -29,7 +29,8 @@ wasm-bindgen --target web --out-dir pkg --out-name stategate_wasm "$wasm"
 wasm-opt -O3 pkg/stategate_wasm_bg.wasm -o pkg/stategate_wasm_bg.wasm
 # The message gate's module (`stategate/messages`): the same crate without its `store` feature —
 # decode, convert, validate, repair only — with its own glue in pkg/messages/ (its JS snippets
-# differ from the whole module's). Its own target directory, so switching features does not
+# differ from the whole module's), named apart from the whole module's files (a bundle that
+# copies both, or an error that names one, cannot mix them up). Its own target directory, so switching features does not
 # rebuild either module every time.
 if [ -n "${STATEGATE_PREBUILT_MESSAGES_WASM:-}" ]; then
   messages_wasm=$STATEGATE_PREBUILT_MESSAGES_WASM
@@ -38,8 +39,8 @@ else
   cargo build --lib --release --target wasm32-unknown-unknown --no-default-features --target-dir "$messages_target"
   messages_wasm="$messages_target/wasm32-unknown-unknown/release/stategate.wasm"
 fi
-wasm-bindgen --target web --out-dir pkg/messages --out-name stategate_wasm "$messages_wasm"
-wasm-opt -O3 pkg/messages/stategate_wasm_bg.wasm -o pkg/messages/stategate_wasm_bg.wasm
+wasm-bindgen --target web --out-dir pkg/messages --out-name stategate_messages "$messages_wasm"
+wasm-opt -O3 pkg/messages/stategate_messages_bg.wasm -o pkg/messages/stategate_messages_bg.wasm
 
 # The adapters present in ts/ become subpaths (`stategate/<name>`), and so does the PostgreSQL
 # log (Node only; its peer `pg`, like the adapters' frameworks, is optional).
@@ -73,7 +74,7 @@ cp LICENSE pkg/
 # so their relative links work in the installed package; links to what is not shipped
 # (examples/, tests/, the screenshot) become "in the repository: <path>".
 node scripts/package-docs.mjs
-for f in stategate_wasm_bg.wasm messages/stategate_wasm_bg.wasm; do
+for f in stategate_wasm_bg.wasm messages/stategate_messages_bg.wasm; do
   echo "build: pkg/$f: $(stat -c %s "pkg/$f") bytes raw, $(gzip -9 -c "pkg/$f" | wc -c) bytes gzip"
 done
 echo "build: pkg/ ready"

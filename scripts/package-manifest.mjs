@@ -48,7 +48,7 @@ const exports = {
     browser: "messages-browser",
     workerd: "messages-workerd",
     web: "messages-web",
-    wasm: "messages/stategate_wasm_bg.wasm",
+    wasm: "messages/stategate_messages_bg.wasm",
     wasmTypes: "wasm.d.ts",
   }),
   "./file-log": { types: types("file-log"), node: { import: "./file-log.js", require: "./file-log.cjs" } },

@@ -14,8 +14,8 @@ import path from "node:path";
 
 const dir = "pkg";
 // Both glues: the whole module's and the message gate's (`stategate/messages`, in messages/).
-for (const sub of ["", "messages"]) {
-  const glue = path.join(dir, sub, "stategate_wasm.d.ts");
+for (const [sub, name] of [["", "stategate_wasm"], ["messages", "stategate_messages"]]) {
+  const glue = path.join(dir, sub, `${name}.d.ts`);
   let text = fs.readFileSync(glue, "utf8");
   const loader = text.indexOf("export type InitInput");
   if (loader < 0) throw new Error(`package-types: ${glue}'s loader section (InitInput) was not found: did wasm-bindgen change?`);
@@ -24,7 +24,7 @@ for (const sub of ["", "messages"]) {
     if (name.test(text)) throw new Error(`package-types: ${glue} still uses ${name}`);
   }
   fs.writeFileSync(glue, text);
-  fs.rmSync(path.join(dir, sub, "stategate_wasm_bg.wasm.d.ts"), { force: true });
+  fs.rmSync(path.join(dir, sub, `${name}_bg.wasm.d.ts`), { force: true });
 }
 
 fs.writeFileSync(

@@ -425,8 +425,8 @@ function bind(wasm: typeof Wasm, before?: () => void): Api {
 const loader = wasmLoader({
   glue: glue as unknown as Glue,
   file: () => new URL("./stategate_wasm_bg.wasm", import.meta.url),
-  name: "stategate_wasm_bg.wasm",
   entry: "stategate",
+  exports: ["errorCodes", "statestore_new"],
   bind: (before) => bind(glue, before),
   ready: () => {
     const sha256 = hostSha256();

@@ -56,18 +56,37 @@ export interface LoaderOptions<A> {
    * everywhere, e.g. in a workerd bundle, which loads synchronously).
    */
   file: () => { readonly href: string };
-  /** The file as errors name it, e.g. `"stategate_wasm_bg.wasm"`. */
-  name: string;
   /** The package subpath errors name (`"stategate"`): their fixes are `<entry>/web`, `<entry>/wasm`. */
   entry: string;
+  /**
+   * Exports the module must have, checked before the glue is given it: the glue keeps the first
+   * module it instantiates even when that fails (a wrong file, another package's module), and
+   * could never load the right one after.
+   */
+  exports: readonly string[];
   /** The API over the glue, each call first running `before` (the loaded check). */
   bind: (before: () => void) => A;
   /** Runs once the module is instantiated, before the API is handed out. */
   ready?: () => void;
 }
 
+/** `source` compiled: a `WebAssembly.Module` as it is; bytes; a `Response`; a URL or a `Request` fetched. */
+async function compile(given: unknown): Promise<WebAssembly.Module> {
+  let source = await given;
+  if (source instanceof WebAssembly.Module) return source;
+  if (typeof source === "string" || source instanceof URL || (typeof Request === "function" && source instanceof Request)) source = await fetch(source);
+  if (typeof Response === "function" && source instanceof Response) {
+    if (!source.ok) throw new Error(`fetching ${source.url} answered ${source.status} ${source.statusText}`);
+    // Compiled as it downloads where the server says it is wasm (a body is read only once).
+    const type = source.headers.get("Content-Type")?.split(";")[0].trim();
+    if (typeof WebAssembly.compileStreaming === "function" && type === "application/wasm") return WebAssembly.compileStreaming(source);
+    return WebAssembly.compile(await source.arrayBuffer());
+  }
+  return WebAssembly.compile(source as BufferSource);
+}
+
 /** The loader of one wasm module: see {@link LoaderOptions}. */
-export function wasmLoader<A>({ glue, file, name, entry, bind, ready }: LoaderOptions<A>): Loader<A> {
+export function wasmLoader<A>({ glue, file, entry, exports, bind, ready }: LoaderOptions<A>): Loader<A> {
   let loaded = false;
   let loading: Promise<A> | undefined;
   const api = bind(() => {
@@ -78,6 +97,13 @@ export function wasmLoader<A>({ glue, file, name, entry, bind, ready }: LoaderOp
       );
     }
   });
+  /** `module`, refused unless it has every export of `exports`. */
+  const checked = (module: WebAssembly.Module): WebAssembly.Module => {
+    const has = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
+    const missing = exports.filter((name) => !has.has(name));
+    if (missing.length) throw new Error(`it is not the wasm module of ${entry}: it has no export ${missing.map((name) => `\`${name}\``).join(", ")}`);
+    return module;
+  };
   const loadedBy = (init: () => void): A => {
     if (!loaded) {
       init();
@@ -88,15 +114,23 @@ export function wasmLoader<A>({ glue, file, name, entry, bind, ready }: LoaderOp
     return api;
   };
   const loadSync = (module: ArrayBuffer | ArrayBufferView | object): A => {
+    if (loaded) return api;
     try {
-      return loadedBy(() => glue.initSync({ module: module as never }));
+      const compiled = checked(module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module as BufferSource));
+      return loadedBy(() => glue.initSync({ module: compiled as never }));
     } catch (e) {
       throw stategateError("NOT_LOADED", `the wasm module could not be instantiated: ${describe(e)}`);
     }
   };
   const load = (source?: WasmSource | Promise<WasmSource>): Promise<A> => {
     if (loaded) return Promise.resolve(api);
-    const read = fileReader(source ?? file());
+    let from: unknown = source;
+    try {
+      from ??= file();
+    } catch (e) {
+      return Promise.reject(stategateError("NOT_LOADED", `the wasm module's URL could not be made (${describe(e)}): pass its URL or bytes to load()`));
+    }
+    const read = fileReader(from);
     if (read) {
       return Promise.resolve().then(() => {
         let bytes: Uint8Array;
@@ -108,17 +142,17 @@ export function wasmLoader<A>({ glue, file, name, entry, bind, ready }: LoaderOp
         return loadSync(bytes);
       });
     }
-    loading ??= glue.default(source === undefined ? undefined : { module_or_path: source as never }).then(
-      () => loadedBy(() => {}),
-      (e: unknown) => {
+    loading ??= compile(from)
+      .then((module) => glue.default({ module_or_path: checked(module) as never }))
+      .then(() => loadedBy(() => {}))
+      .catch((e: unknown) => {
         loading = undefined;
-        const from = source === undefined ? `${name} next to the package` : typeof source === "string" ? source : "the given source";
+        const href = typeof from === "string" ? from : typeof from === "object" && from !== null && "href" in from ? String(from.href) : "the given source";
         throw stategateError(
           "NOT_LOADED",
-          `the wasm module could not be loaded from ${from}: ${describe(e)}. With a bundler that does not follow new URL("…", import.meta.url) (esbuild), import wasmUrl from "${entry}/wasm" (--loader:.wasm=file) and call load(wasmUrl) from "${entry}/web"`,
+          `the wasm module could not be loaded from ${href}: ${describe(e)}. With a bundler that does not follow new URL("…", import.meta.url) (esbuild), import wasmUrl from "${entry}/wasm" (--loader:.wasm=file) and call load(wasmUrl) from "${entry}/web"`,
         );
-      },
-    );
+      });
     return loading;
   };
   return { api, load, loadSync };

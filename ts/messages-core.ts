@@ -1,13 +1,13 @@
 /**
  * The `stategate/messages` binding: the message gate — {@link validateMessages},
  * {@link repairMessages}, {@link convertMessages}, {@link decodeMessages}, {@link providerOf} —
- * bound to the package's second, smaller wasm module (`messages/stategate_wasm_bg.wasm`, built
+ * bound to the package's second, smaller wasm module (`messages/stategate_messages_bg.wasm`, built
  * from the same Rust without the store: issue 17, row 5). The same functions as the bare
  * import's, with the same answers and errors; every `stategate/messages` entry point loads this
  * module its own way and re-exports this. An app that also uses the store (`StateStore`) should
  * import these from `"stategate"` instead: it would otherwise load both modules (docs/package.md).
  */
-import * as glue from "./messages/stategate_wasm.js";
+import * as glue from "./messages/stategate_messages.js";
 import { wasmLoader, type Glue, type WasmSource } from "./loader.js";
 import { bindMessages, type MessagesApi, type MessagesGlue } from "./messages-api.js";
 
@@ -42,9 +42,9 @@ export type {
 /** The message gate's module and its loading, checked to be loaded on every call. */
 const loader = wasmLoader({
   glue: glue as unknown as Glue,
-  file: () => new URL("./messages/stategate_wasm_bg.wasm", import.meta.url),
-  name: "messages/stategate_wasm_bg.wasm",
+  file: () => new URL("./messages/stategate_messages_bg.wasm", import.meta.url),
   entry: "stategate/messages",
+  exports: ["errorCodes", "repairSkeleton"],
   bind: (before) => bindMessages(glue as unknown as MessagesGlue, before),
 });
 const api: MessagesApi = loader.api;
@@ -52,7 +52,7 @@ const api: MessagesApi = loader.api;
 /**
  * Loads the message gate's wasm module (once: later calls return the same API at once) and
  * returns the API — the same functions as this entry's named exports, which work from then on.
- * `source` defaults to `messages/stategate_wasm_bg.wasm` next to the package's glue, found
+ * `source` defaults to `messages/stategate_messages_bg.wasm` in the package, found
  * through `new URL("…", import.meta.url)` (Vite and webpack bundle it). With esbuild, pass the
  * file's URL: `import wasmUrl from "stategate/messages/wasm"` with `--loader:.wasm=file`, then
  * `await load(wasmUrl)`. Rejects with `NOT_LOADED` saying what was fetched and why it failed (a

@@ -1,6 +1,6 @@
 /**
  * `stategate/messages` with explicit loading (`"stategate/messages/web"`): nothing is fetched at
- * import. Call {@link load} once — with no argument it fetches `messages/stategate_wasm_bg.wasm`
+ * import. Call {@link load} once — with no argument it fetches `messages/stategate_messages_bg.wasm`
  * next to the glue; with esbuild, pass the URL `import wasmUrl from "stategate/messages/wasm"`
  * gives (`--loader:.wasm=file`). After that the named exports work; before it they throw
  * `NOT_LOADED`.

@@ -5,7 +5,7 @@
  * import { validateMessages } from "stategate/messages";
  */
 // @ts-expect-error: a .wasm import is the runtime's own (workerd: a WebAssembly.Module).
-import wasmModule from "./messages/stategate_wasm_bg.wasm";
+import wasmModule from "./messages/stategate_messages_bg.wasm";
 import { loadSync } from "./messages-core.js";
 
 loadSync(wasmModule as object);

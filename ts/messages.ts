@@ -9,6 +9,6 @@
 import { readFileSync } from "node:fs";
 import { loadSync } from "./messages-core.js";
 
-loadSync(readFileSync(new URL("./messages/stategate_wasm_bg.wasm", import.meta.url)));
+loadSync(readFileSync(new URL("./messages/stategate_messages_bg.wasm", import.meta.url)));
 
 export * from "./messages-core.js";

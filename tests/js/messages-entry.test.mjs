@@ -18,6 +18,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
 import * as esbuild from "esbuild";
 import * as full from "../../pkg/index.js";
 import * as lean from "../../pkg/messages.js";
@@ -34,7 +35,7 @@ test("stategate/messages exports the message gate and nothing of the store", () 
   for (const name of FUNCTIONS) assert.equal(typeof lean[name], "function", name);
   // The module itself: the message gate's exports, none of the store's.
   const exports = (file) => WebAssembly.Module.exports(new WebAssembly.Module(fs.readFileSync(path.join(PKG, file)))).map((e) => e.name);
-  const small = exports("messages/stategate_wasm_bg.wasm");
+  const small = exports("messages/stategate_messages_bg.wasm");
   const whole = exports("stategate_wasm_bg.wasm");
   for (const name of ["repairSkeleton", "validateSkeleton", "repairJson", "validateJson", "convertMessages", "decodeMessages", "providerOf", "errorCodes", "skeletonLayout"]) {
     assert.ok(small.includes(name), `${name} missing from the message gate's module`);
@@ -50,7 +51,7 @@ test("every stategate/messages entry loads the message gate's module only", asyn
   const manifest = JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8"));
   const entry = manifest.exports["./messages"];
   const files = new Set([entry.node.import, entry.node.require, entry.browser, entry.workerd, entry["edge-light"], manifest.exports["./messages/web"].import]);
-  assert.equal(manifest.exports["./messages/wasm"].default, "./messages/stategate_wasm_bg.wasm");
+  assert.equal(manifest.exports["./messages/wasm"].default, "./messages/stategate_messages_bg.wasm");
   for (const file of files) {
     const { metafile } = await esbuild.build({
       entryPoints: [path.join(PKG, file)],
@@ -65,7 +66,7 @@ test("every stategate/messages entry loads the message gate's module only", asyn
     });
     const inputs = Object.keys(metafile.inputs).map((f) => path.relative(PKG, path.resolve(ROOT, f)));
     assert.ok(!inputs.includes("stategate_wasm.js") && !inputs.includes("stategate_wasm_bg.wasm") && !inputs.includes("api.js"), `${file} pulls in the whole module: ${inputs.join(", ")}`);
-    if (!file.endsWith(".cjs")) assert.ok(inputs.includes("messages/stategate_wasm.js"), `${file}: ${inputs.join(", ")}`);
+    if (!file.endsWith(".cjs")) assert.ok(inputs.includes("messages/stategate_messages.js"), `${file}: ${inputs.join(", ")}`);
   }
 });
 
@@ -177,4 +178,54 @@ test("hostile values: the same errors", () => {
   for (const opts of [null, { provider: "nope" }, { reasons: 5 }, { keepOrphans: "yes" }, { extra: 1 }]) same("repairMessages", history, opts);
   for (const opts of [undefined, {}, { to: "nope" }, { to: "openai", from: "nope" }]) same("convertMessages", history, opts);
   assert.ok(compared > 5_000, `${compared} calls compared`);
+});
+
+test("a failed load leaves both loaders able to load: a foreign module or the other module is refused before the glue keeps it", () => {
+  // In a fresh process each (the glue keeps the first module it instantiates: a wrong one used to
+  // make every later load fail). Found by a fresh-eyes round of issue 17.
+  const program = (entry, other) => `
+import assert from "node:assert/strict";
+import fs from "node:fs";
+const web = await import(${JSON.stringify(new URL(`../../pkg/${entry}`, import.meta.url).href)});
+const own = fs.readFileSync(${JSON.stringify(path.join(PKG, other.own))});
+const wrong = fs.readFileSync(${JSON.stringify(path.join(PKG, other.wrong))});
+const empty = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]);
+const refused = (f, pattern) => assert.throws(f, (e) => e.code === "NOT_LOADED" && pattern.test(e.message), String(pattern));
+refused(() => web.loadSync(empty), /it is not the wasm module of stategate.*it has no export \`errorCodes\`/);
+refused(() => web.loadSync(wrong), /could not be instantiated/);
+await assert.rejects(web.load(new WebAssembly.Module(empty)), (e) => e.code === "NOT_LOADED" && /it has no export/.test(e.message));
+await assert.rejects(web.load(new Uint8Array([1, 2, 3])), (e) => e.code === "NOT_LOADED");
+await assert.rejects(web.load("http://127.0.0.1:9/x.wasm"), (e) => e.code === "NOT_LOADED" && /http:\\/\\/127\\.0\\.0\\.1:9\\/x\\.wasm/.test(e.message));
+assert.throws(() => web.repairMessages([]), (e) => e.code === "NOT_LOADED");
+await web.load(own);
+assert.deepEqual(web.validateMessages([{ role: "user", content: "hi" }], { provider: "openai" }), []);
+console.log("loaded after", 5, "refusals");
+`;
+  const cases = [
+    ["web.js", { own: "stategate_wasm_bg.wasm", wrong: "messages/stategate_messages_bg.wasm" }],
+    ["messages-web.js", { own: "messages/stategate_messages_bg.wasm", wrong: "stategate_wasm_bg.wasm" }],
+  ];
+  for (const [entry, other] of cases) {
+    const out = execFileSync(process.execPath, ["--input-type=module", "--eval", program(entry, other)], { encoding: "utf8" });
+    assert.equal(out.trim(), "loaded after 5 refusals", entry);
+  }
+});
+
+test("a repair whose placeholders would not fit the module's memory is TOO_LARGE, and the module still answers", () => {
+  // 500,000 dangling Gemini calls (20 MB of JSON) with a 1,024-character template asked for 2 GB
+  // of text and trapped the module, which then answered nothing (fresh-eyes round, issue 17).
+  // 40,000 calls with that template ask for 164 MB, past the 128 MiB the placeholders may hold.
+  const text = JSON.stringify([{ role: "model", parts: Array.from({ length: 40_000 }, () => ({ functionCall: { name: "a", args: {} } })) }]);
+  for (const api of [lean, full]) {
+    assert.throws(() => api.repairMessages(text, { provider: "gemini", text: "😀".repeat(1024) }), (e) => e.code === "TOO_LARGE" && e.details.field === "text" && /40000 placeholder results/.test(e.message));
+    assert.deepEqual(api.validateMessages([{ role: "user", content: [{ type: "text", text: "hi" }] }], { provider: "anthropic" }), []);
+  }
+  // The store's repair is bounded the same way, and leaves the store as it was.
+  const store = new full.StateStore({ runId: "big" });
+  store.apply({ author: "model", update: { messages: [{ role: "assistant", content: null, tool_calls: Array.from({ length: 33_000 }, (_, k) => ({ id: `c${k}`, type: "function", function: { name: "f", arguments: "{}" } })) }] } });
+  const before = [store.version, store.lastHash];
+  assert.throws(() => store.repair({ text: "😀".repeat(1024) }), (e) => e.code === "TOO_LARGE");
+  assert.deepEqual([store.version, store.lastHash], before);
+  assert.equal(store.repair().report.length, 33_000);
+  store.free();
 });

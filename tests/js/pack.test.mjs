@@ -61,8 +61,8 @@ after(async () => {
 
 test("the tarball holds the wasm and the message gate's, README, LICENSE and an honest manifest", () => {
   const files = tarball.files.map((f) => f.path);
-  assert.deepEqual(files.filter((f) => f.endsWith(".wasm")).sort(), ["messages/stategate_wasm_bg.wasm", "stategate_wasm_bg.wasm"]);
-  for (const f of ["README.md", "LICENSE", "package.json", "index.js", "index.cjs", "browser.js", "web.js", "workerd.js", "file-log.js", "file-log.cjs", "sse.js", "sse.cjs", "sse.d.ts", "sse.d.cts", "follow.js", "index.d.ts", "index.d.cts", "messages.js", "messages.cjs", "messages-browser.js", "messages-web.js", "messages-workerd.js", "messages.d.ts", "messages.d.cts", "messages-web.d.ts", "messages/stategate_wasm.js"]) {
+  assert.deepEqual(files.filter((f) => f.endsWith(".wasm")).sort(), ["messages/stategate_messages_bg.wasm", "stategate_wasm_bg.wasm"]);
+  for (const f of ["README.md", "LICENSE", "package.json", "index.js", "index.cjs", "browser.js", "web.js", "workerd.js", "file-log.js", "file-log.cjs", "sse.js", "sse.cjs", "sse.d.ts", "sse.d.cts", "follow.js", "index.d.ts", "index.d.cts", "messages.js", "messages.cjs", "messages-browser.js", "messages-web.js", "messages-workerd.js", "messages.d.ts", "messages.d.cts", "messages-web.d.ts", "messages/stategate_messages.js"]) {
     assert.ok(files.includes(f), `${f} missing from the tarball: ${files.join(", ")}`);
   }
   assert.ok(!files.some((f) => f.startsWith("node/") || f.startsWith("web/")), "no second glue directory");
@@ -354,12 +354,15 @@ try {
   assert.equal(bare, "loaded");
 });
 
-test("esbuild: the bare import alone, its wasm not beside the bundle, is refused with NOT_LOADED naming the fix", async () => {
-  write("esbuild-bare/main.js", `import("stategate").then((sg) => { window.result = typeof sg.validateMessages; }, (e) => { window.result = e.message; });\n`);
-  write("esbuild-bare/dist/index.html", PAGE);
-  sh(path.join(BIN, "esbuild"), ["esbuild-bare/main.js", "--bundle", "--splitting", "--format=esm", "--platform=browser", "--outdir=esbuild-bare/dist", "--log-level=warning"]);
-  const result = await inChromium(path.join(dir, "esbuild-bare/dist"));
-  assert.match(result, /^NOT_LOADED: the wasm module could not be loaded from stategate_wasm_bg\.wasm next to the package: .*stategate\/wasm.*load\(wasmUrl\)/s);
+test("esbuild: the bare import alone, its wasm not beside the bundle, is refused with NOT_LOADED naming the URL fetched and the fix", async () => {
+  for (const [name, specifier, file] of [["esbuild-bare", "stategate", "stategate_wasm_bg"], ["esbuild-bare-gate", "stategate/messages", "messages\\/stategate_messages_bg"]]) {
+    write(`${name}/main.js`, `import("${specifier}").then((sg) => { window.result = typeof sg.validateMessages; }, (e) => { window.result = e.message; });\n`);
+    write(`${name}/dist/index.html`, PAGE);
+    sh(path.join(BIN, "esbuild"), [`${name}/main.js`, "--bundle", "--splitting", "--format=esm", "--platform=browser", `--outdir=${name}/dist`, "--log-level=warning"]);
+    const result = await inChromium(path.join(dir, `${name}/dist`));
+    const wanted = new RegExp(`^NOT_LOADED: the wasm module could not be loaded from http://127\\.0\\.0\\.1:\\d+/${file}\\.wasm: .*${specifier.replace("/", "\\/")}\\/wasm.*load\\(wasmUrl\\)`, "s");
+    assert.match(result, wanted, specifier);
+  }
 });
 
 test("Vite: examples/vite-worker (a store in the page, a module Web Worker projecting) built and run in headless Chromium", async () => {
@@ -482,7 +485,7 @@ function onlyTheGatesWasm(outDir) {
   const wasm = fs.readdirSync(outDir).filter((f) => f.endsWith(".wasm"));
   assert.equal(wasm.length, 1, `one wasm asset: ${wasm}`);
   const size = fs.statSync(path.join(outDir, wasm[0])).size;
-  assert.equal(size, fs.statSync(path.join(dir, "node_modules/stategate/messages/stategate_wasm_bg.wasm")).size, `${wasm[0]} is the message gate's module`);
+  assert.equal(size, fs.statSync(path.join(dir, "node_modules/stategate/messages/stategate_messages_bg.wasm")).size, `${wasm[0]} is the message gate's module`);
 }
 
 test("stategate/messages: esbuild with stategate/messages/web + /wasm, and Vite with the bare import in a page and a module Web Worker, in headless Chromium", async () => {
@@ -520,6 +523,6 @@ test("stategate/messages: the workerd condition in real workerd (Miniflare), and
   const edge = conditionBuild("gate-edge", "edge-light", [], "stategate/messages", "runMessages");
   assert.match(edge, /messages-browser\.js/, "resolved to the message gate's browser entry");
   fs.mkdirSync(path.join(dir, "gate-edge/dist/messages"));
-  fs.copyFileSync(path.join(dir, "node_modules/stategate/messages/stategate_wasm_bg.wasm"), path.join(dir, "gate-edge/dist/messages/stategate_wasm_bg.wasm"));
+  fs.copyFileSync(path.join(dir, "node_modules/stategate/messages/stategate_messages_bg.wasm"), path.join(dir, "gate-edge/dist/messages/stategate_messages_bg.wasm"));
   assert.deepEqual(JSON.parse(sh("node", ["gate-edge/dist/main.mjs"])), EXPECTED_MESSAGES);
 });
