@@ -412,7 +412,21 @@ impl MessagesChannel {
                     }
                     // An AI SDK approval response is kept in order but answers no call.
                     if m.role == Role::Tool && !m.is_aside() {
-                        self.answer(m, id, index)?;
+                        // A result put in before the assistant message the call index holds for
+                        // its call id answers an earlier call of that id (ids repeat across turns,
+                        // as in tau-bench): the index cannot say which, so the pairing is checked
+                        // once the update is in (`check_pairs`), in list order.
+                        let earlier = match (insert_at, existing, m.tool_call_id.as_deref()) {
+                            (Some(at), None, Some(c)) => self
+                                .calls
+                                .get(c)
+                                .and_then(|call| self.pos.get(&self.list, &call.assistant))
+                                .is_some_and(|a| a >= at),
+                            _ => false,
+                        };
+                        if !earlier {
+                            self.answer(m, id, index)?;
+                        }
                         fx.results.push((
                             m.tool_call_id.clone().unwrap_or_default(),
                             m.status.unwrap_or(ToolStatus::Success),

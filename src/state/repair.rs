@@ -53,6 +53,8 @@ impl Store {
         mode: Mode,
     ) -> Result<(Repaired, Vec<Event>)> {
         self.writable()?;
+        // Its author as a command's: never empty (`apply` refuses one; the repair logged it).
+        super::pipeline::check_author(author)?;
         let i = self.index(channel::MESSAGES)?;
         self.authorise(author, i)?;
         let Some(Slot::Messages(channel)) = self.slots.get(i) else {

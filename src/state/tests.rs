@@ -351,6 +351,40 @@ fn repair_places_synthetic_results_after_their_calls() {
 }
 
 #[test]
+fn repair_answers_calls_whose_id_a_later_turn_repeats() {
+    // Ids repeat across turns (tau-bench): each dangling `same` gets its own result, as
+    // repair_values gives them (a fresh-eyes round found ALREADY_ANSWERED here); with a result
+    // for the later call already held, the earlier one is answered too.
+    for tail in [vec![], vec![result("same")]] {
+        let mut history =
+            vec![ai_calls("a1", &["same"]), json!({"role": "user", "content": "again"}), ai_calls("a2", &["same"])];
+        history.extend(tail);
+        let mut s = store();
+        s.apply(&cmd("m", json!({ "messages": history })), 0).unwrap();
+        let out = s.repair(&crate::repair::RepairOptions::default(), "repair", 1).unwrap();
+        let (_, want) = crate::repair::repair_values(&history, &crate::repair::RepairOptions::default()).unwrap();
+        assert_eq!(out.report, want);
+        let held: Vec<crate::message::Message> =
+            s.messages("messages").unwrap().messages().iter().map(|m| (**m).clone()).collect();
+        let roles: Vec<_> = held.iter().map(|m| m.role).collect();
+        use crate::message::Role;
+        assert_eq!(&roles[..4], [Role::Assistant, Role::Tool, Role::User, Role::Assistant]);
+        assert!(crate::repair::validate(&held, crate::repair::Provider::Openai).is_empty());
+        assert!(s.repair(&crate::repair::RepairOptions::default(), "repair", 2).unwrap().report.is_empty());
+    }
+}
+
+#[test]
+fn a_repair_needs_an_author_as_a_command_does() {
+    let mut s = store();
+    s.apply(&cmd("m", json!({"messages": [ai_calls("a1", &["c1"])]})), 0).unwrap();
+    let before = snapshot(&mut s);
+    let e = s.repair(&crate::repair::RepairOptions::default(), "", 1).unwrap_err();
+    assert_eq!((e.code, e.field.as_deref()), (ErrorCode::InvalidUpdate, Some("author")));
+    assert_eq!(snapshot(&mut s), before);
+}
+
+#[test]
 fn events_record_types_ids_and_correlation() {
     let mut s = store();
     let mut c = cmd("m", json!({"messages": [ai_calls("a1", &["c1"])]}));
