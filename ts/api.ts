@@ -8,7 +8,7 @@
  */
 import * as glue from "./stategate_wasm.js";
 import type * as Wasm from "./stategate_wasm.js";
-import { describe, guardClass, guarded, setKnownCodes, stategateError } from "./errors.js";
+import { describe, guardClass, guarded, stategateError } from "./errors.js";
 import { wasmLoader, type Glue, type WasmSource } from "./loader.js";
 import { bindMessages, check, type MessagesApi, type MessagesInput } from "./messages-api.js";
 import type {
@@ -299,17 +299,17 @@ const guardedModules = new WeakMap<object, { StateStore: typeof Wasm.StateStore;
 /**
  * Binds the API to a loaded wasm module (its exports). Throws `INVALID_OPTION` for anything
  * else. The package binds itself already: use the named exports, or the API {@link load} returns.
+ * (It leaves the error codes {@link isStategateError} knows to the package's own loading: a
+ * module passed here cannot change them.)
  */
 export function makeApi(wasm: typeof Wasm): Api {
-  let codes: string[];
   try {
-    codes = wasm.errorCodes();
-    if (typeof wasm.StateStore !== "function") throw new TypeError("no StateStore export");
+    if (!Array.isArray(wasm.errorCodes())) throw new TypeError("errorCodes() gives no list");
+    if (typeof wasm.StateStore !== "function" || typeof wasm.StateStore.prototype !== "object") throw new TypeError("no StateStore class");
+    return bind(wasm);
   } catch (e) {
     throw stategateError("INVALID_OPTION", `makeApi takes the loaded wasm module (its exports): ${describe(e)}`);
   }
-  setKnownCodes(codes);
-  return bind(wasm);
 }
 
 /**
@@ -469,7 +469,9 @@ function hostSha256(): ((bytes: Uint8Array) => string) | undefined {
  * `new URL("…", import.meta.url)` (Vite and webpack bundle it). With a bundler that does not
  * follow that pattern (esbuild), pass the file's URL: `import wasmUrl from "stategate/wasm"`
  * with `--loader:.wasm=file`, then `await load(wasmUrl)`. Rejects with `NOT_LOADED` saying what
- * was fetched and why it failed (a later call tries again).
+ * was fetched and why it failed (a later call tries again); a module that is not this entry's is
+ * refused before it is instantiated. Loads may overlap: each fetches and compiles its own source,
+ * and the first module ready is the one instantiated (the others then give its API).
  * @example
  * import { load, validateMessages } from "stategate/web";
  * await load();
@@ -480,7 +482,8 @@ export const load: (source?: WasmSource | Promise<WasmSource>) => Promise<Api> =
 /**
  * Loads the wasm module synchronously from its bytes or a compiled `WebAssembly.Module` (the
  * Node, CommonJS and workerd entry points do this at import) and returns the API. Throws
- * `NOT_LOADED` when the bytes are not the package's module. A second call returns the API.
+ * `NOT_LOADED` when the bytes are not the package's module, or while a `load()` instantiates it
+ * (await that instead). A second call returns the API.
  */
 export const loadSync: (module: ArrayBuffer | ArrayBufferView | object) => Api = loader.loadSync;
 

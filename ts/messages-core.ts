@@ -56,7 +56,8 @@ const api: MessagesApi = loader.api;
  * through `new URL("…", import.meta.url)` (Vite and webpack bundle it). With esbuild, pass the
  * file's URL: `import wasmUrl from "stategate/messages/wasm"` with `--loader:.wasm=file`, then
  * `await load(wasmUrl)`. Rejects with `NOT_LOADED` saying what was fetched and why it failed (a
- * later call tries again).
+ * later call tries again); a module that is not this entry's is refused before it is
+ * instantiated. Loads may overlap: the first module ready is the one instantiated.
  * @example
  * import { load, repairMessages } from "stategate/messages/web";
  * await load();
@@ -67,8 +68,8 @@ export const load: (source?: WasmSource | Promise<WasmSource>) => Promise<Messag
 /**
  * Loads the message gate's wasm module synchronously from its bytes or a compiled
  * `WebAssembly.Module` (the Node, CommonJS and workerd entry points do this at import) and
- * returns the API. Throws `NOT_LOADED` when the bytes are not that module. A second call returns
- * the API.
+ * returns the API. Throws `NOT_LOADED` when the bytes are not that module, or while a `load()`
+ * instantiates it (await that instead). A second call returns the API.
  */
 export const loadSync: (module: ArrayBuffer | ArrayBufferView | object) => MessagesApi = loader.loadSync;
 

@@ -229,3 +229,75 @@ test("a repair whose placeholders would not fit the module's memory is TOO_LARGE
   assert.equal(store.repair().report.length, 33_000);
   store.free();
 });
+
+test("loads that overlap, sources of any realm and any Content-Type: each failure is its own NOT_LOADED, naming what was fetched", () => {
+  // A fresh process: an http server on loopback serving the module as application/wasm, with a
+  // parameter (which compileStreaming refuses: the bytes are compiled instead), a 404 and a
+  // server that never answers. Found by the second fresh-eyes round of issue 17.
+  const program = `
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import vm from "node:vm";
+const web = await import(${JSON.stringify(new URL("../../pkg/messages-web.js", import.meta.url).href)});
+const bytes = fs.readFileSync(${JSON.stringify(path.join(PKG, "messages/stategate_messages_bg.wasm"))});
+const server = http.createServer((req, res) => {
+  if (req.url === "/hang.wasm") return; // never answers
+  if (req.url === "/param.wasm") { res.writeHead(200, { "Content-Type": "application/wasm; charset=binary" }); return res.end(bytes); }
+  res.writeHead(404, { "Content-Type": "text/plain" }); res.end("no");
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const base = "http://127.0.0.1:" + server.address().port;
+const notLoaded = (pattern) => (e) => e.code === "NOT_LOADED" && pattern.test(e.message);
+// Never a synchronous throw, always NOT_LOADED naming the source.
+const revoked = Proxy.revocable({}, {}); revoked.revoke();
+await assert.rejects(web.load(revoked.proxy), notLoaded(/from a source that cannot be read|from an object/));
+await assert.rejects(web.load({ get href() { throw new Error("x"); } }), notLoaded(/NOT_LOADED/));
+await assert.rejects(web.load(""), notLoaded(/from an empty URL/));
+await assert.rejects(web.load(new Response("no", { status: 404, statusText: "Nope" })), notLoaded(/answered 404 Nope/));
+await assert.rejects(web.load("http://127.0.0.1:9/x.wasm"), notLoaded(/127\\.0\\.0\\.1:9\\/x\\.wasm: fetch failed: /));
+// A bad load and a good one at once: the bad one fails alone (or, settling after the good one,
+// gives its API), the good one loads, even while a third never gets an answer.
+const hanging = web.load(base + "/hang.wasm");
+const [bad, good] = await Promise.allSettled([web.load(base + "/missing.wasm"), web.load(base + "/param.wasm")]);
+if (bad.status === "rejected") assert.match(bad.reason.message, /missing\\.wasm: fetching .*missing\\.wasm answered 404/);
+assert.equal(good.status, "fulfilled", good.reason?.message);
+const junk = web.load(new Uint8Array([1, 2, 3]));
+assert.deepEqual(web.validateMessages([{ role: "user", content: "hi" }], { provider: "openai" }), []);
+// Once loaded, load() answers at once whatever it is given; loadSync too.
+assert.equal(await web.load(base + "/hang.wasm"), good.value);
+assert.equal(web.loadSync(new Uint8Array(8)), good.value);
+assert.equal(await junk, good.value);
+server.closeAllConnections(); server.close();
+assert.equal(await hanging, good.value, "a load that fails once the module is loaded gives the API");
+console.log("overlapping loads ok");
+`;
+  assert.equal(execFileSync(process.execPath, ["--input-type=module", "--eval", program], { encoding: "utf8" }).trim(), "overlapping loads ok");
+  // loadSync after k ticks of a pending load() of a module of another realm: before the load
+  // instantiates it loads (the load then gives the same API), while it instantiates it is
+  // refused; either way a store made at once keeps working (a second instance under it broke it).
+  const swap = (k) => `
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import vm from "node:vm";
+const web = await import(${JSON.stringify(new URL("../../pkg/web.js", import.meta.url).href)});
+const bytes = fs.readFileSync(${JSON.stringify(path.join(PKG, "stategate_wasm_bg.wasm"))});
+const other = vm.runInNewContext("new WebAssembly.Module(bytes)", { bytes: new Uint8Array(bytes) });
+assert.ok(!(other instanceof WebAssembly.Module));
+const pending = web.load(other);
+for (let i = 0; i < ${k}; i++) await null;
+let outcome = "loaded";
+try { web.loadSync(bytes); } catch (e) { assert.equal(e.code, "NOT_LOADED"); outcome = /instantiating/.test(e.message) ? "refused" : "not yet: " + e.message; }
+const store = outcome === "loaded" ? new web.StateStore({ runId: "a" }) : undefined;
+store?.apply({ author: "u", update: { messages: [{ role: "user", content: "kept" }] } });
+const api = await pending;
+const s = store ?? new api.StateStore({ runId: "a" });
+if (!store) s.apply({ author: "u", update: { messages: [{ role: "user", content: "kept" }] } });
+assert.deepEqual([s.runId, s.messages().map((m) => m.content)], ["a", ["kept"]]);
+console.log(outcome);
+`;
+  const outcomes = new Set();
+  for (let k = 0; k < 12; k++) outcomes.add(execFileSync(process.execPath, ["--input-type=module", "--eval", swap(k)], { encoding: "utf8" }).trim());
+  assert.ok([...outcomes].every((o) => o === "loaded" || o === "refused"), [...outcomes].join(", "));
+  assert.ok(outcomes.has("loaded") && outcomes.has("refused"), `both sides of the race seen: ${[...outcomes].join(", ")}`);
+});
