@@ -56,7 +56,10 @@ export interface MessagesApi {
   repairMessages<T = unknown>(messages: readonly T[] | string, opts?: RepairOptions): RepairResult<T>;
   /**
    * Converts messages into `to`: each read by its keys (a message that matches no format
-   * exactly is refused, never guessed), or all read as `from` when given.
+   * exactly is refused, never guessed), or all read as `from` when given. What `to` cannot carry
+   * is refused rather than dropped: a second result of one call into `"ui"` (a UIMessage tool
+   * part holds one output) is `ALREADY_ANSWERED` with `details.index`; repair first, or convert
+   * to a format that carries both.
    */
   convertMessages<F extends Format>(messages: MessagesInput, opts: { to: F; from?: Format }): MessageOf<F>[];
   /** Decodes messages into canonical {@link Message}s: each detected, or all read as `opts.format`. */

@@ -48,7 +48,7 @@ pub use {
     tasks::{JsTaskSteps, JsTasksCore},
 };
 
-use crate::message::formats::{decode_messages, encode_messages, Format};
+use crate::message::formats::{decode_messages, Format};
 use crate::repair::{self, Output, Provider, RepairOptions};
 use interop::{from_js, input_values, opt_string_arg, string_arg, to_js, to_js_error};
 use js_sys::Array;
@@ -60,7 +60,8 @@ type JsResult<T> = Result<T, JsValue>;
 /// (`"langchain" | "openai" | "anthropic" | "ai-sdk" | "gemini" | "responses" | "openai-agents"`).
 ///
 /// Throws `INVALID_MESSAGE`, `UNKNOWN_ROLE`, `MISSING_TOOL_CALL_ID`, `INVALID_TOOL_CALL` (with
-/// `details.index`), `INVALID_JSON`, `INVALID_OPTION`.
+/// `details.index`), `INVALID_JSON`, `INVALID_OPTION`; `ALREADY_ANSWERED` (with `details.index`)
+/// for a second result of one call converted to `"ui"`, which a UIMessage cannot carry.
 #[wasm_bindgen(js_name = convertMessages, unchecked_return_type = "unknown[]")]
 pub fn convert_messages(
     messages: JsValue,
@@ -69,7 +70,12 @@ pub fn convert_messages(
 ) -> JsResult<JsValue> {
     let format = Format::parse(&string_arg(&to, "to")?).map_err(to_js_error)?;
     let decoded = read_messages(&messages, from)?;
-    to_js(&encode_messages(&decoded.messages, format))
+    let out = crate::message::formats::convert(&decoded.messages, format).map_err(|mut e| {
+        // The input message the refused one was decoded from.
+        e.index = e.index.map(|i| decoded.source.get(i).copied().unwrap_or(i));
+        to_js_error(e)
+    })?;
+    to_js(&out)
 }
 
 /// Messages (array or JSON text) read by detection, or all as `format` when given.
@@ -193,7 +199,9 @@ pub fn error_codes() -> Vec<String> {
 #[cfg(feature = "store")]
 /// Reads a recorded transcript (tau-bench, SWE-agent, Claude Code JSONL, OpenHands, or a plain
 /// message array) from its text. Returns `{kind, runs}`, each run encoded in `format`
-/// (default `"openai"`).
+/// (default `"openai"`). Throws what reading the transcript throws, and `ALREADY_ANSWERED` (with
+/// `details.index`, the message's position in its run) for a second result of one call converted
+/// to `"ui"`.
 #[wasm_bindgen(js_name = readTranscript, unchecked_return_type = "EncodedTranscript")]
 pub fn read_transcript(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
@@ -202,7 +210,8 @@ pub fn read_transcript(
     let format =
         Format::parse(opt_string_arg(format, "format")?.as_deref().unwrap_or("openai")).map_err(to_js_error)?;
     let t = crate::transcript::read_transcript(&string_arg(&text, "text")?).map_err(to_js_error)?;
-    let runs: Vec<Vec<serde_json::Value>> = t.runs.iter().map(|r| encode_messages(r, format)).collect();
+    let runs = t.runs.iter().map(|r| crate::message::formats::convert(r, format)).collect::<Result<Vec<_>, _>>();
+    let runs = runs.map_err(to_js_error)?;
     to_js(&EncodedTranscript { kind: t.kind, runs })
 }
 

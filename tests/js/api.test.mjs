@@ -155,3 +155,23 @@ test("a format option forces one reading: no detection, a message of another for
   assert.throws(() => decodeMessages([...plain, { type: "human", content: "x" }], { format: "openai" }), (e) => isStategateError(e) && e.details.index === 2);
   assert.throws(() => convertMessages(plain, { to: "openai", from: "chat" }), (e) => e.code === "INVALID_OPTION");
 });
+
+test("a Gemini part holding two kinds of data is refused naming them, not read as one (its text was lost converting)", () => {
+  const history = [
+    { role: "user", parts: [{ text: "hi" }] },
+    { role: "model", parts: [{ text: "calling", functionCall: { name: "f", args: { a: 1 } } }] },
+  ];
+  for (const run of [() => convertMessages(history, { to: "openai" }), () => decodeMessages(history), () => validateMessages(history, { provider: "gemini" })]) {
+    assert.throws(run, (e) => {
+      assert.equal(e.code, "INVALID_MESSAGE");
+      assert.equal(e.details.index, 1);
+      assert.equal(e.details.field, "parts");
+      assert.match(e.message, /part 0: a Gemini part holds one kind of data \(`Part.data` is a oneof\), and this one has `text` and `functionCall`/);
+      return true;
+    });
+  }
+  // Split into one part each, both reach the other format.
+  const split = [history[0], { role: "model", parts: [{ text: "calling" }, { functionCall: { name: "f", args: { a: 1 } } }] }];
+  const [, assistant] = convertMessages(split, { to: "openai" });
+  assert.deepEqual([assistant.content, assistant.tool_calls[0].function.arguments], [[{ type: "text", text: "calling" }], '{"a":1}']);
+});

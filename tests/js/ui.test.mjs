@@ -203,3 +203,27 @@ test("the AI SDK's own ModelMessages with approvals: no orphan, an exact round t
   assertModelMessages(messages, "repaired");
   assert.deepEqual(validateMessages(messages, { provider: "openai" }), []);
 });
+
+test("a second result of one call is refused converting to ui (a tool part holds one output), and validates once repaired", async () => {
+  const history = [
+    { role: "user", content: "x" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+    { role: "tool", tool_call_id: "c1", content: "one" },
+    { role: "tool", tool_call_id: "c1", content: "two" },
+  ];
+  for (const input of [history, JSON.stringify(history)]) {
+    assert.throws(() => convertMessages(input, { to: "ui" }), (e) => {
+      assert.equal(e.code, "ALREADY_ANSWERED");
+      assert.equal(e.details.index, 3);
+      assert.match(e.message, /second result for call "c1": a UIMessage tool part holds one output/);
+      return true;
+    });
+  }
+  // The AI SDK's own ModelMessages carry both results.
+  const model = convertMessages(history, { to: "ai-sdk" });
+  assert.deepEqual(model[2].content.map((r) => r.output.value), ["one", "two"]);
+  const repaired = repairMessages(history, { provider: "openai" }).messages;
+  const ui = convertMessages(repaired, { to: "ui" });
+  await validateUIMessages({ messages: ui });
+  assert.deepEqual(ui[1].parts.map((p) => p.output), ["one"]);
+});

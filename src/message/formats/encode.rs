@@ -180,6 +180,16 @@ pub fn prepare(input: &[Message], format: Format) -> std::borrow::Cow<'_, [Messa
     }
 }
 
+/// [`encode_messages`] for messages a caller gave (`convertMessages`, `readTranscript`), after
+/// refusing what `format` cannot carry without dropping it: for UIMessages, a second result for
+/// one call (`ui::check`, `ALREADY_ANSWERED`, `index` = its position in `messages`).
+pub fn convert(messages: &[Message], format: Format) -> Result<Vec<Value>> {
+    if format == Format::Ui {
+        ui::check(messages)?;
+    }
+    Ok(encode_messages(messages, format))
+}
+
 /// [`encode_messages`], with, for each canonical message, the index of the first output message
 /// its group was written to (for a group written as nothing, an item-format assistant message
 /// with nothing to carry, the index the next output message has).

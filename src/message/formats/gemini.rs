@@ -13,7 +13,8 @@
 //! A `system` role is accepted and written back as `{role: "system"}` (Gemini takes it as
 //! `systemInstruction`). A `functionCall` or `functionResponse` with a field beyond those above
 //! (a multimodal result's `parts`, `willContinue`, `scheduling`, `partialArgs`) is refused
-//! (`INVALID_MESSAGE`), not read without it.
+//! (`INVALID_MESSAGE`), not read without it; so is a part holding two kinds of data (`{text,
+//! functionCall}`, `{text, inlineData}`: `Part.data` is a oneof).
 
 use super::util::{as_obj, content_as_string, extra_of, invalid_call_note, opt_id, opt_str};
 use super::util::{field, has};
@@ -52,6 +53,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     let mut main = Message::new(role, "");
     for (k, p) in parts.iter().enumerate() {
         let part = as_obj(p, "a part")?;
+        one_kind_of_data(part, k)?;
         if let Some(call) = part.get("functionCall") {
             let call = as_obj(call, "`functionCall`")?;
             only_keys(call, "functionCall", k, &["id", "name", "args"])?;
@@ -105,6 +107,63 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     Ok(out)
 }
 
+/// The fields of a Gemini `Part` that hold its data: `Part.data` is a oneof, and a part "can only
+/// contain one of the accepted types in Part.data" (the Gemini API's `Part` reference;
+/// `@google/genai`'s `Part` type has them all optional, so a part with two can be built).
+const DATA_FIELDS: [&str; 7] =
+    ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"];
+
+/// Whether a field's value says nothing (`null`, `false`, `""`, `[]`, `{}`): dropping it loses
+/// nothing.
+fn says_nothing(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::Bool(false) => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+/// Refuses part `k` when two of its [`DATA_FIELDS`] say something (named in the part's order): the reader takes one kind of
+/// data a part (a `{text, functionCall}` part became the call, and its text went only where a
+/// Gemini request is written back, so converting it to any other format dropped the text).
+/// `INVALID_MESSAGE`, field `parts`, naming the fields.
+fn one_kind_of_data(part: &Map<String, Value>, k: usize) -> Result<()> {
+    let mut held = part.iter().filter(|(f, v)| DATA_FIELDS.contains(&f.as_str()) && !says_nothing(v));
+    if held.clone().nth(1).is_none() {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorCode::InvalidMessage,
+        format!(
+            "part {k}: a Gemini part holds one kind of data (`Part.data` is a oneof), and this one has {}; put each in a part of its own",
+            key_list(&mut held.by_ref().map(|(f, _)| f.as_str()), " and "),
+        ),
+    )
+    .field("parts"))
+}
+
+/// Keys named in an error message: each in backticks (cut at 40 characters), joined by `sep`.
+fn key_list(keys: &mut dyn Iterator<Item = &str>, sep: &str) -> String {
+    let mut out = String::new();
+    for key in keys {
+        if !out.is_empty() {
+            out.push_str(sep);
+        }
+        out.push('`');
+        match key.char_indices().nth(40) {
+            Some((at, _)) => {
+                out.push_str(key.get(..at).unwrap_or_default());
+                out.push('…');
+            }
+            None => out.push_str(key),
+        }
+        out.push('`');
+    }
+    out
+}
+
 /// Refuses the keys of a `functionCall` / `functionResponse` (`what`, in part `part`) other than
 /// `known` whose value says something: the API's other fields (`@google/genai`'s
 /// `FunctionCall.partialArgs` and `willContinue`, a streamed call's; `FunctionResponse.parts`, a
@@ -112,31 +171,16 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
 /// without a word. A value that says nothing (`null`, `false`, `""`, `[]`, `{}`) loses nothing
 /// and is let through. `INVALID_MESSAGE`, field `parts`, naming every such key.
 fn only_keys(obj: &Map<String, Value>, what: &str, part: usize, known: &[&str]) -> Result<()> {
-    let says_nothing = |v: &Value| match v {
-        Value::Null | Value::Bool(false) => true,
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-        _ => false,
-    };
-    let unread: Vec<String> = obj
-        .iter()
-        .filter(|(k, v)| !known.contains(&k.as_str()) && !says_nothing(v))
-        .map(|(k, _)| match k.char_indices().nth(40) {
-            Some((at, _)) => format!("`{}…`", k.get(..at).unwrap_or_default()),
-            None => format!("`{k}`"),
-        })
-        .collect();
-    if unread.is_empty() {
+    let mut unread = obj.iter().filter(|(k, v)| !known.contains(&k.as_str()) && !says_nothing(v));
+    if unread.clone().next().is_none() {
         return Ok(());
     }
-    let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
     Err(Error::new(
         ErrorCode::InvalidMessage,
         format!(
             "part {part}: a Gemini `{what}` with {} is not read: stategate reads only its {}, and dropping the rest would change what the history says",
-            unread.join(", "),
-            known.join(", "),
+            key_list(&mut unread.by_ref().map(|(k, _)| k.as_str()), ", "),
+            key_list(&mut known.iter().copied(), ", "),
         ),
     )
     .field("parts"))

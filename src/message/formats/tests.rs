@@ -262,6 +262,41 @@ fn gemini_fields_it_does_not_read_are_refused() {
 }
 
 #[test]
+fn gemini_a_part_with_two_kinds_of_data_is_refused() {
+    // `Part.data` is a oneof: a part with text and a call became the call, and the text was kept
+    // only for a Gemini request (converted to OpenAI it was gone); text beside inline data, the
+    // same with the image.
+    let cases = [
+        (json!({"role": "model", "parts": [{"text": "calling", "functionCall": {"name": "f", "args": {"a": 1}}}]}), "part 0", "`text` and `functionCall`"),
+        (json!({"role": "user", "parts": [{"text": "hi"}, {"text": "look", "inlineData": {"mimeType": "image/png", "data": "AAAA"}}]}), "part 1", "`text` and `inlineData`"),
+        (json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}, "fileData": {"fileUri": "gs://b/x.pdf"}, "executableCode": {"code": "1"}}]}), "part 0", "`functionResponse` and `fileData` and `executableCode`"),
+    ];
+    for (v, part, fields) in cases {
+        for format in [None, Some(Format::Gemini)] {
+            let err = match format {
+                None => decode_messages(std::slice::from_ref(&v), None),
+                Some(f) => decode_messages_as(std::slice::from_ref(&v), f),
+            }
+            .unwrap_err();
+            assert_eq!((err.code, err.field.as_deref(), err.index), (ErrorCode::InvalidMessage, Some("parts"), Some(0)), "{v}");
+            assert_eq!(
+                err.message,
+                format!("{part}: a Gemini part holds one kind of data (`Part.data` is a oneof), and this one has {fields}; put each in a part of its own"),
+            );
+        }
+    }
+    // A field that says nothing beside the data, and a thought's text with its signature, are one kind.
+    let quiet = json!({"role": "model", "parts": [
+        {"text": "", "functionCall": {"name": "f", "args": {}}},
+        {"text": "plan", "thought": true, "thoughtSignature": "c2ln"},
+        {"inlineData": {"mimeType": "image/png", "data": "AAAA"}, "fileData": null},
+    ]});
+    let ms = decode_messages(std::slice::from_ref(&quiet), None).unwrap().messages;
+    assert_eq!((ms.len(), ms[0].tool_calls.len()), (1, 1));
+    assert!(matches!(&ms[0].content, Content::Parts(p) if p.len() == 2), "{:?}", ms[0].content);
+}
+
+#[test]
 fn gemini_a_response_left_with_no_call_is_an_orphan() {
     // Every call answered by id, then one more id-less response: it answers no call (it was read
     // as a second result of the first call, and refused for an empty `tool_call_id` after that).

@@ -443,6 +443,33 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
     Value::Object(obj)
 }
 
+/// Refuses what a UIMessage cannot carry without dropping it: a second result for a call of the
+/// same UIMessage. A tool part holds one `output` (the AI SDK's `UIToolInvocation`), so
+/// [`encode`] folds a call's first result into its part and had nothing to put the second in (a
+/// result whose call is not in the message keeps a part of its own, so nothing else is lost).
+/// Every other format carries both results. `ALREADY_ANSWERED` at the position of the second
+/// result in `messages`, naming the call id; the caller maps it to its input's index.
+pub(super) fn check(messages: &[Message]) -> Result<()> {
+    for range in super::groups(messages, Format::Ui) {
+        let group = messages.get(range.clone()).unwrap_or_default();
+        let answers = |id: &str, r: &Message| r.role == Role::Tool && r.tool_call_id.as_deref() == Some(id);
+        for (k, m) in group.iter().enumerate() {
+            let Some(id) = m.tool_call_id.as_deref().filter(|_| m.role == Role::Tool) else { continue };
+            let earlier = group.get(..k).unwrap_or_default();
+            if earlier.iter().any(|r| answers(id, r)) && group.iter().any(|c| c.call_ids().any(|c| c == id)) {
+                return Err(Error::new(
+                    ErrorCode::AlreadyAnswered,
+                    format!(
+                        "a second result for call {id:?}: a UIMessage tool part holds one output, so converting to \"ui\" would drop it; keep one result per call (repairMessages keeps the first) or convert to a format that carries both"
+                    ),
+                )
+                .at(range.start + k));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A group (see [`super::groups`]) as one UIMessage: a system or user message, or an assistant
 /// message with every step of the group — each step's parts with its tool parts back at their
 /// places, each call's result folded into its part.

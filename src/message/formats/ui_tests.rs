@@ -258,3 +258,33 @@ fn an_ai_sdk_json_output_is_a_ui_output_value() {
     let ui = encode_messages(&d, Format::Ui);
     assert_eq!(ui[0]["parts"][0]["output"], json!({"a": 1}), "{ui:?}");
 }
+
+#[test]
+fn a_second_result_of_one_call_is_refused_for_ui_and_carried_elsewhere() {
+    // A tool part holds one output: the second result was dropped without a word.
+    let input = vec![
+        json!({"role": "user", "content": "x"}),
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "one"}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "two"}),
+    ];
+    let decoded = decode_messages(&input, None).unwrap();
+    let e = convert(&decoded.messages, Format::Ui).unwrap_err();
+    assert_eq!((e.code, e.index), (ErrorCode::AlreadyAnswered, Some(3)));
+    assert!(e.message.starts_with("a second result for call \"c1\": a UIMessage tool part holds one output"), "{}", e.message);
+    // Every other format has a place for both.
+    for format in [Format::Openai, Format::Anthropic, Format::Gemini, Format::AiSdk, Format::Responses, Format::Langchain] {
+        let text = serde_json::to_string(&convert(&decoded.messages, format).unwrap()).unwrap();
+        assert!(text.contains("one") && text.contains("two"), "{format:?}: {text}");
+    }
+    // One result per call, and a result whose call is elsewhere (its own part), convert.
+    let one = convert(&decoded.messages[..3], Format::Ui).unwrap();
+    assert_eq!(one[1]["parts"][0]["output"], json!("one"));
+    let orphan = [decoded.messages[0].clone(), decoded.messages[3].clone()];
+    let out = convert(&orphan, Format::Ui).unwrap();
+    assert_eq!(out[0]["parts"][1]["output"], json!("two"));
+    // Repaired first, the history converts (the first result kept).
+    let (repaired, _) = repair_values(&input, &RepairOptions::default()).unwrap();
+    let out = convert(&decode_messages(&repaired, None).unwrap().messages, Format::Ui).unwrap();
+    assert_eq!(out[1]["parts"][0]["output"], json!("one"));
+}
