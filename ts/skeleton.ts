@@ -271,7 +271,8 @@ function calls(list: unknown, lc: boolean, invalid: boolean): number | false {
       }
     }
     const cid = idField(id);
-    if (typeof cid !== "string") return false;
+    // No id, or an empty one (which pairs nothing): the full path refuses the call.
+    if (typeof cid !== "string" || cid === "") return false;
     reserve(4);
     if (invalid) {
       // LangChain invalid_tool_calls: any name (none is ""), an error that is a string.

@@ -406,3 +406,22 @@ test("10. a toJSON method on a message, a call or its function takes the full pa
   }
   assert.deepEqual(validateMessages(cases[0], { provider: "openai" }), []);
 });
+
+test("11. a call with an empty id takes the full path, which refuses it, given as an array or as its text", () => {
+  // The fast path read an empty call id as an id: a dangling call answered with tool_call_id "",
+  // where the same history as JSON text was INVALID_TOOL_CALL.
+  const histories = [
+    [{ role: "user", content: "x" }, { role: "assistant", content: null, tool_calls: [{ id: "", type: "function", function: { name: "f", arguments: "{}" } }] }],
+    [{ type: "human", content: "x" }, { type: "ai", content: "", tool_calls: [{ id: "", name: "f", args: {} }] }],
+    [{ type: "human", content: "x" }, { type: "ai", content: "", tool_calls: [], invalid_tool_calls: [{ id: "", name: "f", args: "{", error: "bad" }] }],
+  ];
+  for (const h of histories) {
+    assert.equal(skeleton(h), undefined, JSON.stringify(h));
+    for (const input of [h, JSON.stringify(h)]) {
+      for (const run of [() => repairMessages(input, { provider: "openai" }), () => validateMessages(input, { provider: "openai" })]) {
+        assert.throws(run, (e) => e.code === "INVALID_TOOL_CALL" && e.details.index === 1 && e.details.field === "tool_calls", JSON.stringify(h));
+      }
+    }
+    same(h, JSON.stringify(h));
+  }
+});
