@@ -398,12 +398,14 @@ pub(crate) fn opt_string_arg(v: Option<JsValue>, what: &str) -> Result<Option<St
 }
 
 /// Messages given as an array of objects, or as JSON text (parsed in Rust: 3–4× cheaper). Both
-/// go through serde_json's bounded reader, so both forms give one answer: an array through
+/// go through serde_json's bounded reader and the same size limit (`TOO_LARGE` over
+/// [`MAX_INPUT_CHARS`] UTF-16 units of JSON text), so both forms give one answer: an array through
 /// [`json_text`] (an element that cannot be read is named by `details.index`), text as it is
 /// (JSON's `\ud800` escapes of lone surrogates read as U+FFFD, as the array form reads them).
 pub(crate) fn input_values(messages: &JsValue) -> Result<Vec<Value>, JsValue> {
-    if let Some(text) = messages.dyn_ref::<js_sys::JsString>() {
-        let text = utf8_of(text).map_err(to_js_error)?;
+    if messages.is_string() {
+        // The array form's limit, on the text as given (it was read at any length).
+        let text = checked_text(messages, ErrorCode::InvalidMessage, "messages", MAX_INPUT_CHARS).map_err(to_js_error)?;
         return crate::message::formats::values_from_json_text(&text).map_err(to_js_error);
     }
     let Some(array) = messages.dyn_ref::<js_sys::Array>() else {

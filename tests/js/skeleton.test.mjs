@@ -297,6 +297,16 @@ test("5. the size limit: a history near or over it takes the full path, which re
   assert.equal(skeleton(over), undefined);
   assert.equal(outcome(() => repairMessages(over)).code, "TOO_LARGE");
   assert.equal(outcome(() => validateMessages(over, { provider: "openai" })).code, "TOO_LARGE");
+  // The same histories as JSON text: the same limit, on the text as given (text was read at any length).
+  for (const h of [justOver, over]) {
+    const text = JSON.stringify(h);
+    for (const run of [() => repairMessages(text), () => validateMessages(text, { provider: "openai" }), () => convertMessages(text, { to: "openai" })]) {
+      assert.throws(run, (e) => e.code === "TOO_LARGE" && e.message.includes(`messages: ${text.length} characters of JSON; the limit is 33554432`));
+    }
+  }
+  const under = JSON.stringify(big(32 * 1024 * 1024 - 200));
+  assert.ok(under.length <= 32 * 1024 * 1024);
+  assert.equal(validateMessages(under, { provider: "openai" }).length, 1);
 });
 
 test("6. ids, names and arguments of every kind of character and length read as the full path reads them", () => {
