@@ -405,7 +405,8 @@ pub(crate) fn opt_string_arg(v: Option<JsValue>, what: &str) -> Result<Option<St
 pub(crate) fn input_values(messages: &JsValue) -> Result<Vec<Value>, JsValue> {
     if messages.is_string() {
         // The array form's limit, on the text as given (it was read at any length).
-        let text = checked_text(messages, ErrorCode::InvalidMessage, "messages", MAX_INPUT_CHARS).map_err(to_js_error)?;
+        let text =
+            checked_text(messages, ErrorCode::InvalidMessage, "messages", MAX_INPUT_CHARS).map_err(to_js_error)?;
         return crate::message::formats::values_from_json_text(&text).map_err(to_js_error);
     }
     let Some(array) = messages.dyn_ref::<js_sys::Array>() else {

@@ -175,3 +175,24 @@ test("a Gemini part holding two kinds of data is refused naming them, not read a
   const [, assistant] = convertMessages(split, { to: "openai" });
   assert.deepEqual([assistant.content, assistant.tool_calls[0].function.arguments], [[{ type: "text", text: "calling" }], '{"a":1}']);
 });
+
+test("an OpenAI call's function field beyond name and arguments is refused in both forms (it was dropped from every output)", () => {
+  const history = [
+    { role: "user", content: "x" },
+    { role: "assistant", content: null, tool_calls: [call("c1", "f")] },
+    { role: "tool", tool_call_id: "c1", content: "ok" },
+  ];
+  history[1].tool_calls[0].function.strict = true;
+  for (const input of [history, JSON.stringify(history)]) {
+    for (const run of [() => convertMessages(input, { to: "openai" }), () => repairMessages(input, { provider: "openai" }), () => validateMessages(input, { provider: "openai" })]) {
+      assert.throws(run, (e) => {
+        assert.equal(e.code, "INVALID_TOOL_CALL");
+        assert.deepEqual([e.details.index, e.details.field], [1, "tool_calls"]);
+        assert.match(e.message, /tool call 'c1': an OpenAI call's `function` is \{name, arguments\}; its `strict` is not read/);
+        return true;
+      });
+    }
+  }
+  history[1].tool_calls[0].function.strict = null;
+  assert.equal(convertMessages(history, { to: "openai" })[1].tool_calls[0].function.name, "f");
+});

@@ -17,7 +17,7 @@
 //! functionCall}`, `{text, inlineData}`: `Part.data` is a oneof).
 
 use super::util::{as_obj, content_as_string, extra_of, invalid_call_note, opt_id, opt_str};
-use super::util::{field, has};
+use super::util::{field, has, key_list, says_nothing};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{obj, val, Put};
@@ -113,18 +113,6 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
 const DATA_FIELDS: [&str; 7] =
     ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"];
 
-/// Whether a field's value says nothing (`null`, `false`, `""`, `[]`, `{}`): dropping it loses
-/// nothing.
-fn says_nothing(v: &Value) -> bool {
-    match v {
-        Value::Null | Value::Bool(false) => true,
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-        _ => false,
-    }
-}
-
 /// Refuses part `k` when two of its [`DATA_FIELDS`] say something (named in the part's order): the reader takes one kind of
 /// data a part (a `{text, functionCall}` part became the call, and its text went only where a
 /// Gemini request is written back, so converting it to any other format dropped the text).
@@ -142,26 +130,6 @@ fn one_kind_of_data(part: &Map<String, Value>, k: usize) -> Result<()> {
         ),
     )
     .field("parts"))
-}
-
-/// Keys named in an error message: each in backticks (cut at 40 characters), joined by `sep`.
-fn key_list(keys: &mut dyn Iterator<Item = &str>, sep: &str) -> String {
-    let mut out = String::new();
-    for key in keys {
-        if !out.is_empty() {
-            out.push_str(sep);
-        }
-        out.push('`');
-        match key.char_indices().nth(40) {
-            Some((at, _)) => {
-                out.push_str(key.get(..at).unwrap_or_default());
-                out.push('…');
-            }
-            None => out.push_str(key),
-        }
-        out.push('`');
-    }
-    out
 }
 
 /// Refuses the keys of a `functionCall` / `functionResponse` (`what`, in part `part`) other than

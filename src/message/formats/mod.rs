@@ -40,7 +40,8 @@ use std::ops::Range;
 pub use detect::{detect, Detected};
 pub(crate) use encode::put_extra;
 pub use encode::{
-    convert, encode_group, encode_indexed, encode_messages, group_roles, group_with, groups, keep_request_fields, prepare,
+    convert, encode_group, encode_indexed, encode_messages, group_roles, group_with, groups, keep_request_fields,
+    prepare,
 };
 
 #[cfg(target_arch = "wasm32")]

@@ -8,10 +8,10 @@
 //! A call `{id, name, args}` (no `function`) is a LangChain tool call in a role-keyed
 //! message-like dict and is read as LangChain reads it.
 
-use super::util::field;
 use super::util::{
     args_text, as_obj, call_from_json_text, content_as_string, extra_of, opt_array, opt_id, opt_str, put_opt,
 };
+use super::util::{field, key_list, says_nothing};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{obj, val, Put};
@@ -102,7 +102,8 @@ pub(super) fn refuse_function_call(obj: &Map<String, Value>, field_name: &str) -
 /// a call, or an invalid call when its arguments are not a JSON object (kept as the text sent).
 /// Also how a LangChain `AIMessage` dict's OpenAI-shaped call is read (LangChain's
 /// `coerceMessageLikeToMessage` converts it, @langchain/core 1.4 `_coerceToolCall`).
-/// Errors: `INVALID_TOOL_CALL` for a call without an `id` or a `function.name`.
+/// Errors: `INVALID_TOOL_CALL` for a call without an `id` or a `function.name`, or whose
+/// `function` has a field beyond `name` and `arguments` that says something.
 pub(super) fn decode_call(call: &Map<String, Value>) -> Result<std::result::Result<ToolCall, InvalidToolCall>> {
     let id = opt_id(call, "id")?
         .ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
@@ -111,6 +112,20 @@ pub(super) fn decode_call(call: &Map<String, Value>) -> Result<std::result::Resu
         let hint = if call.get("name").is_some_and(Value::is_string) { " ({id, name, args} is a LangChain tool call: put it in a LangChain message {type: \"ai\", tool_calls})" } else { "" };
         Error::new(ErrorCode::InvalidToolCall, format!("an OpenAI tool call is {{id, type: \"function\", function: {{name, arguments}}}}; this one has no function name{hint}")).field("tool_calls")
     })?;
+    // A field of `function` beyond these two was read past, and lost in every output (an OpenAI
+    // one too): refused, as Gemini's unread call fields are (one whose value says nothing passes).
+    let mut unread =
+        function.into_iter().flatten().filter(|(k, v)| *k != "name" && *k != "arguments" && !says_nothing(v));
+    if unread.clone().next().is_some() {
+        return Err(Error::new(
+            ErrorCode::InvalidToolCall,
+            format!(
+                "tool call '{id}': an OpenAI call's `function` is {{name, arguments}}; its {} is not read, and dropping it would change what the history says",
+                key_list(&mut unread.by_ref().map(|(k, _)| k.as_str()), ", "),
+            ),
+        )
+        .field("tool_calls"));
+    }
     let args = match function.and_then(|f| f.get("arguments")) {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Null) | None => String::new(),

@@ -267,9 +267,21 @@ fn gemini_a_part_with_two_kinds_of_data_is_refused() {
     // only for a Gemini request (converted to OpenAI it was gone); text beside inline data, the
     // same with the image.
     let cases = [
-        (json!({"role": "model", "parts": [{"text": "calling", "functionCall": {"name": "f", "args": {"a": 1}}}]}), "part 0", "`text` and `functionCall`"),
-        (json!({"role": "user", "parts": [{"text": "hi"}, {"text": "look", "inlineData": {"mimeType": "image/png", "data": "AAAA"}}]}), "part 1", "`text` and `inlineData`"),
-        (json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}, "fileData": {"fileUri": "gs://b/x.pdf"}, "executableCode": {"code": "1"}}]}), "part 0", "`functionResponse` and `fileData` and `executableCode`"),
+        (
+            json!({"role": "model", "parts": [{"text": "calling", "functionCall": {"name": "f", "args": {"a": 1}}}]}),
+            "part 0",
+            "`text` and `functionCall`",
+        ),
+        (
+            json!({"role": "user", "parts": [{"text": "hi"}, {"text": "look", "inlineData": {"mimeType": "image/png", "data": "AAAA"}}]}),
+            "part 1",
+            "`text` and `inlineData`",
+        ),
+        (
+            json!({"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {}}, "fileData": {"fileUri": "gs://b/x.pdf"}, "executableCode": {"code": "1"}}]}),
+            "part 0",
+            "`functionResponse` and `fileData` and `executableCode`",
+        ),
     ];
     for (v, part, fields) in cases {
         for format in [None, Some(Format::Gemini)] {
@@ -278,7 +290,11 @@ fn gemini_a_part_with_two_kinds_of_data_is_refused() {
                 Some(f) => decode_messages_as(std::slice::from_ref(&v), f),
             }
             .unwrap_err();
-            assert_eq!((err.code, err.field.as_deref(), err.index), (ErrorCode::InvalidMessage, Some("parts"), Some(0)), "{v}");
+            assert_eq!(
+                (err.code, err.field.as_deref(), err.index),
+                (ErrorCode::InvalidMessage, Some("parts"), Some(0)),
+                "{v}"
+            );
             assert_eq!(
                 err.message,
                 format!("{part}: a Gemini part holds one kind of data (`Part.data` is a oneof), and this one has {fields}; put each in a part of its own"),
@@ -705,4 +721,37 @@ fn a_message_without_type_read_as_langchain_says_so() {
     // A type that is there but empty is still named.
     let e = super::decode_messages_as(&[json!({"type": "", "content": "hi"})], Format::Langchain).unwrap_err();
     assert!(e.message.contains("unknown LangChain message type \"\""), "{}", e.message);
+}
+
+#[test]
+fn an_openai_call_function_field_it_does_not_read_is_refused() {
+    // `function` is {name, arguments}: another field was dropped from every output, an OpenAI one too.
+    let call = |function: Value| {
+        vec![
+            json!({"role": "user", "content": "x"}),
+            json!({"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": function}]}),
+        ]
+    };
+    let lc = |function: Value| {
+        vec![
+            json!({"type": "ai", "content": "", "additional_kwargs": {"tool_calls": [{"id": "c1", "type": "function", "function": function}]}}),
+        ]
+    };
+    let strict = json!({"name": "f", "arguments": "{}", "strict": true, "k".repeat(50): "v"});
+    for (input, index, field) in [(call(strict.clone()), 1, "tool_calls"), (lc(strict), 0, "additional_kwargs")] {
+        let e = decode_messages(&input, None).unwrap_err();
+        assert_eq!(
+            (e.code, e.field.as_deref(), e.index),
+            (ErrorCode::InvalidToolCall, Some(field), Some(index)),
+            "{input:?}"
+        );
+        assert_eq!(
+            e.message,
+            format!("tool call 'c1': an OpenAI call's `function` is {{name, arguments}}; its `strict`, `{}…` is not read, and dropping it would change what the history says", "k".repeat(40)),
+        );
+    }
+    // A field that says nothing loses nothing.
+    let quiet = call(json!({"name": "f", "arguments": "{\"a\":1}", "strict": null, "meta": {}}));
+    let ms = decode_messages(&quiet, None).unwrap().messages;
+    assert_eq!(ms[1].tool_calls[0].args, json!({"a": 1}));
 }

@@ -271,9 +271,15 @@ fn a_second_result_of_one_call_is_refused_for_ui_and_carried_elsewhere() {
     let decoded = decode_messages(&input, None).unwrap();
     let e = convert(&decoded.messages, Format::Ui).unwrap_err();
     assert_eq!((e.code, e.index), (ErrorCode::AlreadyAnswered, Some(3)));
-    assert!(e.message.starts_with("a second result for call \"c1\": a UIMessage tool part holds one output"), "{}", e.message);
+    assert!(
+        e.message.starts_with("a second result for call \"c1\": a UIMessage tool part holds one output"),
+        "{}",
+        e.message
+    );
     // Every other format has a place for both.
-    for format in [Format::Openai, Format::Anthropic, Format::Gemini, Format::AiSdk, Format::Responses, Format::Langchain] {
+    for format in
+        [Format::Openai, Format::Anthropic, Format::Gemini, Format::AiSdk, Format::Responses, Format::Langchain]
+    {
         let text = serde_json::to_string(&convert(&decoded.messages, format).unwrap()).unwrap();
         assert!(text.contains("one") && text.contains("two"), "{format:?}: {text}");
     }

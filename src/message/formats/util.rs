@@ -49,6 +49,38 @@ pub(crate) fn has(obj: &Map<String, Value>, key: &str) -> bool {
 /// Objects with at most this many keys are searched key by key ([`field`]).
 const SMALL_OBJECT: usize = 12;
 
+/// Whether a field's value says nothing (`null`, `false`, `""`, `[]`, `{}`): dropping it loses
+/// nothing.
+pub(crate) fn says_nothing(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::Bool(false) => true,
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+/// Keys named in an error message: each in backticks (cut at 40 characters), joined by `sep`.
+pub(crate) fn key_list(keys: &mut dyn Iterator<Item = &str>, sep: &str) -> String {
+    let mut out = String::new();
+    for key in keys {
+        if !out.is_empty() {
+            out.push_str(sep);
+        }
+        out.push('`');
+        match key.char_indices().nth(40) {
+            Some((at, _)) => {
+                out.push_str(key.get(..at).unwrap_or_default());
+                out.push('…');
+            }
+            None => out.push_str(key),
+        }
+        out.push('`');
+    }
+    out
+}
+
 /// An optional string field; `null` counts as absent. Other types are `INVALID_MESSAGE`.
 pub(crate) fn opt_str(obj: &Map<String, Value>, key: &str) -> Result<Option<String>> {
     match field(obj, key) {
