@@ -3,8 +3,8 @@
 //! `{role: "user"|"model", parts: [{text}, {text, thought: true}, {functionCall: {name, args, id?}},
 //! {functionResponse: {name, response, id?}}, {inlineData: {mimeType, data}}, {fileData}]}`.
 //! A user turn's `functionResponse` parts decode to one tool message each. Calls and responses
-//! without ids (older Gemini models send none) are paired by order within the turn, Gemini's own
-//! rule, and given ids `gemini-<message index>-<call index>`. Encoding writes ids, except those
+//! without ids (older Gemini models send none) are paired by name and order within the turn,
+//! Gemini's own rule (a response named after no call of the turn answers none), and given ids `gemini-<message index>-<call index>`. Encoding writes ids, except those
 //! ids it made itself: a call with such an id goes without one, and a turn of responses that all
 //! answer such calls goes without ids and in the calls' order — so an id-less history stays
 //! id-less and paired by order (a repaired turn never mixes id-less calls with answered ids).
@@ -172,7 +172,9 @@ fn id_field(id: &str) -> Map<String, Value> {
 }
 
 /// Gives id-less calls an id and pairs id-less responses with the pending calls of the previous
-/// model turn, by name then order. `messages` are what one Gemini content decoded to; `pending`
+/// model turn: each with the first pending call of its name (a nameless one with the first
+/// pending call); a response whose name no pending call has answers none (an orphan, below).
+/// `messages` are what one Gemini content decoded to; `pending`
 /// holds `(name, id)` of the calls not yet answered. A response that names its call's id answers
 /// that call whatever its place, so the calls it answers are taken out of `pending` before any
 /// id-less response of the turn is paired (an id-less response never takes a call another
@@ -198,7 +200,10 @@ pub(super) fn pair_ids(messages: &mut [Message], pending: &mut Vec<(String, Stri
     let mut orphan = messages.iter().map(|m| m.tool_calls.len()).sum::<usize>();
     for m in messages.iter_mut().filter(|m| m.role == Role::Tool && m.tool_call_id.as_deref() == Some("")) {
         let name = m.name.clone().unwrap_or_default();
-        let pos = pending.iter().position(|(n, _)| *n == name).or(if pending.is_empty() { None } else { Some(0) });
+        // By name; a nameless response by order. A name no pending call has answers none of them
+        // (it was paired with the first by order: a guess).
+        let pos =
+            if name.is_empty() && !pending.is_empty() { Some(0) } else { pending.iter().position(|(n, _)| *n == name) };
         m.tool_call_id = Some(match pos {
             Some(pos) => pending.remove(pos).1,
             None => {

@@ -755,3 +755,35 @@ fn an_openai_call_function_field_it_does_not_read_is_refused() {
     let ms = decode_messages(&quiet, None).unwrap().messages;
     assert_eq!(ms[1].tool_calls[0].args, json!({"a": 1}));
 }
+
+#[test]
+fn gemini_an_id_less_response_named_after_no_call_answers_none() {
+    // It was paired with the first call left, by order: a guess at what it answers.
+    let input = vec![
+        json!({"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}, {"functionCall": {"name": "g", "args": {}}}]}),
+        json!({"role": "user", "parts": [{"functionResponse": {"name": "h", "response": {"result": "H"}}}, {"functionResponse": {"name": "g", "response": {"result": "G"}}}]}),
+    ];
+    let ms = decode_messages(&input, None).unwrap().messages;
+    let ids: Vec<_> = ms[1..].iter().map(|m| m.tool_call_id.as_deref().unwrap()).collect();
+    assert_eq!(ids, ["gemini-1-0", "gemini-0-1"]);
+    let rules: Vec<_> = crate::repair::validate_values(&input, crate::repair::Provider::Gemini)
+        .unwrap()
+        .into_iter()
+        .map(|v| (v.rule, v.tool_call_id))
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            (crate::repair::Rule::MissingToolResult, Some("gemini-0-0".to_string())),
+            (crate::repair::Rule::OrphanToolResult, Some("gemini-1-0".to_string()))
+        ]
+    );
+    // A nameless response still pairs by order.
+    let nameless = vec![
+        input[0].clone(),
+        json!({"role": "user", "parts": [{"functionResponse": {"response": {"result": "F"}}}, {"functionResponse": {"name": "g", "response": {"result": "G"}}}]}),
+    ];
+    let ms = decode_messages(&nameless, None).unwrap().messages;
+    let ids: Vec<_> = ms[1..].iter().map(|m| m.tool_call_id.as_deref().unwrap()).collect();
+    assert_eq!(ids, ["gemini-0-0", "gemini-0-1"]);
+}
