@@ -90,7 +90,7 @@ fn take<'a>(text: &'a str, pos: &mut usize, len: usize) -> Option<&'a str> {
 
 /// Whether OpenAI arguments text makes a valid call, as `util::call_from_json_text` decides.
 fn args_parse(text: &str) -> bool {
-    text.trim().is_empty() || crate::message::formats::util::value_from_json_text(text).is_ok()
+    crate::message::formats::util::args_from_json_text(text).is_ok()
 }
 
 /// The shapes of the messages `meta` and `text` describe, exactly as decoding the messages and

@@ -435,3 +435,20 @@ test("11. a call with an empty id takes the full path, which refuses it, given a
     same(h, JSON.stringify(h));
   }
 });
+
+test("12. arguments that are JSON but not an object make an invalid call on both paths", () => {
+  // The fast path read `[1,2]` as valid arguments: a dangling call was answered as a missing
+  // result, where the same history as JSON text was answered as malformed arguments.
+  for (const args of ["1", "null", "true", "[1,2]", '"s"', "1e400", " [] "]) {
+    const h = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "x", arguments: args } }] },
+    ];
+    const fromArray = repairMessages(h, { provider: "openai" });
+    const fromText = repairMessages(JSON.stringify(h), { provider: "openai" });
+    assert.deepEqual(fromArray.report, fromText.report, args);
+    assert.equal(fromArray.report[0].kind, "invalid_args", args);
+    assert.deepEqual(fromArray.messages, fromText.messages, args);
+    same(h, args);
+  }
+});

@@ -128,30 +128,24 @@ pub(crate) fn call_from_json_text(
     text: String,
     extra: Map<String, Value>,
 ) -> std::result::Result<ToolCall, InvalidToolCall> {
-    let parsed = if text.trim().is_empty() {
-        Ok(Value::Object(Map::new()))
-    } else {
-        value_from_json_text(&text).map(js_numbers)
-    };
-    match parsed {
-        Ok(args) if args.is_object() => Ok(ToolCall { id, name, args, raw_args: Some(text), extra }),
-        // Every provider's tool input is an object (Anthropic `tool_use.input`, Gemini
-        // `functionCall.args`, a JSON Schema `type: "object"` for OpenAI): other JSON is a call
-        // the model got wrong, kept as the text it wrote.
-        Ok(args) => Err(InvalidToolCall {
-            id,
-            name,
-            args: text,
-            error: Some(format!("arguments are not a JSON object but {}", kind(&args))),
-            extra,
-        }),
-        Err(e) => Err(InvalidToolCall {
-            id,
-            name,
-            args: text,
-            error: Some(format!("arguments are not valid JSON: {e}")),
-            extra,
-        }),
+    match args_from_json_text(&text) {
+        Ok(args) => Ok(ToolCall { id, name, args: js_numbers(args), raw_args: Some(text), extra }),
+        Err(error) => Err(InvalidToolCall { id, name, args: text, error: Some(error), extra }),
+    }
+}
+
+/// A call's arguments text as the object it holds (empty text: `{}`), or why it holds none.
+/// Every provider's tool input is an object (Anthropic `tool_use.input`, Gemini
+/// `functionCall.args`, a JSON Schema `type: "object"` for OpenAI): other JSON is a call the
+/// model got wrong. The one rule for the decoder and the repair skeleton.
+pub(crate) fn args_from_json_text(text: &str) -> std::result::Result<Value, String> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    match value_from_json_text(text) {
+        Ok(args) if args.is_object() => Ok(args),
+        Ok(args) => Err(format!("arguments are not a JSON object but {}", kind(&args))),
+        Err(e) => Err(format!("arguments are not valid JSON: {e}")),
     }
 }
 
