@@ -8,7 +8,7 @@ use super::interop::{
 };
 use crate::error::ErrorCode;
 use crate::json::obj;
-use crate::message::formats::{encode_messages, Format};
+use crate::message::formats::Format;
 use crate::project::Projector;
 use crate::state::{channel, ChannelSpec, Command, PlainAppend, Store, StoreOptions, StoreRepairOptions};
 use std::cell::{RefCell, RefMut};
@@ -211,7 +211,10 @@ impl JsStateStore {
     }
 
     /// The messages, encoded in `format` (`"langchain" | "openai" | "anthropic" | "ai-sdk" |
-    /// "gemini" | "responses" | "openai-agents"`), or canonical when absent. Throws `INVALID_OPTION`.
+    /// "gemini" | "ui" | "responses" | "openai-agents"`), or canonical when absent. Throws
+    /// `INVALID_OPTION`; for `"ui"`, `UNKNOWN_TOOL_CALL` / `ALREADY_ANSWERED` (`details.index`) for
+    /// a result a UIMessage cannot carry (its call in another message; a second result) — the
+    /// model view (`modelView({format: "ui"})`) is repaired and has none.
     #[wasm_bindgen(unchecked_return_type = "unknown[]")]
     pub fn messages(
         &self,
@@ -226,7 +229,7 @@ impl JsStateStore {
                 let format = Format::parse(&f).map_err(to_js_error)?;
                 // The encoder reads a slice of messages; the channel shares them (`Rc`).
                 let list: Vec<crate::message::Message> = channel.messages().iter().map(|m| (**m).clone()).collect();
-                to_js(&encode_messages(&list, format))
+                to_js(&crate::message::formats::convert(&list, format).map_err(to_js_error)?)
             }
         }
     }

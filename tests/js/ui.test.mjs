@@ -215,7 +215,7 @@ test("a second result of one call is refused converting to ui (a tool part holds
     assert.throws(() => convertMessages(input, { to: "ui" }), (e) => {
       assert.equal(e.code, "ALREADY_ANSWERED");
       assert.equal(e.details.index, 3);
-      assert.match(e.message, /second result for call "c1": a UIMessage tool part holds one output/);
+      assert.match(e.message, /result for call "c1": a second result: a UIMessage tool part holds one output/);
       return true;
     });
   }
@@ -226,4 +226,26 @@ test("a second result of one call is refused converting to ui (a tool part holds
   const ui = convertMessages(repaired, { to: "ui" });
   await validateUIMessages({ messages: ui });
   assert.deepEqual(ui[1].parts.map((p) => p.output), ["one"]);
+});
+
+test("a result whose call is not in its UIMessage is refused converting to ui, not given a made-up tool part", () => {
+  // It became a `dynamic-tool` part named "unknown" with input {} (in a user UIMessage), which
+  // read back as a new call answering itself: an orphan turned valid (fresh-eyes round 2).
+  const call = { id: "c1", type: "function", function: { name: "get", arguments: '{"a":1}' } };
+  const misplaced = [{ role: "user", content: "q" }, { role: "assistant", content: null, tool_calls: [call] }, { role: "user", content: "wait" }, { role: "tool", tool_call_id: "c1", content: "r" }];
+  const orphan = [{ role: "user", content: "q" }, { role: "assistant", content: "hi" }, { role: "tool", tool_call_id: "zz", content: "r" }];
+  for (const [history, index] of [[misplaced, 3], [orphan, 2]]) {
+    assert.throws(() => convertMessages(history, { to: "ui" }), (e) => e.code === "UNKNOWN_TOOL_CALL" && e.details.index === index && /its call is not in the UIMessage it would join/.test(e.message));
+    const repaired = repairMessages(history, { provider: "openai" }).messages;
+    const ui = convertMessages(repaired, { to: "ui" });
+    assert.ok(!JSON.stringify(ui).includes('"unknown"'), JSON.stringify(ui));
+    assert.deepEqual(validateMessages(convertMessages(ui, { to: "openai" }), { provider: "openai" }), []);
+  }
+  // The store's messages in ui: the same refusal; its model view is repaired and converts.
+  const store = new StateStore();
+  store.apply({ author: "app", update: { messages: misplaced } });
+  assert.throws(() => store.messages("ui"), (e) => e.code === "UNKNOWN_TOOL_CALL" && e.details.index === 3);
+  const view = store.modelView({ format: "ui" });
+  assert.ok(view.messages.some((m) => m.parts.some((p) => p.toolCallId === "c1" && p.output === "r")), JSON.stringify(view.messages));
+  store.free();
 });

@@ -443,28 +443,33 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
     Value::Object(obj)
 }
 
-/// Refuses what a UIMessage cannot carry without dropping it: a second result for a call of the
-/// same UIMessage. A tool part holds one `output` (the AI SDK's `UIToolInvocation`), so
-/// [`encode`] folds a call's first result into its part and had nothing to put the second in (a
-/// result whose call is not in the message keeps a part of its own, so nothing else is lost).
-/// Every other format carries both results. `ALREADY_ANSWERED` at the position of the second
-/// result in `messages`, naming the call id; the caller maps it to its input's index.
+/// Refuses the results a UIMessage cannot carry as they are. A result lives in its call's tool
+/// part (the AI SDK's `UIToolInvocation`: one `output`), so, in the UIMessage a result would join:
+/// - a result whose call is not there (a result after a user message, an orphan) is
+///   `UNKNOWN_TOOL_CALL`: [`encode`] gave it a `dynamic-tool` part of its own with a made-up
+///   input `{}` (and tool name `unknown`), which reads back as a new call that answers itself;
+/// - a second result of one call is `ALREADY_ANSWERED`: there was nowhere to put it.
+///
+/// Every other format carries both. `index` is the result's position in `messages` (the caller
+/// maps it to its input's). `repairMessages` first gives a history these hold for.
 pub(super) fn check(messages: &[Message]) -> Result<()> {
     for range in super::groups(messages, Format::Ui) {
         let group = messages.get(range.clone()).unwrap_or_default();
         let answers = |id: &str, r: &Message| r.role == Role::Tool && r.tool_call_id.as_deref() == Some(id);
         for (k, m) in group.iter().enumerate() {
             let Some(id) = m.tool_call_id.as_deref().filter(|_| m.role == Role::Tool) else { continue };
-            let earlier = group.get(..k).unwrap_or_default();
-            if earlier.iter().any(|r| answers(id, r)) && group.iter().any(|c| c.call_ids().any(|c| c == id)) {
-                return Err(Error::new(
-                    ErrorCode::AlreadyAnswered,
-                    format!(
-                        "a second result for call {id:?}: a UIMessage tool part holds one output, so converting to \"ui\" would drop it; keep one result per call (repairMessages keeps the first) or convert to a format that carries both"
-                    ),
-                )
-                .at(range.start + k));
-            }
+            let (code, what) = if !group.iter().any(|c| c.call_ids().any(|c| c == id)) {
+                (ErrorCode::UnknownToolCall, "its call is not in the UIMessage it would join (a UIMessage holds a result in its call's tool part)")
+            } else if group.get(..k).unwrap_or_default().iter().any(|r| answers(id, r)) {
+                (ErrorCode::AlreadyAnswered, "a second result: a UIMessage tool part holds one output")
+            } else {
+                continue;
+            };
+            return Err(Error::new(
+                code,
+                format!("result for call {id:?}: {what}, so converting to \"ui\" would drop or invent data; repair the history first (repairMessages moves a result to its call, keeps a call's first result and drops orphans) or convert to a format that carries it"),
+            )
+            .at(range.start + k));
         }
     }
     Ok(())
@@ -498,8 +503,9 @@ pub(super) fn encode(group: &[Message]) -> Value {
         match m.role {
             Role::Tool => {
                 after_results = true;
-                // A result whose call is not in this message (it was repaired away or never made
-                // here): a dynamic tool part, so it is not lost.
+                // A result whose call is not in this message: a dynamic tool part, so it is not
+                // lost where nothing refused it first (a conversion does: `check`; a model view is
+                // repaired, so it has none).
                 if m.tool_call_id.as_deref().is_some_and(|c| !calls.contains(&c)) {
                     let call = ToolCall {
                         id: m.tool_call_id.clone().unwrap_or_default(),

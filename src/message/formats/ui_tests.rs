@@ -260,7 +260,7 @@ fn an_ai_sdk_json_output_is_a_ui_output_value() {
 }
 
 #[test]
-fn a_second_result_of_one_call_is_refused_for_ui_and_carried_elsewhere() {
+fn results_a_uimessage_cannot_carry_are_refused_for_ui_and_carried_elsewhere() {
     // A tool part holds one output: the second result was dropped without a word.
     let input = vec![
         json!({"role": "user", "content": "x"}),
@@ -272,7 +272,7 @@ fn a_second_result_of_one_call_is_refused_for_ui_and_carried_elsewhere() {
     let e = convert(&decoded.messages, Format::Ui).unwrap_err();
     assert_eq!((e.code, e.index), (ErrorCode::AlreadyAnswered, Some(3)));
     assert!(
-        e.message.starts_with("a second result for call \"c1\": a UIMessage tool part holds one output"),
+        e.message.starts_with("result for call \"c1\": a second result: a UIMessage tool part holds one output"),
         "{}",
         e.message
     );
@@ -283,12 +283,19 @@ fn a_second_result_of_one_call_is_refused_for_ui_and_carried_elsewhere() {
         let text = serde_json::to_string(&convert(&decoded.messages, format).unwrap()).unwrap();
         assert!(text.contains("one") && text.contains("two"), "{format:?}: {text}");
     }
-    // One result per call, and a result whose call is elsewhere (its own part), convert.
+    // One result per call converts; a result whose call is in another UIMessage (after a user
+    // message) or in none was given a made-up `dynamic-tool` part: refused.
     let one = convert(&decoded.messages[..3], Format::Ui).unwrap();
     assert_eq!(one[1]["parts"][0]["output"], json!("one"));
-    let orphan = [decoded.messages[0].clone(), decoded.messages[3].clone()];
-    let out = convert(&orphan, Format::Ui).unwrap();
-    assert_eq!(out[0]["parts"][1]["output"], json!("two"));
+    let m = &decoded.messages;
+    for (list, at) in
+        [(vec![m[0].clone(), m[3].clone()], 1), (vec![m[0].clone(), m[1].clone(), m[0].clone(), m[2].clone()], 3)]
+    {
+        let e = convert(&list, Format::Ui).unwrap_err();
+        assert_eq!((e.code, e.index), (ErrorCode::UnknownToolCall, Some(at)));
+        assert!(e.message.contains("its call is not in the UIMessage it would join"), "{}", e.message);
+        assert!(convert(&list, Format::Openai).is_ok());
+    }
     // Repaired first, the history converts (the first result kept).
     let (repaired, _) = repair_values(&input, &RepairOptions::default()).unwrap();
     let out = convert(&decode_messages(&repaired, None).unwrap().messages, Format::Ui).unwrap();
