@@ -264,14 +264,12 @@ fn decode_part(v: &Value) -> Result<ContentPart> {
             extra: extra_of(p, &["type", "text"]),
         },
         Some("image") => match p.get("image") {
-            Some(Value::String(s)) if s.starts_with("http:") || s.starts_with("https:") || s.starts_with("data:") => {
-                ContentPart::Image {
-                    url: Some(s.clone()),
-                    data: None,
-                    media_type: opt_str(p, "mediaType")?,
-                    extra: extra_of(p, &["type", "image", "mediaType"]),
-                }
-            }
+            Some(Value::String(s)) if super::util::is_url(s) => ContentPart::Image {
+                url: Some(s.clone()),
+                data: None,
+                media_type: opt_str(p, "mediaType")?,
+                extra: extra_of(p, &["type", "image", "mediaType"]),
+            },
             Some(Value::String(s)) => ContentPart::Image {
                 url: None,
                 data: Some(s.clone()),
@@ -294,7 +292,7 @@ fn decode_part(v: &Value) -> Result<ContentPart> {
                 extra: extra_of(p, &["type", "data", "mediaType", "filename"]),
             },
             Some(Value::String(s)) => {
-                let is_url = s.starts_with("http:") || s.starts_with("https:") || s.starts_with("data:");
+                let is_url = super::util::is_url(s);
                 ContentPart::File {
                     url: is_url.then(|| s.clone()),
                     data: (!is_url).then(|| s.clone()),

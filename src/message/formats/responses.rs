@@ -63,7 +63,7 @@
 //! `providerData`, and an API item goes to the SDK as an `unknown` item carrying it, as the SDK
 //! itself sends them (`sdk_items_convert_to_the_api_items_the_sdk_itself_sends`).
 
-use super::util::{among_calls, field, has, part_position};
+use super::util::{among_calls, field, has, is_url, part_position};
 use super::util::{
     args_text, as_obj, call_from_json_text, content_as_string, extra_of, kind, opt_id, opt_str, put_opt,
 };
@@ -419,10 +419,6 @@ fn decode_part(v: &Value, role: Role, d: Dialect) -> Result<ContentPart> {
         }
         _ => ContentPart::Other { raw: v.clone() },
     })
-}
-
-fn is_url(s: &str) -> bool {
-    s.starts_with("http:") || s.starts_with("https:") || s.starts_with("data:")
 }
 
 fn decode_call(obj: &Map<String, Value>, d: Dialect) -> Result<Message> {

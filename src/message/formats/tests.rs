@@ -787,3 +787,33 @@ fn gemini_an_id_less_response_named_after_no_call_answers_none() {
     let ids: Vec<_> = ms[1..].iter().map(|m| m.tool_call_id.as_deref().unwrap()).collect();
     assert_eq!(ids, ["gemini-0-0", "gemini-0-1"]);
 }
+
+#[test]
+fn a_url_of_any_scheme_stays_a_url() {
+    // The AI SDK takes a `data` / `image` string that `new URL` reads as a URL; a `gs://` one was
+    // read as base64 data and written to Gemini as `inlineData` (fresh-eyes round 2).
+    let gs = "gs://bucket/v.mp4";
+    let inputs = [
+        json!({"role": "user", "content": [{"type": "file", "data": gs, "mediaType": "video/mp4"}]}),
+        json!({"role": "user", "content": [{"type": "input_file", "file_url": gs}]}),
+    ];
+    for input in inputs {
+        let ms = decode_messages(std::slice::from_ref(&input), None).unwrap().messages;
+        let out = encode_messages(&ms, Format::Gemini);
+        assert_eq!(out[0]["parts"][0]["fileData"]["fileUri"], json!(gs), "{input}");
+        assert!(out[0]["parts"][0].get("inlineData").is_none(), "{input}");
+    }
+    let image = json!({"role": "user", "content": [{"type": "image", "image": "s3://b/cat.png", "mediaType": "image/png"}]});
+    let ms = decode_messages(std::slice::from_ref(&image), None).unwrap().messages;
+    assert!(matches!(&ms[0].content, Content::Parts(p) if matches!(&p[0], ContentPart::Image { url: Some(u), data: None, .. } if u == "s3://b/cat.png")));
+    // Base64 (no `:`) and a file id stay what they are.
+    for (data, is_data) in [("iVBORw0KGgo=", true), ("file-abc123", false)] {
+        let v = json!({"role": "user", "content": [{"type": "file", "data": data, "mediaType": "application/pdf"}]});
+        let ms = decode_messages(std::slice::from_ref(&v), None).unwrap().messages;
+        let Content::Parts(p) = &ms[0].content else { panic!() };
+        assert!(matches!(&p[0], ContentPart::File { url: None, data, .. } if data.is_some() == is_data), "{v}");
+    }
+    for (s, url) in [("gs://b/x", true), ("https://x", true), ("data:a;base64,AA", true), ("a+b.c-d:x", true), ("1a:x", false), ("AAAA", false), (":x", false)] {
+        assert_eq!(util::is_url(s), url, "{s}");
+    }
+}

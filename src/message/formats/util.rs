@@ -325,6 +325,17 @@ pub(crate) fn place_calls<T>(parts: &mut Vec<T>, mut calls: Vec<(Option<usize>, 
     }
 }
 
+/// Whether a part's string is a URL rather than base64 data, as the AI SDK decides for a file's
+/// `data` or an image's `image` (`new URL(s)` succeeds: a scheme — a letter, then letters,
+/// digits, `+`, `-` or `.` — and a `:`). Base64 has no `:`, so data is never taken for a URL,
+/// and a `gs://` or `file:` URL is not taken for data (it was written to Gemini as `inlineData`).
+pub(crate) fn is_url(s: &str) -> bool {
+    let Some((scheme, _)) = s.split_once(':') else { return false };
+    let mut b = scheme.bytes();
+    b.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && b.all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'))
+}
+
 /// The media type and base64 data of a `data:<media type>;base64,<data>` URL (what OpenAI
 /// `image_url` and AI SDK / UIMessage `file` parts carry inline), or `None` for any other URL.
 pub(crate) fn data_url(url: &str) -> Option<(&str, &str)> {
