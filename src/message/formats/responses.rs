@@ -677,6 +677,35 @@ fn sibling_verbatim(raw: &Value, d: Dialect) -> Option<Value> {
     }
 }
 
+/// An assistant `EasyInputMessage`'s string for parts of another format: the text parts' text
+/// and, in their places, the text every other format gets for a part the API cannot take (an
+/// OpenAI refusal's own text; the note for a provider-executed tool's result, Gemini code, …),
+/// which were dropped. Such a text stands on its own line.
+fn carried_text(parts: &[ContentPart]) -> String {
+    let mut out = String::new();
+    let mut after_note = false;
+    for p in parts {
+        let carried;
+        let (text, note) = match p {
+            ContentPart::Text { text, .. } => (text.as_str(), false),
+            ContentPart::Other { raw } => match super::util::other_note(raw) {
+                Some(ContentPart::Text { text, .. }) => {
+                    carried = text;
+                    (carried.as_str(), true)
+                }
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if !out.is_empty() && (note || after_note) {
+            out.push('\n');
+        }
+        out.push_str(text);
+        after_note = note;
+    }
+    out
+}
+
 fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Value {
     let mut o = Map::new();
     let role = match m.role {
@@ -729,7 +758,9 @@ fn encode_message(m: &Message, content: &Content, d: Dialect, own: bool) -> Valu
         // text as a string (its input-part list takes no `output_text`, and an output message
         // item needs the `id` and `status` only the API gives). SDK items keep the parts the
         // SDK itself sends.
-        Content::Parts(_) if d == Dialect::Api && m.role == Role::Assistant && !sibling => Some(val(&content.text())),
+        Content::Parts(parts) if d == Dialect::Api && m.role == Role::Assistant && !sibling => {
+            Some(val(&carried_text(parts)))
+        }
         // An Agents SDK assistant item in the API: with its id, the output message item it was
         // (`type`, `id`, `status`, `output_text` with its `annotations`); without one, its text.
         Content::Parts(parts) if d == Dialect::Api && m.role == Role::Assistant => match &m.id {

@@ -803,9 +803,12 @@ fn a_url_of_any_scheme_stays_a_url() {
         assert_eq!(out[0]["parts"][0]["fileData"]["fileUri"], json!(gs), "{input}");
         assert!(out[0]["parts"][0].get("inlineData").is_none(), "{input}");
     }
-    let image = json!({"role": "user", "content": [{"type": "image", "image": "s3://b/cat.png", "mediaType": "image/png"}]});
+    let image =
+        json!({"role": "user", "content": [{"type": "image", "image": "s3://b/cat.png", "mediaType": "image/png"}]});
     let ms = decode_messages(std::slice::from_ref(&image), None).unwrap().messages;
-    assert!(matches!(&ms[0].content, Content::Parts(p) if matches!(&p[0], ContentPart::Image { url: Some(u), data: None, .. } if u == "s3://b/cat.png")));
+    assert!(
+        matches!(&ms[0].content, Content::Parts(p) if matches!(&p[0], ContentPart::Image { url: Some(u), data: None, .. } if u == "s3://b/cat.png"))
+    );
     // Base64 (no `:`) and a file id stay what they are.
     for (data, is_data) in [("iVBORw0KGgo=", true), ("file-abc123", false)] {
         let v = json!({"role": "user", "content": [{"type": "file", "data": data, "mediaType": "application/pdf"}]});
@@ -813,7 +816,62 @@ fn a_url_of_any_scheme_stays_a_url() {
         let Content::Parts(p) = &ms[0].content else { panic!() };
         assert!(matches!(&p[0], ContentPart::File { url: None, data, .. } if data.is_some() == is_data), "{v}");
     }
-    for (s, url) in [("gs://b/x", true), ("https://x", true), ("data:a;base64,AA", true), ("a+b.c-d:x", true), ("1a:x", false), ("AAAA", false), (":x", false)] {
+    for (s, url) in [
+        ("gs://b/x", true),
+        ("https://x", true),
+        ("data:a;base64,AA", true),
+        ("a+b.c-d:x", true),
+        ("1a:x", false),
+        ("AAAA", false),
+        (":x", false),
+    ] {
         assert_eq!(util::is_url(s), url, "{s}");
+    }
+}
+
+#[test]
+fn an_openai_refusal_part_goes_across_as_its_text() {
+    // It was replaced by "[refusal part not sent …]"; the message's `refusal` field went across.
+    let input = [
+        json!({"role": "user", "content": "q"}),
+        json!({"role": "assistant", "content": [{"type": "refusal", "refusal": "I cannot help with that"}]}),
+    ];
+    let ms = decode_messages(&input, None).unwrap().messages;
+    for format in [Format::Anthropic, Format::AiSdk, Format::Gemini, Format::Langchain, Format::Ui] {
+        let text = serde_json::to_string(&encode_messages(&ms, format)).unwrap();
+        assert!(text.contains("I cannot help with that") && !text.contains("not sent"), "{format:?}: {text}");
+    }
+    // Back to OpenAI it is the part it was.
+    assert_eq!(encode_messages(&ms, Format::Openai)[1]["content"], input[1]["content"]);
+}
+
+#[test]
+fn responses_carry_the_notes_of_parts_they_cannot_take() {
+    // An assistant message of another format is one `EasyInputMessage` string: its text only, so
+    // the notes every other format gets (and a refusal's own text) were dropped.
+    let cases = [
+        (
+            json!([{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "refusal", "refusal": "I cannot help with that"}]}]),
+            "I cannot help with that",
+        ),
+        (
+            json!([{"role": "user", "parts": [{"text": "q"}]}, {"role": "model", "parts": [{"executableCode": {"language": "PYTHON", "code": "print(1)"}}]}]),
+            "[executableCode part not sent",
+        ),
+        (
+            json!([{"role": "user", "content": "q"}, {"role": "assistant", "content": [{"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}}, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}, {"type": "text", "text": "answer"}]}]),
+            "answer",
+        ),
+    ];
+    for (input, expect) in cases {
+        let input: Vec<Value> = serde_json::from_value(input).unwrap();
+        let ms = decode_messages(&input, None).unwrap().messages;
+        let openai = serde_json::to_string(&encode_messages(&ms, Format::Openai)[1]).unwrap();
+        let text = encode_messages(&ms, Format::Responses)[1]["content"].as_str().unwrap().to_string();
+        assert!(text.contains(expect), "{text}");
+        // The same notes OpenAI Chat gets.
+        for note in text.split('[').skip(1) {
+            assert!(openai.contains(note.split(']').next().unwrap()), "{note} / {openai}");
+        }
     }
 }

@@ -434,6 +434,12 @@ pub(crate) fn other_note(raw: &Value) -> Option<ContentPart> {
     // An AI SDK assistant `tool-result` is a provider-executed tool's result (a web search's), as
     // is a UIMessage tool part marked `providerExecuted`: what it found is not sent, and the note
     // says so.
+    // An OpenAI Chat `refusal` part (`ChatCompletionContentPartRefusal`) is what the model
+    // answered with: its text goes across, as the message's own `refusal` field and a Responses
+    // refusal do (it was replaced by a note).
+    if let (true, Some(Value::String(text))) = (kind == "refusal", raw.get("refusal")) {
+        return Some(ContentPart::text(text.clone()));
+    }
     let ui_provider_executed = kind.starts_with("tool-") && raw.get("providerExecuted") == Some(&Value::Bool(true));
     if kind == "tool-result" || (ui_provider_executed && kind != "tool-call") {
         let tool = raw.get("toolName").and_then(Value::as_str).or(kind.strip_prefix("tool-")).unwrap_or("tool");
