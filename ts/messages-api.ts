@@ -57,9 +57,10 @@ export interface MessagesApi {
   /**
    * Converts messages into `to`: each read by its keys (a message that matches no format
    * exactly is refused, never guessed), or all read as `from` when given. What `to` cannot carry
-   * is refused rather than dropped: a second result of one call into `"ui"` (a UIMessage tool
-   * part holds one output) is `ALREADY_ANSWERED` with `details.index`; repair first, or convert
-   * to a format that carries both.
+   * is refused rather than dropped or made up: into `"ui"`, a result whose call is not in its
+   * UIMessage is `UNKNOWN_TOOL_CALL` and a second result of one call `ALREADY_ANSWERED` (a
+   * UIMessage tool part holds its call's one output), with `details.index`; repair first, or
+   * convert to a format that carries them.
    */
   convertMessages<F extends Format>(messages: MessagesInput, opts: { to: F; from?: Format }): MessageOf<F>[];
   /** Decodes messages into canonical {@link Message}s: each detected, or all read as `opts.format`. */

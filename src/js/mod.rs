@@ -60,8 +60,9 @@ type JsResult<T> = Result<T, JsValue>;
 /// (`"langchain" | "openai" | "anthropic" | "ai-sdk" | "gemini" | "responses" | "openai-agents"`).
 ///
 /// Throws `INVALID_MESSAGE`, `UNKNOWN_ROLE`, `MISSING_TOOL_CALL_ID`, `INVALID_TOOL_CALL` (with
-/// `details.index`), `INVALID_JSON`, `INVALID_OPTION`; `ALREADY_ANSWERED` (with `details.index`)
-/// for a second result of one call converted to `"ui"`, which a UIMessage cannot carry.
+/// `details.index`), `INVALID_JSON`, `INVALID_OPTION`; converting to `"ui"`, `UNKNOWN_TOOL_CALL`
+/// and `ALREADY_ANSWERED` (with `details.index`) for a result a UIMessage cannot carry (its call
+/// in another message or none; a second result of one call).
 #[wasm_bindgen(js_name = convertMessages, unchecked_return_type = "unknown[]")]
 pub fn convert_messages(
     messages: JsValue,
@@ -70,12 +71,7 @@ pub fn convert_messages(
 ) -> JsResult<JsValue> {
     let format = Format::parse(&string_arg(&to, "to")?).map_err(to_js_error)?;
     let decoded = read_messages(&messages, from)?;
-    let out = crate::message::formats::convert(&decoded.messages, format).map_err(|mut e| {
-        // The input message the refused one was decoded from.
-        e.index = e.index.map(|i| decoded.source.get(i).copied().unwrap_or(i));
-        to_js_error(e)
-    })?;
-    to_js(&out)
+    to_js(&crate::message::formats::convert_decoded(&decoded, format).map_err(to_js_error)?)
 }
 
 /// Messages (array or JSON text) read by detection, or all as `format` when given.
@@ -199,9 +195,9 @@ pub fn error_codes() -> Vec<String> {
 #[cfg(feature = "store")]
 /// Reads a recorded transcript (tau-bench, SWE-agent, Claude Code JSONL, OpenHands, or a plain
 /// message array) from its text. Returns `{kind, runs}`, each run encoded in `format`
-/// (default `"openai"`). Throws what reading the transcript throws, and `ALREADY_ANSWERED` (with
-/// `details.index`, the message's position in its run) for a second result of one call converted
-/// to `"ui"`.
+/// (default `"openai"`). Throws what reading the transcript throws and, converting to `"ui"`,
+/// `UNKNOWN_TOOL_CALL` / `ALREADY_ANSWERED` (with `details.index`, the message's position in its
+/// run) for a result a UIMessage cannot carry.
 #[wasm_bindgen(js_name = readTranscript, unchecked_return_type = "EncodedTranscript")]
 pub fn read_transcript(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,

@@ -180,14 +180,24 @@ pub fn prepare(input: &[Message], format: Format) -> std::borrow::Cow<'_, [Messa
     }
 }
 
-/// [`encode_messages`] for messages a caller gave (`convertMessages`, `readTranscript`), after
-/// refusing what `format` cannot carry without dropping it: for UIMessages, a second result for
-/// one call (`ui::check`, `ALREADY_ANSWERED`, `index` = its position in `messages`).
+/// [`encode_messages`] for messages a caller gave (`store.messages(format)`, `readTranscript`),
+/// after refusing what `format` cannot carry as it is: for UIMessages, a result whose call is not
+/// in its UIMessage (`UNKNOWN_TOOL_CALL`) or a second result of one call (`ALREADY_ANSWERED`)
+/// (`ui::check`; `index` = the result's position in `messages`).
 pub fn convert(messages: &[Message], format: Format) -> Result<Vec<Value>> {
     if format == Format::Ui {
         ui::check(messages)?;
     }
     Ok(encode_messages(messages, format))
+}
+
+/// [`convert`] of decoded input (`convertMessages`): an error's `index` is the input message the
+/// refused one was decoded from.
+pub fn convert_decoded(decoded: &Decoded, format: Format) -> Result<Vec<Value>> {
+    convert(&decoded.messages, format).map_err(|mut e| {
+        e.index = e.index.map(|i| decoded.source.get(i).copied().unwrap_or(i));
+        e
+    })
 }
 
 /// [`encode_messages`], with, for each canonical message, the index of the first output message

@@ -4,10 +4,11 @@
 //! {functionResponse: {name, response, id?}}, {inlineData: {mimeType, data}}, {fileData}]}`.
 //! A user turn's `functionResponse` parts decode to one tool message each. Calls and responses
 //! without ids (older Gemini models send none) are paired by name and order within the turn,
-//! Gemini's own rule (a response named after no call of the turn answers none), and given ids `gemini-<message index>-<call index>`. Encoding writes ids, except those
-//! ids it made itself: a call with such an id goes without one, and a turn of responses that all
-//! answer such calls goes without ids and in the calls' order — so an id-less history stays
-//! id-less and paired by order (a repaired turn never mixes id-less calls with answered ids).
+//! Gemini's own rule (a response named after no call of the turn answers none), and given ids
+//! `gemini-<message index>-<call index>`. Encoding writes ids, except those ids it made itself:
+//! a call with such an id goes without one, and a turn of responses that all answer such calls
+//! goes without ids and in the calls' order — so an id-less history stays id-less and paired by
+//! order (a repaired turn never mixes id-less calls with answered ids).
 //! A response `{result: "text"}` decodes to that text; any other response object to its JSON text;
 //! encoding writes a JSON-object text back as the object and any other text as `{result: text}`.
 //! A `system` role is accepted and written back as `{role: "system"}` (Gemini takes it as
@@ -113,9 +114,10 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
 const DATA_FIELDS: [&str; 7] =
     ["text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode", "codeExecutionResult"];
 
-/// Refuses part `k` when two of its [`DATA_FIELDS`] say something (named in the part's order): the reader takes one kind of
-/// data a part (a `{text, functionCall}` part became the call, and its text went only where a
-/// Gemini request is written back, so converting it to any other format dropped the text).
+/// Refuses part `k` when two of its [`DATA_FIELDS`] say something (named in the part's order):
+/// the reader takes one kind of data a part (a `{text, functionCall}` part became the call, and
+/// its text went only where a Gemini request is written back, so converting it to any other
+/// format dropped the text).
 /// `INVALID_MESSAGE`, field `parts`, naming the fields.
 fn one_kind_of_data(part: &Map<String, Value>, k: usize) -> Result<()> {
     let mut held = part.iter().filter(|(f, v)| DATA_FIELDS.contains(&f.as_str()) && !says_nothing(v));
@@ -174,11 +176,10 @@ fn id_field(id: &str) -> Map<String, Value> {
 /// Gives id-less calls an id and pairs id-less responses with the pending calls of the previous
 /// model turn: each with the first pending call of its name (a nameless one with the first
 /// pending call); a response whose name no pending call has answers none (an orphan, below).
-/// `messages` are what one Gemini content decoded to; `pending`
-/// holds `(name, id)` of the calls not yet answered. A response that names its call's id answers
-/// that call whatever its place, so the calls it answers are taken out of `pending` before any
-/// id-less response of the turn is paired (an id-less response never takes a call another
-/// response names).
+/// `messages` are what one Gemini content decoded to; `pending` holds `(name, id)` of the calls
+/// not yet answered. A response that names its call's id answers that call whatever its place,
+/// so the calls it answers are taken out of `pending` before any id-less response of the turn is
+/// paired (an id-less response never takes a call another response names).
 pub(super) fn pair_ids(messages: &mut [Message], pending: &mut Vec<(String, String)>, source: usize) {
     for m in messages.iter_mut() {
         if m.role == Role::Assistant {

@@ -40,8 +40,8 @@ use std::ops::Range;
 pub use detect::{detect, Detected};
 pub(crate) use encode::put_extra;
 pub use encode::{
-    convert, encode_group, encode_indexed, encode_messages, group_roles, group_with, groups, keep_request_fields,
-    prepare,
+    convert, convert_decoded, encode_group, encode_indexed, encode_messages, group_roles, group_with, groups,
+    keep_request_fields, prepare,
 };
 
 #[cfg(target_arch = "wasm32")]
@@ -466,6 +466,8 @@ pub fn decode_plain(role: Role, text: String) -> Message {
 mod ai_sdk_tests;
 #[cfg(test)]
 mod conversion_tests;
+#[cfg(test)]
+mod gemini_tests;
 #[cfg(test)]
 mod responses_tests;
 #[cfg(test)]

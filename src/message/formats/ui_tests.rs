@@ -301,3 +301,17 @@ fn results_a_uimessage_cannot_carry_are_refused_for_ui_and_carried_elsewhere() {
     let out = convert(&decode_messages(&repaired, None).unwrap().messages, Format::Ui).unwrap();
     assert_eq!(out[1]["parts"][0]["output"], json!("one"));
 }
+
+#[test]
+fn a_refusal_converting_to_ui_names_the_input_message() {
+    // One Gemini content decodes to several messages: the error names the content (input 1),
+    // not the canonical position of the second result (2).
+    let input = vec![
+        json!({"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "f", "args": {}}}]}),
+        json!({"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "f", "response": {"result": "one"}}}, {"functionResponse": {"id": "c1", "name": "f", "response": {"result": "two"}}}]}),
+    ];
+    let decoded = decode_messages(&input, None).unwrap();
+    assert_eq!(convert(&decoded.messages, Format::Ui).unwrap_err().index, Some(2));
+    let e = convert_decoded(&decoded, Format::Ui).unwrap_err();
+    assert_eq!((e.code, e.index), (ErrorCode::AlreadyAnswered, Some(1)));
+}
