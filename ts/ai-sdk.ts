@@ -35,6 +35,8 @@ export interface Authors {
   system?: string;
   /** The command answering dangling tool calls before a step. Default `"repair"`. */
   repair?: string;
+  /** Approval decisions (`tool-approval-response` parts) passed to `generateText`. Default `"user"`: a person decided. */
+  approval?: string;
 }
 
 /**
@@ -176,7 +178,7 @@ function checkStore(store: unknown, fn: string): asserts store is StateStore {
 
 const VIEW_KEYS = ["budget", "system", "maxToolResultTokens", "startOnUser", "redact", "sections", "agent", "contextPrefix", "tokenizer"] as const;
 const AGENT_KEYS = new Set<string>([...VIEW_KEYS, "reasons", "recordRepairs", "authors", "onView"]);
-const AUTHOR_KEYS = new Set(["model", "tool", "user", "system", "repair"]);
+const AUTHOR_KEYS = new Set(["model", "tool", "user", "system", "repair", "approval"]);
 
 interface Resolved {
   view: ModelViewOptions;
@@ -188,6 +190,7 @@ interface Resolved {
   user: string;
   system: string;
   repair: string;
+  approval: string;
 }
 
 function resolve(opts: unknown, fn: string): Resolved {
@@ -227,6 +230,7 @@ function resolve(opts: unknown, fn: string): Resolved {
     user: a.user ?? "user",
     system: a.system ?? "system",
     repair: a.repair ?? "repair",
+    approval: a.approval ?? "user",
   };
 }
 
@@ -356,14 +360,17 @@ function commands(messages: readonly unknown[], o: Resolved, usage: Record<strin
       }
       case "tool": {
         const parts = Array.isArray(m.content) ? (m.content as Record<string, unknown>[]) : [];
-        const results = parts.filter((p) => p && p.type === "tool-result");
-        if (results.length === 0 || results.length !== parts.length) {
-          // Not plain tool results (e.g. tool-approval-response parts): one command, the core decides.
+        const known = (p: Record<string, unknown>) => p && (p.type === "tool-result" || p.type === "tool-approval-response");
+        if (parts.length === 0 || !parts.every(known)) {
+          // Not tool results and approval decisions only: one command, the core decides.
           out.push({ author: o.model, update: { messages: [m] } });
           return;
         }
-        for (const p of results) {
-          out.push({ author: o.tool(String(p.toolName), String(p.toolCallId)), correlationId: String(p.toolCallId), update: { messages: [{ ...m, content: [p] }] } });
+        // Each part its own command, in order: a decision by the person who decided, a result
+        // by its tool (the call id as the correlation).
+        for (const p of parts) {
+          if (p.type === "tool-approval-response") out.push({ author: o.approval, update: { messages: [{ ...m, content: [p] }] } });
+          else out.push({ author: o.tool(String(p.toolName), String(p.toolCallId)), correlationId: String(p.toolCallId), update: { messages: [{ ...m, content: [p] }] } });
         }
         return;
       }
@@ -415,7 +422,10 @@ function history(store: StateStore): ModelMessage[] {
  *
  * Pass the system prompt here, not to `generateText`: `prepareStep`'s `system` replaces the
  * call's at every step. One call at a time per agent (a store is one thread). Tool approvals
- * (`needsApproval`) are not handled yet. Throws `INVALID_OPTION` for bad options.
+ * (`needsApproval`): pass the decision as the AI SDK documents it, a `tool-approval-response`
+ * tool message after `agent.messages`; it is recorded by `authors.approval`, and the results the
+ * AI SDK then writes before the first model call are recorded once (docs/adapters.md). Throws
+ * `INVALID_OPTION` for bad options.
  * @example
  * const agent = stategateAgent(store, { budget: 8_000, system: "You are a weather assistant." });
  * store.apply({ author: "user", update: { messages: [{ role: "user", content: "Weather in Paris?" }] } });
@@ -429,6 +439,7 @@ export function stategateAgent(store: StateStore, opts?: AgentOptions): Stategat
   let seen = 0; // response messages of the current call already recorded
   let turnId: string | undefined; // the id of the current call's first assistant message
   let steps = 0; // assistant messages written in the current call
+  let intaken: unknown[] = []; // the messages step 0 recorded beyond the store's history
 
   const rethrow = () => {
     if (failure !== undefined) {
@@ -447,6 +458,7 @@ export function stategateAgent(store: StateStore, opts?: AgentOptions): Stategat
       seen = 0;
       turnId = undefined;
       steps = 0;
+      intaken = [];
       intake(messages);
     } else if (recordedStep !== stepNumber - 1) {
       refuse(`prepareStep: step ${stepNumber - 1} was not recorded in the store: pass the agent's onStepFinish to generateText / streamText too (spread the agent)`, { field: "onStepFinish" });
@@ -471,9 +483,25 @@ export function stategateAgent(store: StateStore, opts?: AgentOptions): Stategat
       }
     }
     const fresh = given.slice(known.length);
+    intaken = fresh.map(jsonSafe);
     if (fresh.length === 0) return;
     const { commands: cmds } = commands(fresh, o, undefined, () => undefined, "generateText messages");
     store.applyBatch(cmds);
+  };
+
+  /**
+   * How many of step 0's response messages step 0's `prepareStep` already recorded: when the
+   * call's messages end with approval decisions, the AI SDK runs the approved tools (and writes
+   * the denials) before the first model call and hands those results to `prepareStep` after the
+   * call's messages — and again at the head of `response.messages`. They are the longest head of
+   * `response.messages` that is a tail of what the intake recorded.
+   */
+  const alreadyIntaken = (all: readonly unknown[]): number => {
+    for (let k = Math.min(all.length, intaken.length); k > 0; k--) {
+      const tail = intaken.slice(intaken.length - k);
+      if (all.slice(0, k).every((m, i) => stable(jsonSafe(m)) === stable(tail[i]))) return k;
+    }
+    return 0;
   };
 
   const record = (step: StepResult<any>) => {
@@ -483,7 +511,7 @@ export function stategateAgent(store: StateStore, opts?: AgentOptions): Stategat
     if (!Array.isArray(all)) refuse(`onStepFinish: step.response.messages must be an array, got ${what(all)}`, { field: "response.messages" });
     if (typeof stepNumber !== "number" || !Number.isInteger(stepNumber) || stepNumber < 0) refuse(`onStepFinish: step.stepNumber must be a step number, got ${what(stepNumber)}`, { field: "stepNumber" });
     if (stepNumber === 0) {
-      seen = 0;
+      seen = alreadyIntaken(all);
       turnId = undefined;
       steps = 0;
     } else if (recordedStep !== stepNumber - 1) {

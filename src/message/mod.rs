@@ -8,6 +8,7 @@
 //! Provider formats (LangChain, OpenAI Chat, Anthropic, AI SDK ModelMessage and UIMessage, Gemini, OpenAI Responses items,
 //! OpenAI Agents SDK items) live in [`formats`].
 
+pub mod approvals;
 mod content_de;
 pub mod formats;
 pub mod units;
@@ -208,6 +209,56 @@ pub struct ToolCall {
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>", optional))]
     pub extra: Map<String, Value>,
+    /// The human approval this call waits for before it runs, when one was asked (an AI SDK
+    /// `tool-approval-request` part, a UIMessage tool part's `approval`). The decision, when
+    /// there is one, is a later message ([`Message::approval`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub approval: Option<ApprovalRequest>,
+}
+
+/// An approval asked for a tool call (human-in-the-loop): the call does not run until a decision
+/// ([`ApprovalDecision`]) allows it. AI SDK 6: the `tool-approval-request` part `{approvalId,
+/// toolCallId}` after the call; a UIMessage tool part's `approval: {id}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct ApprovalRequest {
+    /// The approval's id (AI SDK `approvalId`), which its decision names.
+    pub id: String,
+    /// Unmodelled fields of the request, verbatim (written back only to its own format).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>", optional))]
+    pub extra: Map<String, Value>,
+}
+
+/// A decision on an approval: approved (the call may run) or denied (it never runs; its result is
+/// the denial). Held by a tool message that is no result ([`Message::approval`]). AI SDK 6: the
+/// `tool-approval-response` part `{approvalId, approved, reason?}` of a tool message; a UIMessage
+/// tool part's `approval: {id, approved, reason?}` in state `approval-responded` or
+/// `output-denied`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+pub struct ApprovalDecision {
+    /// The id of the approval decided ([`ApprovalRequest::id`]).
+    pub id: String,
+    /// The call whose approval it decides, once known: a UIMessage part names it; an AI SDK
+    /// response names only the approval, and the call is found from its request when the
+    /// history holds it ([`approvals::link`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub tool_call_id: Option<String>,
+    /// Whether the call may run.
+    pub approved: bool,
+    /// Why, as the person deciding gave it (a denial's reason is what the model is told).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(target_arch = "wasm32", tsify(optional))]
+    pub reason: Option<String>,
+    /// Unmodelled fields of the decision, verbatim (an AI SDK `providerExecuted`).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, unknown>", optional))]
+    pub extra: Map<String, Value>,
 }
 
 /// A tool call whose arguments could not be parsed (LangChain `invalid_tool_calls`).
@@ -261,6 +312,12 @@ pub struct Message {
     /// For a tool result: success or error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ToolStatus>,
+    /// For a tool message that is an approval decision, not a result: the decision. Such a
+    /// message has no `tool_call_id` (it answers no call: the call it decides is named in the
+    /// decision), no `status` and no content. Written only to the AI SDK's formats; every other
+    /// format sees the call's result, or the denial a repair gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalDecision>,
     /// The tokens the model call behind this (assistant) message used, read from its format's
     /// own usage fields ([`usage::usage_of`]) so they survive conversion.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -290,6 +347,7 @@ impl Message {
             invalid_tool_calls: Vec::new(),
             tool_call_id: None,
             status: None,
+            approval: None,
             usage: None,
             origin: None,
             extra: Map::new(),
@@ -301,15 +359,20 @@ impl Message {
         Message { tool_call_id: Some(tool_call_id.into()), status: Some(status), ..Message::new(Role::Tool, text) }
     }
 
-    /// Whether this is an AI SDK `tool-approval-response` (a tool message part that is not a
-    /// result), kept as its own tool message so a round trip is exact: it answers no call,
-    /// validation skips it, repair leaves it where it is (after an assistant turn), and it is
-    /// written only back to the AI SDK.
+    /// A message holding an approval decision ([`Message::approval`]).
+    pub fn approval_decision(decision: ApprovalDecision) -> Self {
+        let mut m = Message::new(Role::Tool, "");
+        m.content = Content::Absent;
+        m.approval = Some(decision);
+        m
+    }
+
+    /// Whether this is an approval decision ([`Message::approval`]), a tool message that is no
+    /// result: it answers no call, validation reads it only for its call's approval, repair
+    /// leaves it where it is (after an assistant turn), and it is written only to the AI SDK's
+    /// formats.
     pub fn is_aside(&self) -> bool {
-        self.role == Role::Tool
-            && self.status.is_none()
-            && self.origin == Some(formats::Format::AiSdk)
-            && matches!(&self.content, Content::Parts(p) if matches!(p.as_slice(), [ContentPart::Other { raw }] if raw.get("type").and_then(Value::as_str) == Some("tool-approval-response")))
+        self.role == Role::Tool && self.approval.is_some()
     }
 
     /// Ids of every call this message makes, valid then invalid, in order.

@@ -189,8 +189,20 @@ impl ViewCache {
 /// (wasm's `memcmp` goes byte by byte). Every field is named, so a field added to [`Message`]
 /// cannot be left out of the comparison.
 fn same_message(a: &Message, b: &Message) -> bool {
-    let Message { id, role, content, name, tool_calls, invalid_tool_calls, tool_call_id, status, usage, origin, extra } =
-        a;
+    let Message {
+        id,
+        role,
+        content,
+        name,
+        tool_calls,
+        invalid_tool_calls,
+        tool_call_id,
+        status,
+        approval,
+        usage,
+        origin,
+        extra,
+    } = a;
     let same_content = match (content, &b.content) {
         (Content::Text(x), Content::Text(y)) => same_bytes(x.as_bytes(), y.as_bytes()),
         (x, y) => x == y,
@@ -203,6 +215,7 @@ fn same_message(a: &Message, b: &Message) -> bool {
         && *invalid_tool_calls == b.invalid_tool_calls
         && *tool_call_id == b.tool_call_id
         && *status == b.status
+        && *approval == b.approval
         && *usage == b.usage
         && *origin == b.origin
         && *extra == b.extra

@@ -15,9 +15,12 @@
 //!   JSON as its text, media replaced by a note).
 //! - Idempotent; a real result is never dropped unless it duplicates another real result.
 
-use super::shape::{Shape, Shapes, ToolContent};
+use super::shape::{CallShape, Shape, Shapes, ToolContent};
 use super::turns::{turn_spans, TurnSpan};
 use super::validate::Provider;
+use super::validate::Rule;
+use crate::message::approvals::Standing;
+use crate::message::formats::DENIED;
 use crate::message::Role;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
@@ -155,12 +158,43 @@ pub struct RepairOptions {
     /// placeholders stay within a few times the ids and names they quote.
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "bounded_text")]
     pub text: Option<String>,
+    /// What answers a call whose approval was still pending when the conversation moved on (a
+    /// new user message after it): `"interrupt"` (default: an error result saying the approval
+    /// was not given), `"deny"` (its denial, "Tool call execution denied."), or `"error"` (the
+    /// repair is refused, `APPROVAL_PENDING`). A pending call at the end of the history is left
+    /// alone whatever this says.
+    #[serde(skip_serializing_if = "OnPendingApproval::is_default")]
+    pub on_pending_approval: OnPendingApproval,
+}
+
+/// What answers a call whose approval was never given before the conversation moved on
+/// ([`RepairOptions::on_pending_approval`]). In JS: `"interrupt" | "deny" | "error"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
+#[serde(rename_all = "snake_case")]
+pub enum OnPendingApproval {
+    /// An error result saying the approval was not given (the default).
+    #[default]
+    Interrupt,
+    /// The call's denial, as if the approval had been denied.
+    Deny,
+    /// The repair is refused (`APPROVAL_PENDING`), naming the call.
+    Error,
+}
+
+impl OnPendingApproval {
+    fn is_default(&self) -> bool {
+        *self == OnPendingApproval::Interrupt
+    }
 }
 
 impl RepairOptions {
     /// The text of the placeholder result for `s`: [`RepairOptions::text`] filled in, or the
     /// reason's own text ([`Reason::text`]).
     pub fn placeholder(&self, s: &Synthetic) -> String {
+        if let Some(t) = &s.text {
+            return t.clone();
+        }
         match &self.text {
             Some(t) => fill_template(t, &s.name, &s.id, s.reason),
             None => s.reason.text(&s.name, &s.id),
@@ -169,6 +203,9 @@ impl RepairOptions {
 
     /// The length in bytes of [`RepairOptions::placeholder`]'s text, without making it.
     pub fn placeholder_len(&self, s: &Synthetic) -> usize {
+        if let Some(t) = &s.text {
+            return t.len();
+        }
         match &self.text {
             Some(t) => filled_len(t, &s.name, &s.id, s.reason),
             None => filled_len(s.reason.template(), or_unknown(&s.name), &s.id, s.reason),
@@ -235,6 +272,10 @@ pub struct Fix {
     /// The tool call concerned, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// The approval concerned, when the call has one (its result is its denial, or says the
+    /// approval was never given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_id: Option<String>,
 }
 
 /// A change to one kept message's content.
@@ -274,6 +315,11 @@ pub struct Synthetic {
     pub reason: Reason,
     /// The canonical message (assistant) that made the call.
     pub after: usize,
+    /// The result's text when the call's approval decides it (a denial, an approval never
+    /// given), in place of the reason's placeholder.
+    pub text: Option<String>,
+    /// The approval the result concerns, if any.
+    pub approval: Option<String>,
 }
 
 /// Computes the repaired order of messages and the report.
@@ -286,7 +332,14 @@ pub struct Synthetic {
 pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     let provider = opts.provider.unwrap_or(Provider::Openai);
     let mut report = Vec::new();
-    let fix = |kind, action, index, id: Option<&str>| Fix { kind, action, index, tool_call_id: id.map(str::to_string) };
+    let fix = |kind, action, index, id: Option<&str>| Fix {
+        kind,
+        action,
+        index,
+        tool_call_id: id.map(str::to_string),
+        approval_id: None,
+    };
+    let last_turn = shapes.last_turn();
     let n_calls = shapes.all_calls().len();
     // Which result answers which call: results (not approval responses) are taken at most once.
     let mut used = vec![false; shapes.len()];
@@ -384,12 +437,20 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                         } else {
                             opts.reasons.get(c.id).copied().unwrap_or(default)
                         };
-                        report.push(fix(fix_kind_of(reason), Action::Inserted, s.source, Some(c.id)));
+                        let waiting = last_turn.as_ref().is_some_and(|t| t.contains(&a));
+                        let Some((reason, text)) = approval_answer(c, waiting, reason, opts) else {
+                            continue; // waits for its approval, or to run once approved: not dangling
+                        };
+                        let mut f = fix(fix_kind_of(reason), Action::Inserted, s.source, Some(c.id));
+                        f.approval_id = c.approval.map(|ap| ap.id.to_string());
+                        report.push(f);
                         answers.push(Item::Synthetic(Box::new(Synthetic {
                             id: c.id.to_string(),
                             name: c.name.to_string(),
                             reason,
                             after: a,
+                            text,
+                            approval: c.approval.map(|ap| ap.id.to_string()),
                         })));
                     }
                 }
@@ -472,6 +533,73 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     }
     crate::order::sort_stable_by_key(&mut report, |f| f.index as u64);
     (items, report)
+}
+
+/// What a repair does with a call that has no result, by its approval: `None` leaves it alone
+/// (at the end of the history, waiting for its approval, or approved and not yet run — the run
+/// is paused on it, not broken); otherwise the reason and, when the approval decides it, the
+/// result's text: a denied call's is its denial (the reason the decision gave, or the AI SDK's
+/// "Tool call execution denied."), as the AI SDK's `generateText` answers it; a call whose
+/// approval was never given before the conversation moved on is answered by
+/// [`RepairOptions::on_pending_approval`]. A call without an approval keeps `reason`.
+pub(crate) fn approval_answer(
+    c: &CallShape,
+    waiting: bool,
+    reason: Reason,
+    opts: &RepairOptions,
+) -> Option<(Reason, Option<String>)> {
+    let Some(ap) = c.approval else { return Some((reason, None)) };
+    Some(match (ap.standing, waiting) {
+        (Standing::Pending | Standing::Approved, true) => return None,
+        (Standing::Denied, _) => (Reason::Rejected, Some(ap.reason.unwrap_or(DENIED).to_string())),
+        (Standing::Pending, false) => match opts.on_pending_approval {
+            OnPendingApproval::Deny => (Reason::Rejected, Some(DENIED.to_string())),
+            OnPendingApproval::Interrupt | OnPendingApproval::Error => (
+                Reason::Interrupted,
+                Some(format!(
+                    "Tool call {} with id {} did not run - its approval ({}) was not given before the conversation moved on.",
+                    or_unknown(c.name),
+                    c.id,
+                    ap.id
+                )),
+            ),
+        },
+        (Standing::Approved, false) => (reason, None),
+    })
+}
+
+/// The rule and the message validation gives a call with no result, by its approval (see
+/// [`approval_answer`]): `APPROVAL_PENDING` for a call at the end of the history that waits for
+/// its approval or to run once approved, `MISSING_TOOL_RESULT` otherwise, saying what the
+/// approval was.
+pub(crate) fn unanswered(c: &CallShape, waiting: bool) -> (Rule, String) {
+    let (id, name) = (c.id, c.name);
+    let Some(ap) = c.approval else {
+        return (Rule::MissingToolResult, format!("tool call {id} ({name}) has no result"));
+    };
+    let aid = ap.id;
+    match (ap.standing, waiting) {
+        (Standing::Pending, true) => (
+            Rule::ApprovalPending,
+            format!("tool call {id} ({name}) waits for its approval {aid}: decide it before the next model call"),
+        ),
+        (Standing::Approved, true) => (
+            Rule::ApprovalPending,
+            format!("tool call {id} ({name}) was approved ({aid}) and has not run: run it, or record its result, before the next model call"),
+        ),
+        (Standing::Denied, _) => (
+            Rule::MissingToolResult,
+            format!("tool call {id} ({name}) has no result; its approval {aid} was denied, so its result is the denial (repair writes it)"),
+        ),
+        (Standing::Pending, false) => (
+            Rule::MissingToolResult,
+            format!("tool call {id} ({name}) has no result; its approval {aid} was never decided and the conversation moved on"),
+        ),
+        (Standing::Approved, false) => (
+            Rule::MissingToolResult,
+            format!("tool call {id} ({name}) was approved ({aid}) but has no result"),
+        ),
+    }
 }
 
 /// The fix kind of a placeholder inserted for `reason`.

@@ -65,6 +65,7 @@ fn history(specs: &[Spec]) -> Shapes<'static> {
             id: IDS[k],
             name: NAMES[(name as usize + k) % NAMES.len()],
             invalid: invalid & (1 << k) != 0,
+            approval: None,
         });
         out.push(shape, list);
     }
@@ -79,7 +80,13 @@ fn options(provider: u8, keep_orphans: bool, reasons: u8, text: bool) -> RepairO
         .filter(|k| reasons & (1 << k) != 0)
         .map(|k| (IDS[k].to_string(), kinds[(k + reasons as usize / 16) % 4]))
         .collect();
-    RepairOptions { provider, reasons, keep_orphans, text: text.then(|| "no result: {name} {id} {reason}".into()) }
+    RepairOptions {
+        provider,
+        reasons,
+        keep_orphans,
+        text: text.then(|| "no result: {name} {id} {reason}".into()),
+        ..RepairOptions::default()
+    }
 }
 
 proptest! {
@@ -151,7 +158,7 @@ fn a_large_turn_matches_its_block_by_id() {
     let user = shapes.first().cloned().expect("one message");
     shapes.push(
         Shape { role: Role::Assistant, source: 1, ..user.clone() },
-        ids.iter().map(|id| CallShape { id, name: "f", invalid: false }),
+        ids.iter().map(|id| CallShape { id, name: "f", invalid: false, approval: None }),
     );
     for (k, id) in ids.iter().enumerate().rev().filter(|(k, _)| k % 7 != 3) {
         shapes.push(Shape { role: Role::Tool, source: 2 + k, tool_call_id: Some(id), ..user.clone() }, []);

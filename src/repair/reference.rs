@@ -19,7 +19,13 @@ fn v(rule: Rule, index: usize, id: Option<&str>, message: String) -> Violation {
 pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     let provider = opts.provider.unwrap_or(Provider::Openai);
     let mut report = Vec::new();
-    let fix = |kind, action, index, id: Option<&str>| Fix { kind, action, index, tool_call_id: id.map(str::to_string) };
+    let fix = |kind, action, index, id: Option<&str>| Fix {
+        kind,
+        action,
+        index,
+        tool_call_id: id.map(str::to_string),
+        approval_id: None,
+    };
 
     // Which result answers which call occurrence: real results first, then placeholders, each in
     // input order, and each result at most once. Calls are numbered by position (`base[a] + k`
@@ -148,6 +154,8 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
                         name: c.name.to_string(),
                         reason,
                         after: a,
+                        text: None,
+                        approval: None,
                     })));
                 }
             }

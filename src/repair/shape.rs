@@ -6,6 +6,7 @@
 //! history's skeleton ([`super::skeleton`]), which covers only messages whose reading is certain
 //! and gives exactly these shapes (tests/js/skeleton.test.mjs checks it against this path).
 
+use crate::message::approvals::{standings, CallApproval};
 use crate::message::formats::{util::content_as_string, Format};
 use crate::message::{Content, ContentPart, Message, Role, ToolStatus};
 
@@ -18,6 +19,9 @@ pub struct CallShape<'a> {
     pub name: &'a str,
     /// The arguments did not parse (an invalid tool call).
     pub invalid: bool,
+    /// Its human approval, when it needs one: pending, approved or denied by a later decision
+    /// ([`crate::message::approvals`]).
+    pub approval: Option<CallApproval<'a>>,
 }
 
 /// What a tool result's content is made of (for providers that accept only text).
@@ -111,6 +115,34 @@ impl<'a> Shapes<'a> {
     /// All calls of the history, in order: call `k` of a shape is at `calls_at + k`.
     pub fn all_calls(&self) -> &[CallShape<'a>] {
         &self.calls
+    }
+
+    /// Sets each call's approval from the history it was read from (message `i` is shape `i`).
+    pub fn set_approvals<M: std::borrow::Borrow<Message>>(&mut self, messages: &'a [M]) {
+        for ((i, k), a) in standings(messages) {
+            let at = self.list.get(i).map(|s| s.calls_at + k);
+            if let Some(c) = at.and_then(|at| self.calls.get_mut(at)) {
+                c.approval = Some(a);
+            }
+        }
+    }
+
+    /// The shapes of the history's last assistant turn (its messages, not its results), when the
+    /// history ends with one and its results: where a call may wait for its approval. A run of
+    /// assistant items of an item format is one turn ([`crate::message::formats::same_turn`]).
+    pub fn last_turn(&self) -> Option<std::ops::Range<usize>> {
+        let end = self.list.iter().rposition(|s| s.role != Role::Tool)?;
+        let last = self.list.get(end).filter(|s| s.role == Role::Assistant)?;
+        let mut start = end;
+        let mut cur = last;
+        while let Some(prev) = start.checked_sub(1).and_then(|p| self.list.get(p)) {
+            if !crate::message::formats::same_turn((prev.role, Some(prev.format)), (cur.role, Some(cur.format))) {
+                break;
+            }
+            start -= 1;
+            cur = prev;
+        }
+        Some(start..end + 1)
     }
 
     /// The same history without the shapes `keep` refuses (their calls stay in the list,
@@ -209,8 +241,9 @@ impl<'a> Shapes<'a> {
             error: m.status == Some(ToolStatus::Error),
             synthetic,
         };
-        let valid = m.tool_calls.iter().map(|c| CallShape { id: &c.id, name: &c.name, invalid: false });
-        let invalid = m.invalid_tool_calls.iter().map(|c| CallShape { id: &c.id, name: &c.name, invalid: true });
+        let valid = m.tool_calls.iter().map(|c| CallShape { id: &c.id, name: &c.name, invalid: false, approval: None });
+        let invalid =
+            m.invalid_tool_calls.iter().map(|c| CallShape { id: &c.id, name: &c.name, invalid: true, approval: None });
         self.push(shape, valid.chain(invalid));
     }
 }
@@ -239,5 +272,6 @@ pub fn shapes_of<'a>(messages: &'a [Message], source: &[usize], formats: &[Forma
         }
         out.push_message(m, src, part, formats.get(src).copied().unwrap_or(Format::Openai));
     }
+    out.set_approvals(messages);
     out
 }

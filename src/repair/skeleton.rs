@@ -134,7 +134,7 @@ pub fn shapes<'a>(meta: &[u32], text: &'a [u8]) -> Option<Shapes<'a>> {
             if is_valid && name.is_empty() {
                 return None;
             }
-            calls.push(CallShape { id, name, invalid: !is_valid });
+            calls.push(CallShape { id, name, invalid: !is_valid, approval: None });
         }
         // The decoder's refusals: the full path names them.
         let repeated = if calls.len() <= 16 {

@@ -53,7 +53,13 @@ fn rejected_call_gets_error_result_before_the_real_one() {
     assert_eq!(out[3], ms[2], "c2's result untouched");
     assert_eq!(
         report,
-        vec![Fix { kind: FixKind::Rejected, action: Action::Inserted, index: 1, tool_call_id: Some("c1".into()) }]
+        vec![Fix {
+            kind: FixKind::Rejected,
+            action: Action::Inserted,
+            index: 1,
+            tool_call_id: Some("c1".into()),
+            approval_id: None
+        }]
     );
     assert_clean_and_idempotent(&out, &opts);
 }
@@ -186,7 +192,13 @@ fn anthropic_results_after_text_and_split_results() {
     assert_eq!(out[3], json!({"role": "user", "content": [{"type": "text", "text": "hm"}]}));
     assert_eq!(
         report,
-        vec![Fix { kind: FixKind::MisplacedResult, action: Action::Moved, index: 3, tool_call_id: Some("b".into()) }]
+        vec![Fix {
+            kind: FixKind::MisplacedResult,
+            action: Action::Moved,
+            index: 3,
+            tool_call_id: Some("b".into()),
+            approval_id: None
+        }]
     );
     assert!(validate_values(&out, Provider::Anthropic).unwrap().is_empty());
     // results of one turn split over two Anthropic messages
@@ -274,7 +286,14 @@ fn an_id_less_gemini_turn_is_repaired_id_less_in_call_order() {
 fn a_placeholder_template_is_filled_in_one_pass() {
     // A name or id holding a field is written as it is: replacing field after field printed a
     // tool named `{id}` as its id, and let a name of many `{id}`s multiply the id.
-    let s = Synthetic { id: "c{name}1".into(), name: "{id}{id}".into(), reason: Reason::Rejected, after: 0 };
+    let s = Synthetic {
+        id: "c{name}1".into(),
+        name: "{id}{id}".into(),
+        reason: Reason::Rejected,
+        after: 0,
+        text: None,
+        approval: None,
+    };
     let opts = RepairOptions { text: Some("{name} / {id} / {reason} / {x} {".into()), ..RepairOptions::default() };
     assert_eq!(opts.placeholder(&s), "{id}{id} / c{name}1 / rejected / {x} {");
     assert_eq!(opts.placeholder_len(&s), opts.placeholder(&s).len());
@@ -301,6 +320,8 @@ fn placeholders_past_their_bound_are_refused_before_any_is_made() {
             name: "f".into(),
             reason: Reason::Missing,
             after: 0,
+            text: None,
+            approval: None,
         }))
     };
     let fits: Vec<Item> = (0..MAX_PLACEHOLDER_BYTES / per).map(synthetic).collect();

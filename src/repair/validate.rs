@@ -89,6 +89,10 @@ impl Provider {
 pub enum Rule {
     /// A tool call has no result anywhere.
     MissingToolResult,
+    /// A tool call at the end of the history waits for its human approval, or was approved and
+    /// has not run yet: no provider can be sent it until it has a result, and a repair leaves it
+    /// alone (it is not dangling: the run is paused on it).
+    ApprovalPending,
     /// A result exists but not where the provider wants it (right after its call's message,
     /// before any other message).
     MisplacedToolResult,
@@ -269,6 +273,7 @@ pub fn validate(shapes: &Shapes, provider: Provider) -> Vec<Violation> {
     let count = |v: &[usize], k: usize| v.get(k).copied().unwrap_or(0);
     let in_place_of = |i: usize| in_place.get(i).copied().unwrap_or(false);
 
+    let last_turn = shapes.last_turn();
     let mut out = Vec::new();
     let last = n.saturating_sub(1);
     let mut leader = 0;
@@ -284,12 +289,9 @@ pub fn validate(shapes: &Shapes, provider: Provider) -> Vec<Violation> {
                     let here = answered_here.get(s.calls_at + j).copied().unwrap_or(false);
                     // Unanswered here, and no stray result that could be moved here.
                     if !here && count(&result_count, k) == count(&in_place_count, k) {
-                        out.push(v(
-                            Rule::MissingToolResult,
-                            s.source,
-                            Some(c.id),
-                            format!("tool call {} ({}) has no result", c.id, c.name),
-                        ));
+                        let waiting = last_turn.as_ref().is_some_and(|t| t.contains(&i));
+                        let (rule, message) = super::plan::unanswered(c, waiting);
+                        out.push(v(rule, s.source, Some(c.id), message));
                     }
                 }
                 // Counted once per turn, at its first message.

@@ -8,7 +8,9 @@ use super::schema::channel;
 use super::store::{Decoded, Expect, Mode, Slot, Store, Write};
 use crate::error::{Error, ErrorCode, Result};
 use crate::log::Event;
-use crate::repair::{check_placeholders, materialize, plan, shapes_of_messages, Item, RepairOptions};
+use crate::repair::{
+    check_pending_approvals, check_placeholders, materialize, plan, shapes_of_messages, Item, RepairOptions,
+};
 use std::collections::HashSet;
 use std::rc::Rc;
 
@@ -61,7 +63,9 @@ impl Store {
             return Err(Error::new(ErrorCode::InvalidOption, "channel 'messages' is not a messages channel"));
         };
         let list = channel.messages();
-        let (items, report) = plan(&shapes_of_messages(list), opts);
+        let shapes = shapes_of_messages(list);
+        check_pending_approvals(&shapes, opts)?;
+        let (items, report) = plan(&shapes, opts);
         check_placeholders(&items, opts)?;
         if report.is_empty() {
             return Ok((Repaired { version: self.version, report, ids: Vec::new() }, Vec::new()));

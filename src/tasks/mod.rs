@@ -161,9 +161,14 @@ pub fn tool_call_of(v: &Value) -> Result<ToolCall> {
     // error result (its `args` are null), not refused.
     let call = match (m.tool_calls.into_iter().next(), m.invalid_tool_calls.into_iter().next()) {
         (Some(c), _) => c,
-        (None, Some(c)) => {
-            ToolCall { id: c.id, name: c.name, args: Value::Null, raw_args: None, extra: Default::default() }
-        }
+        (None, Some(c)) => ToolCall {
+            id: c.id,
+            name: c.name,
+            args: Value::Null,
+            raw_args: None,
+            extra: Default::default(),
+            approval: None,
+        },
         (None, None) => return Err(invalid("an id and a name")),
     };
     if call.id.trim().is_empty() || call.name.is_empty() {

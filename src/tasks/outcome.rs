@@ -230,6 +230,7 @@ impl Outcome {
                     args: Value::Null,
                     raw_args: None,
                     extra: Map::new(),
+                    approval: None,
                 });
                 one.tasks.push((before.clone(), after.clone()));
                 one.notifications = self

@@ -155,6 +155,7 @@ pub async fn poll<T: Transport>(ctx: &Context, transport: &T) -> (Outcome, Vec<P
         args: Value::Null,
         raw_args: None,
         extra: Map::new(),
+        approval: None,
     });
     let mut errors = Vec::new();
     let open: Vec<(Task, &SubagentSpec)> = tasks(&ctx.ledger)

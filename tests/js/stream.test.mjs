@@ -90,9 +90,11 @@ test("the recorded UI stream assembles as readUIMessageStream does and reports t
   assert.deepEqual(report.dangling.map((d) => [d.id, d.name]), [[tool.toolCallId, "delete_file"]]);
   assert.deepEqual(report.pendingApprovals.map((a) => a.toolCallId), [tool.toolCallId]);
   assert.equal(report.end, "finish");
-  // Repair answers it, as the report suggests, and the history passes the validator.
+  // The call waits for its approval at the end of the history: repair leaves it alone (the run
+  // is paused, not broken), whatever the report's reasons, and validation names it.
   const repaired = repairMessages(messages, { provider: "openai", reasons: report.reasons });
-  assert.deepEqual(validateMessages(repaired.messages, { provider: "openai" }), []);
+  assert.deepEqual(repaired.report, []);
+  assert.deepEqual(validateMessages(repaired.messages, { provider: "openai" }).map((v) => [v.rule, v.toolCallId]), [["APPROVAL_PENDING", tool.toolCallId]]);
   // readTranscript reads the recording too.
   const t = readTranscript(JSON.stringify(UI), { format: "ui" });
   assert.equal(t.kind, "ui-stream");

@@ -28,8 +28,10 @@ function assertModelMessages(messages, what) {
 
 /**
  * A ModelMessage list with the differences stategate decides on taken out (docs/formats.md, UIMessages
- * decisions): approval request / response parts are UI workflow, not sent; an image file part is an
- * image part; a tool result's own providerOptions are not copied from the call.
+ * decisions): an image file part is an image part; a tool result's own providerOptions are not
+ * copied from the call; an assistant message with no parts is left out (where a data part stands
+ * before a step's first part stategate writes one the AI SDK does not). Approval request and
+ * response parts are compared as they are.
  */
 function normalise(messages) {
   const part = (p) => {
@@ -42,7 +44,7 @@ function normalise(messages) {
   };
   // As JSON (the AI SDK writes `providerExecuted: undefined`, which no JSON carries).
   return JSON.parse(JSON.stringify(messages))
-    .map((m) => (typeof m.content === "string" ? m : { ...m, content: m.content.filter((p) => !p.type.startsWith("tool-approval-")).map(part) }))
+    .map((m) => (typeof m.content === "string" ? m : { ...m, content: m.content.map(part) }))
     .filter((m) => typeof m.content === "string" || m.content.length > 0);
 }
 
@@ -72,17 +74,21 @@ test("near misses are refused with what was seen, never read as another format",
   assert.equal(decodeMessages([{ role: "user", parts: [{ text: "hi" }] }])[0].origin, "gemini");
 });
 
-test("a call waiting for approval is a missing result; repair answers it inside its UIMessage", async () => {
+test("a call waiting for approval is not dangling; once the conversation moves on, repair answers it inside its UIMessage", async () => {
   const violations = validateMessages(HISTORY, { provider: "openai" });
-  assert.deepEqual(violations.map((v) => [v.rule, v.index, v.toolCallId]), [["MISSING_TOOL_RESULT", 3, "call_3"]]);
-  const { messages, report } = repairMessages(HISTORY, { provider: "openai", reasons: { call_3: "rejected" } });
-  assert.deepEqual(report.map((f) => [f.kind, f.action, f.toolCallId]), [["rejected", "inserted", "call_3"]]);
-  assert.equal(messages.length, HISTORY.length);
+  assert.deepEqual(violations.map((v) => [v.rule, v.index, v.toolCallId]), [["APPROVAL_PENDING", 3, "call_3"]]);
+  const left = repairMessages(HISTORY, { provider: "openai", reasons: { call_3: "rejected" } });
+  assert.deepEqual(left.report, [], "the run is paused on the call, not broken");
+  const moved = [...HISTORY, { id: "u9", role: "user", parts: [{ type: "text", text: "never mind" }] }];
+  assert.deepEqual(validateMessages(moved, { provider: "openai" }).map((v) => [v.rule, v.toolCallId]), [["MISSING_TOOL_RESULT", "call_3"]]);
+  const { messages, report } = repairMessages(moved, { provider: "openai" });
+  assert.deepEqual(report.map((f) => [f.kind, f.action, f.toolCallId, f.approvalId]), [["interrupted", "inserted", "call_3", "ap_1"]]);
+  assert.equal(messages.length, moved.length);
   const part = messages[3].parts.find((p) => p.toolCallId === "call_3");
   assert.equal(part.state, "output-denied", "a call whose approval was never granted did not run");
   assert.equal(part.approval.id, "ap_1");
   assert.equal(part.approval.approved, false);
-  assert.match(part.approval.reason, /bookTable.*rejected/);
+  assert.match(part.approval.reason, /bookTable.*approval \(ap_1\) was not given/);
   await validateUIMessages({ messages });
   assert.deepEqual(validateMessages(messages, { provider: "openai" }), []);
 });
@@ -97,8 +103,12 @@ test("the store keeps UIMessages and gives them back; its model view in ui passe
   assert.deepEqual(view.report.messages.map((m) => m.output).slice(-1), [view.messages.length - 1]);
   const sent = store.modelView({ budget: 4_000, format: "ai-sdk" }).messages;
   assertModelMessages(sent, "model view");
-  // projectMessages over the whole fixture repairs the dangling approval for the provider.
-  const p = projectMessages(HISTORY, { budget: 4_000, format: "ui" });
+  // projectMessages over the whole fixture: the run is paused on an approval, and no model may
+  // be called (the AI SDK throws MissingToolResultsError there); once the user moves on, the view
+  // answers the call for the provider.
+  assert.throws(() => projectMessages(HISTORY, { budget: 4_000, format: "ui" }), (e) => e.code === "APPROVAL_PENDING" && /ap_1/.test(e.message));
+  const moved = [...HISTORY, { id: "u9", role: "user", parts: [{ type: "text", text: "never mind" }] }];
+  const p = projectMessages(moved, { budget: 4_000, format: "ui" });
   assert.deepEqual(validateMessages(p.messages, { provider: "openai" }), []);
 });
 
@@ -164,10 +174,13 @@ test("random UIMessage histories: exact round trip, convertToModelMessages' read
     const ours = convertMessages(history, { to: "ai-sdk" });
     assertModelMessages(ours, `seed ${seed}`);
     assert.deepEqual(normalise(ours), normalise(await convertToModelMessages(history)), `seed ${seed}: convertToModelMessages`);
-    // Repaired for any provider, the history still is a UIMessage list and passes the validator.
+    // Repaired for any provider, the history still is a UIMessage list and passes the validator,
+    // but for calls of its last turn waiting for their approval (left alone: the run is paused).
     const { messages } = repairMessages(history, { provider: "openai" });
     await validateUIMessages({ messages });
-    assert.deepEqual(validateMessages(messages, { provider: "openai" }), [], `seed ${seed}: repaired`);
+    const left = validateMessages(messages, { provider: "openai" });
+    const waiting = new Set(history.at(-1).role === "assistant" ? history.at(-1).parts.filter((p) => p.state === "approval-requested").map((p) => p.toolCallId) : []);
+    assert.deepEqual(left.map((v) => [v.rule, v.toolCallId]), [...waiting].map((id) => ["APPROVAL_PENDING", id]), `seed ${seed}: repaired`);
   }
 });
 
@@ -195,13 +208,14 @@ test("found by the fresh-eyes pass: steps from another format, system messages, 
 test("the AI SDK's own ModelMessages with approvals: no orphan, an exact round trip, nothing of them elsewhere", async () => {
   const theirs = JSON.parse(JSON.stringify(await convertToModelMessages(HISTORY)));
   const v = validateMessages(theirs, { provider: "openai" });
-  assert.deepEqual(v.map((x) => [x.rule, x.toolCallId]), [["MISSING_TOOL_RESULT", "call_3"]], "the call awaiting approval, and no orphan");
+  assert.deepEqual(v.map((x) => [x.rule, x.toolCallId]), [["APPROVAL_PENDING", "call_3"]], "the call awaiting approval, and no orphan");
   assert.deepEqual(convertMessages(theirs, { to: "ai-sdk" }), theirs);
   const openai = convertMessages(theirs, { to: "openai" });
   assert.ok(!JSON.stringify(openai).includes("ap_2"), "approvals are not sent to OpenAI");
-  const { messages } = repairMessages(theirs, { provider: "openai" });
+  const { messages, report } = repairMessages(theirs, { provider: "openai" });
+  assert.deepEqual(report, [], "the call waiting for its approval is left alone");
   assertModelMessages(messages, "repaired");
-  assert.deepEqual(validateMessages(messages, { provider: "openai" }), []);
+  assert.deepEqual(validateMessages(messages, { provider: "openai" }).map((x) => x.rule), ["APPROVAL_PENDING"]);
 });
 
 test("a second result of one call is refused converting to ui (a tool part holds one output), and validates once repaired", async () => {

@@ -19,7 +19,7 @@ use super::util::{as_obj, content_as_string, extra_of, kind, opt_id, opt_str};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{arr, obj, val, Put};
-use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
+use crate::message::{ApprovalDecision, ApprovalRequest, Content, ContentPart, Message, Role, ToolCall, ToolStatus};
 use serde_json::{Map, Value};
 
 /// The key of a tool result's `extra` holding an AI SDK `json` output's value.
@@ -27,8 +27,9 @@ pub(super) const JSON_OUTPUT: &str = "$json";
 /// The key of a tool result's `extra` that keeps a `content` or `execution-denied` output as it
 /// came, written back to the AI SDK while the result still reads the same.
 const KEPT_OUTPUT: &str = "$output";
-/// A denial's result text when it gives no reason (the AI SDK's own, as its providers send it).
-pub(super) const DENIED: &str = "Tool call execution denied.";
+/// A denial's result text when it gives no reason (the AI SDK's own, as its providers send an
+/// `execution-denied` output without one: `@ai-sdk/openai`, `convertToModelMessages`).
+pub const DENIED: &str = "Tool call execution denied.";
 
 pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     let role = match field(obj, "role").and_then(Value::as_str).unwrap_or_default() {
@@ -67,8 +68,12 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     if role == Role::Tool {
         for p in parts {
             let part = as_obj(p, "a tool message part")?;
+            if part.get("type").and_then(Value::as_str) == Some("tool-approval-response") {
+                out.push(Message::approval_decision(decode_decision(part)?));
+                continue;
+            }
             if part.get("type").and_then(Value::as_str) != Some("tool-result") {
-                // tool-approval-response and future part kinds: kept on their own message.
+                // Future part kinds: kept on their own message.
                 let mut m = Message::new(Role::Tool, "");
                 m.content = Content::Parts(vec![ContentPart::Other { raw: p.clone() }]);
                 m.tool_call_id = opt_str(part, "toolCallId")?.or(opt_str(part, "approvalId")?);
@@ -101,8 +106,29 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     }
     let mut m = Message::new(role, "");
     let mut content = Vec::new();
-    for (position, p) in parts.iter().enumerate() {
+    // Approval requests go on their calls, once all are read; a call's place among the parts
+    // counts the parts that stay parts.
+    let mut requests: Vec<&Map<String, Value>> = Vec::new();
+    let mut position = 0;
+    for p in parts {
         let part = as_obj(p, "a content part")?;
+        if part.get("type").and_then(Value::as_str) == Some("tool-approval-request") {
+            // A request for a provider-executed call (kept whole) or a call whose input did not
+            // parse stays as it came, in place: neither is a call the caller runs.
+            let call = opt_str(part, "toolCallId")?;
+            let kept_call = content.iter().any(|c| matches!(c, ContentPart::Other { raw } if raw.get("toolCallId").and_then(Value::as_str) == call.as_deref()))
+                || m.invalid_tool_calls.iter().any(|c| Some(&c.id) == call.as_ref());
+            if kept_call {
+                content.push(ContentPart::Other { raw: p.clone() });
+                position += 1;
+            } else {
+                requests.push(part);
+            }
+            continue;
+        }
+        let this = position;
+        position += 1;
+        let position = this;
         // A provider-executed call (a server-side web search) is answered in the same message by
         // an assistant `tool-result` part, never by the caller: both are kept as they came, in
         // place, not read as a call the caller must answer (which repair would then "answer"
@@ -131,17 +157,105 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
                     args: input.cloned().unwrap_or_else(|| obj! {}),
                     raw_args: None,
                     extra,
+                    approval: None,
                 }),
             }
         } else {
             content.push(decode_part(p)?);
         }
     }
+    for part in requests {
+        put_request(&mut m, part)?;
+    }
     m.content = Content::Parts(content);
     m.id = id;
     m.extra = extra;
     out.push(m);
     Ok(out)
+}
+
+/// A `tool-approval-request` part `{approvalId, toolCallId}` put on the call it names, which must
+/// be one of this message's (the AI SDK writes it right after the call, in the same message).
+fn put_request(m: &mut Message, part: &Map<String, Value>) -> Result<()> {
+    let id = opt_str(part, "approvalId")?.filter(|s| !s.is_empty()).ok_or_else(|| {
+        Error::new(ErrorCode::InvalidMessage, "a tool-approval-request part needs a non-empty `approvalId`")
+            .field("content")
+    })?;
+    let call_id = opt_str(part, "toolCallId")?.unwrap_or_default();
+    let Some(call) = m.tool_calls.iter_mut().find(|c| c.id == call_id) else {
+        return Err(Error::new(
+            ErrorCode::UnknownToolCall,
+            format!("a tool-approval-request (approval {id:?}) names call {call_id:?}, which this assistant message does not make; the AI SDK writes the request right after its call"),
+        )
+        .field("content"));
+    };
+    if let Some(first) = &call.approval {
+        return Err(Error::new(
+            ErrorCode::InvalidMessage,
+            format!("call {call_id:?} has two tool-approval-request parts (approvals {:?} and {id:?}); a call waits for one approval", first.id),
+        )
+        .field("content"));
+    }
+    call.approval = Some(ApprovalRequest { id, extra: extra_of(part, &["type", "approvalId", "toolCallId"]) });
+    Ok(())
+}
+
+/// A `tool-approval-response` part `{approvalId, approved, reason?}` as a decision; the call it
+/// decides is found later, from its request ([`crate::message::approvals::link`]).
+pub(super) fn decode_decision(part: &Map<String, Value>) -> Result<ApprovalDecision> {
+    let id = opt_str(part, "approvalId")?.filter(|s| !s.is_empty()).ok_or_else(|| {
+        Error::new(ErrorCode::InvalidMessage, "a tool-approval-response part needs a non-empty `approvalId`")
+            .field("content")
+    })?;
+    let approved = match part.get("approved") {
+        Some(Value::Bool(b)) => *b,
+        other => {
+            return Err(Error::new(
+                ErrorCode::InvalidMessage,
+                format!(
+                    "a tool-approval-response part needs `approved`, a boolean; got {}",
+                    other.map_or("nothing", kind)
+                ),
+            )
+            .field("content"))
+        }
+    };
+    Ok(ApprovalDecision {
+        id,
+        tool_call_id: None,
+        approved,
+        reason: opt_str(part, "reason")?,
+        extra: extra_of(part, &["type", "approvalId", "approved", "reason"]),
+    })
+}
+
+/// A decision as a `tool-approval-response` part; its unmodelled fields go back with `own`.
+fn decision_part(d: &ApprovalDecision, own: bool) -> Value {
+    let mut p = Map::new();
+    p.put("type", Value::from("tool-approval-response"));
+    p.put("approvalId", val(&d.id));
+    p.put("approved", Value::Bool(d.approved));
+    super::util::put_opt(&mut p, "reason", d.reason.as_deref());
+    if own {
+        for (k, v) in &d.extra {
+            p.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    Value::Object(p)
+}
+
+/// A call's request as a `tool-approval-request` part; its unmodelled fields go back with `own`.
+fn request_part(call: &ToolCall, r: &ApprovalRequest, own: bool) -> Value {
+    let mut p = Map::new();
+    p.put("type", Value::from("tool-approval-request"));
+    p.put("approvalId", val(&r.id));
+    p.put("toolCallId", val(&call.id));
+    if own {
+        for (k, v) in &r.extra {
+            p.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+    }
+    Value::Object(p)
 }
 
 fn decode_output(part: &Map<String, Value>) -> Result<(Content, Option<ToolStatus>)> {
@@ -440,6 +554,9 @@ pub(super) fn encode(group: &[Message]) -> Value {
             .iter()
             .map(|t| {
                 let own = t.origin == Some(Format::AiSdk);
+                if let Some(d) = &t.approval {
+                    return decision_part(d, own);
+                }
                 if let (true, Content::Parts(p)) = (own, &t.content) {
                     // A part kept whole (tool-approval-response, a future kind): it names its
                     // call itself. An unknown `output` kept raw is not a part and does not.
@@ -602,6 +719,16 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     }
                 }
                 parts.extend(requests.into_iter().flatten());
+            }
+            // Each approval request right after its call, where the AI SDK writes it.
+            for c in first.tool_calls.iter().filter(|c| c.approval.is_some()) {
+                let at = parts.iter().position(|p| {
+                    p.get("type").and_then(Value::as_str) == Some("tool-call")
+                        && p.get("toolCallId").and_then(Value::as_str) == Some(c.id.as_str())
+                });
+                if let (Some(at), Some(r)) = (at, &c.approval) {
+                    parts.insert(at + 1, request_part(c, r, own));
+                }
             }
         }
     }

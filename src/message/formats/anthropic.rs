@@ -68,6 +68,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
                     args: block.get("input").cloned().unwrap_or_else(|| obj! {}),
                     raw_args: None,
                     extra: extra_of(block, &["type", "id", "name", "input"]),
+                    approval: None,
                 });
             } else {
                 parts.push(decode_block(b)?);

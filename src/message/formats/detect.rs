@@ -75,7 +75,7 @@ fn two_formats(a: &str, fa: Format, b: &str, fb: Format) -> Error {
 }
 
 /// The keys of a canonical [`Message`] (its serde field names).
-const CANONICAL_KEYS: [&str; 11] = [
+const CANONICAL_KEYS: [&str; 12] = [
     "id",
     "role",
     "content",
@@ -84,6 +84,7 @@ const CANONICAL_KEYS: [&str; 11] = [
     "invalid_tool_calls",
     "tool_call_id",
     "status",
+    "approval",
     "usage",
     "origin",
     "extra",

@@ -90,8 +90,8 @@ fn merge_turn(group: &[Message]) -> Message {
 /// each message (one or more, none for an assistant message of another format with nothing an
 /// item can carry).
 pub fn encode_group(group: &[Message], format: Format) -> Vec<Value> {
-    // An AI SDK approval response goes back only to the AI SDK (no other request has one).
-    if format != Format::AiSdk && group.iter().any(Message::is_aside) {
+    // An approval decision goes only to the AI SDK's formats (no provider request has one).
+    if !matches!(format, Format::AiSdk | Format::Ui) && group.iter().any(Message::is_aside) {
         let kept: Vec<Message> = group.iter().filter(|m| !m.is_aside()).cloned().collect();
         return if kept.is_empty() { Vec::new() } else { encode_group(&kept, format) };
     }

@@ -64,6 +64,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
                 args: call.get("args").cloned().unwrap_or_else(|| obj! {}),
                 raw_args: None,
                 extra: extra_of(part, &["functionCall"]),
+                approval: None,
             });
         } else if let Some(resp) = part.get("functionResponse") {
             let resp = as_obj(resp, "`functionResponse`")?;

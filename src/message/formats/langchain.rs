@@ -125,7 +125,14 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
             .ok_or_else(|| Error::new(ErrorCode::InvalidToolCall, "a tool call needs an `id`").field("tool_calls"))?;
         let name = opt_str(call, "name")?.unwrap_or_default();
         let args = call.get("args").cloned().unwrap_or_else(|| obj! {});
-        m.tool_calls.push(ToolCall { id, name, args, raw_args: None, extra: extra_of(call, &["id", "name", "args"]) });
+        m.tool_calls.push(ToolCall {
+            id,
+            name,
+            args,
+            raw_args: None,
+            extra: extra_of(call, &["id", "name", "args"]),
+            approval: None,
+        });
     }
     for call in opt_array(obj, "invalid_tool_calls")? {
         let call = as_obj(call, "an invalid tool call")?;

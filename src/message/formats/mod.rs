@@ -37,6 +37,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::ops::Range;
 
+pub use ai_sdk::DENIED;
 pub use detect::{detect, Detected};
 pub(crate) use encode::put_extra;
 pub use encode::{
@@ -279,7 +280,7 @@ fn decode_reading<V: std::borrow::Borrow<Value>>(
             if !canonical {
                 check_typed_parts(&m, format).map_err(|e| e.at(i))?;
             }
-            if m.role == Role::Tool && m.tool_call_id.as_deref().is_none_or(str::is_empty) {
+            if m.role == Role::Tool && m.approval.is_none() && m.tool_call_id.as_deref().is_none_or(str::is_empty) {
                 return Err(Error::new(
                     ErrorCode::MissingToolCallId,
                     "a tool result needs the id of the call it answers (`tool_call_id`)",
@@ -292,6 +293,7 @@ fn decode_reading<V: std::borrow::Borrow<Value>>(
         }
         out.formats.push(format);
     }
+    crate::message::approvals::link(&mut out.messages);
     Ok(out)
 }
 
@@ -464,6 +466,8 @@ pub fn decode_plain(role: Role, text: String) -> Message {
 
 #[cfg(test)]
 mod ai_sdk_tests;
+#[cfg(test)]
+mod approvals_tests;
 #[cfg(test)]
 mod conversion_tests;
 #[cfg(test)]

@@ -70,6 +70,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Message> {
                 args: args.clone(),
                 raw_args: None,
                 extra: extra_of(call, &["id", "name", "args", "type"]),
+                approval: None,
             });
             continue;
         }

@@ -392,12 +392,12 @@ fn ai_sdk_approval_responses_answer_no_call_and_go_back_only_to_the_ai_sdk() {
         {"type": "tool-result", "toolCallId": "c1", "toolName": "del", "output": {"type": "text", "value": "done"}}
     ]});
     let user = json!({"role": "user", "content": "delete it"});
-    // Approved, not run yet: the call is unanswered, the approval is no orphan.
+    // Approved, not run yet: the call waits to run (not dangling), the approval is no orphan.
     let pending = vec![user.clone(), assistant.clone(), approved.clone()];
     let v = validate_values(&pending, Provider::Openai).unwrap();
     assert_eq!(
         v.iter().map(|x| (x.rule, x.tool_call_id.clone())).collect::<Vec<_>>(),
-        vec![(Rule::MissingToolResult, Some("c1".to_string()))]
+        vec![(Rule::ApprovalPending, Some("c1".to_string()))]
     );
     // Run: nothing to report; a round trip is exact; other formats never see the approval.
     let done = vec![user, assistant, result];

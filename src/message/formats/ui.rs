@@ -25,7 +25,9 @@ use super::util::{part_position, place_calls, PART_POSITION as POSITION};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{obj, val, Put};
-use crate::message::{Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
+use crate::message::{
+    ApprovalDecision, ApprovalRequest, Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus,
+};
 use serde_json::{Map, Value};
 
 // The text of a denied call's result when the approval gives no reason (the AI SDK's own).
@@ -106,7 +108,7 @@ enum Call {
 
 /// A tool part as the call it records (`None` while its input is still streaming: the model
 /// never saw that call) and the result it carries, if any.
-fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result<Option<(Call, Option<Message>)>> {
+fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result<Option<(Call, Vec<Message>)>> {
     let state = part.get("state").and_then(Value::as_str).unwrap_or_default();
     if !STATES.contains(&state) {
         return Err(invalid(format!(
@@ -121,11 +123,12 @@ fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result
         Error::new(ErrorCode::InvalidToolCall, format!("a UIMessage `{kind}` part needs a `toolCallId`")).field("parts")
     })?;
     let name = tool_name(kind, part).unwrap_or_default();
-    let mut extra = extra_of(part, &["type", "toolCallId", "toolName", "input", "output", "errorText"]);
+    let mut extra = extra_of(part, &["type", "toolCallId", "toolName", "input", "output", "errorText", "approval"]);
     if kind == "dynamic-tool" {
         extra.put("type", Value::from("dynamic-tool"));
     }
     extra.insert(POSITION.into(), val(&position));
+    let (request, decision) = decode_approval(part, state, id)?;
     let call = match (part.get("input"), part.get("rawInput")) {
         (None, Some(raw)) => Call::Invalid(InvalidToolCall {
             id: id.to_string(),
@@ -140,6 +143,7 @@ fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result
             args: input.cloned().unwrap_or_else(|| obj! {}),
             raw_args: None,
             extra,
+            approval: request,
         }),
     };
     let result = match state {
@@ -161,13 +165,80 @@ fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result
         }
         _ => None,
     };
-    Ok(Some((
-        call,
-        result.map(|mut m| {
+    // As `convertToModelMessages` writes a part: its decision, then its result.
+    let answers = decision
+        .map(Message::approval_decision)
+        .into_iter()
+        .chain(result.map(|mut m| {
             m.name = Some(name);
             m
-        }),
-    )))
+        }))
+        .collect();
+    Ok(Some((call, answers)))
+}
+
+/// A tool part's `approval` as the call's request and, once responded, the decision: `{id}` in
+/// `approval-requested`; `{id, approved, reason?}` in `approval-responded`, `output-denied` (not
+/// approved) and an answered state (approved). The states that need one refuse a part without
+/// it (`INVALID_MESSAGE`), as the AI SDK's schema does.
+fn decode_approval(
+    part: &Map<String, Value>,
+    state: &str,
+    call_id: &str,
+) -> Result<(Option<ApprovalRequest>, Option<ApprovalDecision>)> {
+    let approval = match part.get("approval") {
+        None | Some(Value::Null) if matches!(state, "approval-requested" | "approval-responded") => {
+            return Err(invalid(format!(
+                "a UIMessage tool part in state {state:?} needs `approval`, an object with an `id`"
+            )))
+        }
+        None | Some(Value::Null) => return Ok((None, None)),
+        Some(a) => as_obj(a, "a tool part's `approval`")?,
+    };
+    let id = match approval.get("id") {
+        Some(Value::String(id)) if !id.is_empty() => id.clone(),
+        other => {
+            return Err(invalid(format!(
+                "a tool part's `approval` needs a non-empty string `id`, got {}",
+                other.map_or("nothing", kind)
+            )))
+        }
+    };
+    let approved = match approval.get("approved") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(other) => {
+            return Err(invalid(format!("a tool part's `approval.approved` must be a boolean, got {}", kind(other))))
+        }
+    };
+    let reason = match approval.get("reason") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(r)) => Some(r.clone()),
+        Some(other) => {
+            return Err(invalid(format!("a tool part's `approval.reason` must be a string, got {}", kind(other))))
+        }
+    };
+    match (state, approved) {
+        ("approval-responded", None) => {
+            return Err(invalid("a UIMessage tool part in state \"approval-responded\" needs `approval.approved`, a boolean".into()))
+        }
+        ("approval-requested", Some(_)) => {
+            return Err(invalid("a UIMessage tool part in state \"approval-requested\" has a decided `approval` (approved is set): its state is \"approval-responded\"".into()))
+        }
+        ("output-denied", Some(true)) => {
+            return Err(invalid("a UIMessage tool part in state \"output-denied\" has an approved `approval`".into()))
+        }
+        _ => {}
+    }
+    let request = ApprovalRequest { id: id.clone(), extra: extra_of(approval, &["id", "approved", "reason"]) };
+    let decision = approved.map(|approved| ApprovalDecision {
+        id,
+        tool_call_id: Some(call_id.to_string()),
+        approved,
+        reason,
+        extra: Map::new(),
+    });
+    Ok((Some(request), decision))
 }
 
 /// A tool output as the text a tool result holds: a string as it is, anything else as JSON.
@@ -365,8 +436,17 @@ fn extend(obj: &mut Map<String, Value>, extra: &Map<String, Value>) {
     }
 }
 
-/// A tool call with its result (if the group holds one) as a tool part.
-fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>, own: bool) -> Value {
+/// A tool call with its approval's decision and its result (if the group holds them) as a tool
+/// part. Its state follows from what the group holds: a result (`output-available`,
+/// `output-error`, or `output-denied` when its approval was denied), else a decision
+/// (`approval-responded`), else a request (`approval-requested`), else `input-available`.
+fn encode_tool(
+    call: &ToolCall,
+    input: Option<&Value>,
+    decision: Option<&ApprovalDecision>,
+    result: Option<&Message>,
+    own: bool,
+) -> Value {
     let mut obj = Map::new();
     let dynamic = own && call.extra.get("type").and_then(Value::as_str) == Some("dynamic-tool");
     if dynamic {
@@ -377,13 +457,27 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
     }
     obj.put("toolCallId", val(&call.id));
     let recorded = call.extra.get("state").and_then(Value::as_str).filter(|_| own);
-    let mut approval = call.extra.get("approval").and_then(Value::as_object).filter(|_| own).cloned();
-    let granted = approval.as_ref().is_some_and(|a| a.get("approved") == Some(&Value::Bool(true)));
+    let mut approval = call.approval.as_ref().map(|r| {
+        let mut a = Map::new();
+        a.put("id", val(&r.id));
+        if own {
+            extend(&mut a, &r.extra);
+        }
+        a
+    });
+    if let (Some(a), Some(d)) = (approval.as_mut(), decision) {
+        a.put("approved", Value::Bool(d.approved));
+        super::util::put_opt(a, "reason", d.reason.as_deref());
+    }
+    let granted = decision.is_some_and(|d| d.approved);
     let text = result.map(|r| content_as_string(&r.content)).unwrap_or_default();
     let state = match result {
-        None => recorded.filter(|s| !ANSWERED.contains(s)).unwrap_or("input-available"),
-        // A call whose approval was not granted never ran: its error result is a denial (the
-        // only answered state such a part may have), the result's text its reason.
+        None if decision.is_some() && approval.is_some() => "approval-responded",
+        None if approval.is_some() => "approval-requested",
+        None => recorded.filter(|s| !ANSWERED.contains(s) && !s.starts_with("approval-")).unwrap_or("input-available"),
+        // A call whose approval was not granted (denied, or never decided) never ran: its error
+        // result is a denial, the only answered state the AI SDK gives such a part, the
+        // result's text its reason.
         Some(r)
             if r.status == Some(ToolStatus::Error)
                 && (recorded == Some("output-denied") || (approval.is_some() && !granted)) =>
@@ -398,8 +492,8 @@ fn encode_tool(call: &ToolCall, input: Option<&Value>, result: Option<&Message>,
         }
         Some(r) if r.status == Some(ToolStatus::Error) => "output-error",
         Some(_) => {
-            if let Some(a) = approval.as_mut().filter(|_| !granted) {
-                a.put("approved", Value::Bool(true)); // it ran, so it was allowed
+            if let Some(a) = approval.as_mut() {
+                a.entry("approved").or_insert(Value::Bool(true)); // it ran, so it was allowed
             }
             "output-available"
         }
@@ -513,8 +607,9 @@ pub(super) fn encode(group: &[Message]) -> Value {
                         args: obj! {},
                         raw_args: None,
                         extra: Map::from_iter([("type".to_string(), Value::from("dynamic-tool"))]),
+                        approval: None,
                     };
-                    parts.push(encode_tool(&call, Some(&call.args), Some(m), true));
+                    parts.push(encode_tool(&call, Some(&call.args), None, Some(m), true));
                 }
             }
             _ => {
@@ -525,6 +620,10 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 };
                 let result_of =
                     |id: &str| group.iter().find(|r| r.role == Role::Tool && r.tool_call_id.as_deref() == Some(id));
+                let decision_of = |c: &ToolCall| {
+                    let r = c.approval.as_ref()?;
+                    group.iter().find_map(|m| m.approval.as_ref().filter(|d| d.id == r.id))
+                };
                 // A call's place among its message's parts: a UIMessage's own, or an AI SDK
                 // message's when each of its parts became one here (the places count the same).
                 let same_parts = matches!(&m.content, Content::Parts(p) if p.len() == step.len());
@@ -534,7 +633,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     .tool_calls
                     .iter()
                     .map(|c| {
-                        let mut part = encode_tool(c, Some(&c.args), result_of(&c.id), mine);
+                        let mut part = encode_tool(c, Some(&c.args), decision_of(c), result_of(&c.id), mine);
                         // A call's provider metadata (a Gemini thought signature, an AI SDK call's
                         // `providerOptions`) where `convertToModelMessages` reads it back.
                         let meta = super::util::provider_metadata(&c.extra, m.origin).filter(|_| !mine);
@@ -553,9 +652,10 @@ pub(super) fn encode(group: &[Message]) -> Value {
                         args: val(&c.args),
                         raw_args: None,
                         extra: c.extra.clone(),
+                        approval: None,
                     };
                     let result = result_of(&c.id);
-                    let mut part = encode_tool(&call, result.is_none().then_some(&call.args), result, mine);
+                    let mut part = encode_tool(&call, result.is_none().then_some(&call.args), None, result, mine);
                     if let (Some(_), Value::Object(o)) = (result, &mut part) {
                         o.entry("rawInput").or_insert_with(|| val(&c.args));
                     }

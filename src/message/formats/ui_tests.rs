@@ -71,16 +71,25 @@ fn decoding_follows_convert_to_model_messages() {
             // The streaming call is not a call yet: three calls, two results.
             (Role::Assistant, Some("a2"), 3, None),
             (Role::Tool, None, 0, Some("call_2")),
+            // A denied part: its decision, then its result (the denial), as
+            // `convertToModelMessages` writes a tool-approval-response and a tool-result.
+            (Role::Tool, None, 0, None),
             (Role::Tool, None, 0, Some("call_4")),
         ]
     );
+    let decision = d[7].approval.as_ref().unwrap();
+    assert_eq!(
+        (decision.id.as_str(), decision.tool_call_id.as_deref(), decision.approved, decision.reason.as_deref()),
+        ("ap_2", Some("call_4"), false, Some("never"))
+    );
+    assert_eq!(d[5].tool_calls[1].approval.as_ref().map(|r| r.id.as_str()), Some("ap_1"));
     assert_eq!(
         d[2].content.text(),
         r#"{"tempC":21,"sky":"clear"}"#,
         "keys in their order, as JSON.stringify writes them"
     );
     assert_eq!((d[6].status, d[6].content.text().as_str()), (Some(ToolStatus::Error), "feed unavailable"));
-    assert_eq!((d[7].status, d[7].content.text().as_str()), (Some(ToolStatus::Error), "never"));
+    assert_eq!((d[8].status, d[8].content.text().as_str()), (Some(ToolStatus::Error), "never"));
     assert_eq!(d[5].tool_calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["news", "bookTable", "deleteAll"]);
     assert!(matches!(&d[0].content, Content::Parts(p) if matches!(p[1], ContentPart::Image { .. })));
 
@@ -100,25 +109,35 @@ fn decoding_follows_convert_to_model_messages() {
 }
 
 #[test]
-fn unanswered_tool_parts_are_missing_results_and_repair_answers_them_in_place() {
+fn a_call_waiting_for_approval_is_approval_pending_and_repair_leaves_it() {
     let h = history();
     let v = validate_values(&h, Provider::Openai).unwrap();
     let flagged: Vec<(Rule, Option<&str>)> = v.iter().map(|x| (x.rule, x.tool_call_id.as_deref())).collect();
-    assert_eq!(flagged, vec![(Rule::MissingToolResult, Some("call_3"))], "{v:?}");
+    assert_eq!(flagged, vec![(Rule::ApprovalPending, Some("call_3"))], "{v:?}");
+    assert!(v[0].message.contains("ap_1"), "the violation names the approval: {}", v[0].message);
 
+    // Whatever reason is given, a call at the end of the history that waits for its approval is
+    // not dangling: the run is paused on it.
     let mut reasons = std::collections::HashMap::new();
     reasons.insert("call_3".to_string(), crate::repair::Reason::Interrupted);
     let (out, report) = repair_values(&h, &RepairOptions { reasons, ..RepairOptions::default() }).unwrap();
+    assert!(report.is_empty(), "{report:?}");
+    assert_eq!(out, h);
+
+    // Once the conversation moves on, the call is answered: by default, saying the approval was
+    // not given, as a denial in the UIMessage (the only answered state the AI SDK allows it).
+    let mut moved = h.clone();
+    moved.push(json!({"id": "u9", "role": "user", "parts": [{"type": "text", "text": "never mind"}]}));
+    let v = validate_values(&moved, Provider::Openai).unwrap();
+    assert_eq!(v.iter().map(|x| x.rule).collect::<Vec<_>>(), vec![Rule::MissingToolResult], "{v:?}");
+    let (out, report) = repair_values(&moved, &RepairOptions::default()).unwrap();
     assert_eq!(report.len(), 1, "{report:?}");
-    assert_eq!(out.len(), h.len(), "the answer goes into the UIMessage, not beside it");
-    assert_eq!(&out[..3], &h[..3], "untouched messages are unchanged");
+    assert_eq!(report[0].approval_id.as_deref(), Some("ap_1"), "the report names the approval");
     let part = &out[3]["parts"][2];
-    // A call whose approval was never granted did not run: its answer is a denial, with the
-    // placeholder's text as the reason (the only answered state the AI SDK allows it).
     assert_eq!((part["toolCallId"].as_str(), part["state"].as_str()), (Some("call_3"), Some("output-denied")));
-    assert_eq!(part["approval"]["id"], json!("ap_1"), "the part keeps its fields");
     assert_eq!(part["approval"]["approved"], json!(false));
-    assert!(part["approval"]["reason"].as_str().is_some_and(|t| t.contains("bookTable")), "{part}");
+    let reason = part["approval"]["reason"].as_str();
+    assert!(reason.is_some_and(|t| t.contains("approval (ap_1) was not given")), "{part}");
     assert!(validate_values(&out, Provider::Openai).unwrap().is_empty());
 }
 

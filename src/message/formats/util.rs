@@ -129,7 +129,7 @@ pub(crate) fn call_from_json_text(
     extra: Map<String, Value>,
 ) -> std::result::Result<ToolCall, InvalidToolCall> {
     match args_from_json_text(&text) {
-        Ok(args) => Ok(ToolCall { id, name, args: js_numbers(args), raw_args: Some(text), extra }),
+        Ok(args) => Ok(ToolCall { id, name, args: js_numbers(args), raw_args: Some(text), extra, approval: None }),
         Err(error) => Err(InvalidToolCall { id, name, args: text, error: Some(error), extra }),
     }
 }

@@ -245,6 +245,7 @@ impl World {
                 args: args.clone(),
                 raw_args: None,
                 extra: Map::new(),
+                approval: None,
             })
             .collect();
         let tc: Vec<Value> = calls.iter().map(|c| json!({"id": c.id, "name": c.name, "args": c.args})).collect();

@@ -216,6 +216,7 @@ fn a_check_that_saw_an_older_status_keeps_the_newer_notification() {
         args: json!({"task_id": a}),
         raw_args: None,
         extra: Map::new(),
+        approval: None,
     };
     let ctx = context(&mut w.store, &w.config, Some(&c), w.now).unwrap();
     let checked = block_on(call(&ctx, &w.fake, &c)).unwrap(); // saw "running"
@@ -238,6 +239,7 @@ fn a_follow_up_sent_while_the_task_finished_tells_the_model_it_is_not_tracked() 
         args: json!({"task_id": a, "message": "more"}),
         raw_args: None,
         extra: Map::new(),
+        approval: None,
     };
     let ctx = context(&mut w.store, &w.config, Some(&c), w.now).unwrap();
     let updated = block_on(call(&ctx, &w.fake, &c)).unwrap();

@@ -209,6 +209,7 @@ fn two_task_updates_in_one_superstep_both_survive() {
                 args: json!({"task_id": if *id == "k1" { &a } else { &b }}),
                 raw_args: None,
                 extra: Map::new(),
+                approval: None,
             };
             let ctx = context(&mut w.store, &w.config, Some(&c), w.now).unwrap();
             block_on(call(&ctx, &w.fake, &c)).unwrap().command(&ledger, &Value::Null).unwrap()
@@ -229,6 +230,7 @@ fn the_ledger_refuses_reopening_a_finished_task_and_a_slow_call_does_not_reopen_
         args: json!({"task_id": a}),
         raw_args: None,
         extra: Map::new(),
+        approval: None,
     };
     w.apply(json!({"messages": [{"type": "ai", "content": "", "tool_calls": [{"id": "k", "name": "check_async_task", "args": {"task_id": a}}]}]}));
     let ctx = context(&mut w.store, &w.config, Some(&c), w.now).unwrap();
@@ -370,6 +372,7 @@ fn tool_calls_are_read_in_every_provider_shape() {
         args: json!({"task_id": "t"}),
         raw_args: None,
         extra: Map::new(),
+        approval: None,
     };
     for v in [
         json!({"id": "c1", "name": "check_async_task", "args": {"task_id": "t"}}),
