@@ -52,7 +52,8 @@ pub fn validate(messages: &[Message], provider: Provider) -> Vec<Violation> {
 
 /// Repairs `messages` (see [`plan`] for the semantics) and reports each fix. The output passes
 /// [`validate`] for `opts.provider` (OpenAI when unset) — except orphan results kept on purpose
-/// with `keep_orphans` — and repairing it again changes nothing.
+/// with `keep_orphans`, and `APPROVAL_PENDING` for a call at the end that waits for its approval
+/// (left alone: the run is paused on it) — and repairing it again changes nothing.
 pub fn repair<M: Borrow<Message>>(messages: &[M], opts: &RepairOptions) -> (Vec<Message>, RepairReport) {
     let (items, report) = plan(&shapes_of_messages(messages), opts);
     let out = items.iter().filter_map(|item| materialize(item, messages, opts)).collect();
