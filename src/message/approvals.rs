@@ -9,7 +9,8 @@
 //!
 //! [`ToolCall::approval`]: crate::message::ToolCall::approval
 
-use crate::message::{Message, Role};
+use crate::error::{Error, ErrorCode, Result};
+use crate::message::{ApprovalDecision, Message, Role, ToolStatus};
 use rustc_hash::FxHashMap;
 use std::borrow::Borrow;
 
@@ -55,38 +56,146 @@ pub fn link(messages: &mut [Message]) {
     }
 }
 
-/// The approval of every call that has one, by (message index, call index among its valid
-/// calls): pending until a later decision names its approval; the first such decision decides
-/// it (a second is refused where it is written: the store; in a history it changes nothing).
-pub fn standings<'a, M: Borrow<Message>>(messages: &'a [M]) -> FxHashMap<(usize, usize), CallApproval<'a>> {
-    let mut out = FxHashMap::default();
-    if !messages.iter().any(|m| m.borrow().tool_calls.iter().any(|c| c.approval.is_some())) {
-        return out;
-    }
-    // Open requests by approval id: where the call is.
-    let mut open: FxHashMap<&str, (usize, usize)> = FxHashMap::default();
-    for (i, m) in messages.iter().enumerate() {
-        let m = m.borrow();
+/// Where an approval was asked, and its decision once one came.
+struct Asked<'a> {
+    /// (message index, index among its valid calls) of the call.
+    at: (usize, usize),
+    /// The call's id.
+    call: &'a str,
+    /// The first decision, if any.
+    decision: Option<&'a ApprovalDecision>,
+}
+
+/// The approvals of a history, walked in order: each request as its call comes, each decision as
+/// it comes. One reading for [`standings`] (which passes over what does not fit) and [`check`]
+/// (which refuses it).
+#[derive(Default)]
+struct Walk<'a> {
+    asked: FxHashMap<&'a str, Asked<'a>>,
+    /// Approval id by call id.
+    of_call: FxHashMap<&'a str, &'a str>,
+}
+
+impl<'a> Walk<'a> {
+    /// Takes the requests of message `i`.
+    fn ask(&mut self, i: usize, m: &'a Message) {
         for (k, c) in m.tool_calls.iter().enumerate() {
             if let Some(r) = &c.approval {
-                open.insert(r.id.as_str(), (i, k));
-                out.insert((i, k), CallApproval { id: r.id.as_str(), standing: Standing::Pending, reason: None });
-            }
-        }
-        if let (Role::Tool, Some(d)) = (m.role, &m.approval) {
-            let Some(at) = open.get(d.id.as_str()).copied() else { continue };
-            let call_matches = messages
-                .get(at.0)
-                .and_then(|a| a.borrow().tool_calls.get(at.1))
-                .is_some_and(|c| d.tool_call_id.as_deref().is_none_or(|id| id == c.id));
-            if call_matches {
-                open.remove(d.id.as_str());
-                if let Some(a) = out.get_mut(&at) {
-                    a.standing = if d.approved { Standing::Approved } else { Standing::Denied };
-                    a.reason = d.reason.as_deref();
-                }
+                self.asked.insert(r.id.as_str(), Asked { at: (i, k), call: c.id.as_str(), decision: None });
+                self.of_call.insert(c.id.as_str(), r.id.as_str());
             }
         }
     }
-    out
+
+    /// Takes a decision: it must decide an approval asked before it, for the call it names (if
+    /// it names one), not yet decided. `UNKNOWN_TOOL_CALL` or `INVALID_TRANSITION` otherwise.
+    fn decide(&mut self, d: &'a ApprovalDecision) -> Result<&Asked<'a>> {
+        let aid = d.id.as_str();
+        let refuse = |code, message: String| Err(Error::new(code, message).field("approval"));
+        let Some(asked) = self.asked.get_mut(aid) else {
+            return refuse(
+                ErrorCode::UnknownToolCall,
+                format!("approval decision '{aid}' decides no approval an earlier tool call asked for"),
+            );
+        };
+        if let Some(named) = d.tool_call_id.as_deref().filter(|c| *c != asked.call) {
+            let call = asked.call;
+            return refuse(
+                ErrorCode::UnknownToolCall,
+                format!(
+                    "approval decision '{aid}' names call '{named}', but approval '{aid}' was asked for call '{call}'"
+                ),
+            );
+        }
+        if asked.decision.is_some() {
+            let call = asked.call;
+            return refuse(
+                ErrorCode::InvalidTransition,
+                format!("approval '{aid}' (call '{call}') is already decided; a decision is final"),
+            );
+        }
+        asked.decision = Some(d);
+        Ok(asked)
+    }
+
+    /// The decision so far on the approval of call `call`: `None` when it has no approval,
+    /// `Some(None)` while pending.
+    fn decided(&self, call: &str) -> Option<Option<bool>> {
+        let asked = self.of_call.get(call).and_then(|aid| self.asked.get(aid))?;
+        Some(asked.decision.map(|d| d.approved))
+    }
+}
+
+fn has_requests<M: Borrow<Message>>(messages: &[M]) -> bool {
+    messages.iter().any(|m| m.borrow().tool_calls.iter().any(|c| c.approval.is_some()))
+}
+
+/// The approval of every call that has one, by (message index, call index among its valid
+/// calls): pending until a later decision names its approval; the first such decision decides
+/// it (one that does not fit, [`check`] refuses; here it changes nothing).
+pub fn standings<'a, M: Borrow<Message>>(messages: &'a [M]) -> FxHashMap<(usize, usize), CallApproval<'a>> {
+    if !has_requests(messages) {
+        return FxHashMap::default();
+    }
+    let mut walk = Walk::default();
+    for (i, m) in messages.iter().enumerate() {
+        let m = m.borrow();
+        walk.ask(i, m);
+        if let (Role::Tool, Some(d)) = (m.role, &m.approval) {
+            let _ = walk.decide(d);
+        }
+    }
+    walk.asked
+        .into_iter()
+        .map(|(id, a)| {
+            let standing = match a.decision {
+                None => Standing::Pending,
+                Some(d) if d.approved => Standing::Approved,
+                Some(_) => Standing::Denied,
+            };
+            (a.at, CallApproval { id, standing, reason: a.decision.and_then(|d| d.reason.as_deref()) })
+        })
+        .collect()
+}
+
+/// The approvals a history holds, in order, as a store takes them: a decision decides an
+/// approval an earlier call asked for (`UNKNOWN_TOOL_CALL` otherwise, or when it names another
+/// call), once (`INVALID_TRANSITION` for a second decision); a successful result needs its
+/// call's approval approved (`APPROVAL_PENDING` before a decision, `APPROVAL_REJECTED` after a
+/// denial). An error result is always taken: a denial, or a notice that the approval was never
+/// given. O(n).
+pub fn check<M: Borrow<Message>>(messages: &[M]) -> Result<()> {
+    let mut walk = Walk::default();
+    for (i, m) in messages.iter().enumerate() {
+        let m = m.borrow();
+        walk.ask(i, m);
+        if m.role != Role::Tool {
+            continue;
+        }
+        if let Some(d) = &m.approval {
+            walk.decide(d)?;
+            continue;
+        }
+        let Some(call) = m.tool_call_id.as_deref() else { continue };
+        if m.status == Some(ToolStatus::Error) {
+            continue;
+        }
+        let refuse = |code, message: String| Err(Error::new(code, message).field("tool_call_id"));
+        match walk.decided(call) {
+            Some(None) => {
+                return refuse(
+                    ErrorCode::ApprovalPending,
+                    format!("call '{call}' waits for its approval; record the decision before its result"),
+                )
+            }
+            Some(Some(false)) => {
+                return refuse(
+                    ErrorCode::ApprovalRejected,
+                    format!("call '{call}' was denied; only an error result (the denial) may answer it"),
+                )
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }

@@ -360,24 +360,6 @@ struct Window {
     start: usize,
 }
 
-/// Refuses (`APPROVAL_PENDING`, naming the call and its approval) a window that ends with a
-/// call waiting for its approval, or approved and not yet run: repair leaves such a call alone
-/// (the run is paused on it), and no provider takes a call without its result — nor does the
-/// AI SDK, whose `generateText` throws `MissingToolResultsError` for it. Decide the approval (and
-/// run the tool) before the next model call.
-fn paused_on_approval(window: &[Message], opts: &RepairOptions) -> Result<()> {
-    if !window.iter().any(|m| m.tool_calls.iter().any(|c| c.approval.is_some())) {
-        return Ok(());
-    }
-    let provider = opts.provider.unwrap_or(Provider::Openai);
-    match repair::validate(window, provider).into_iter().find(|v| v.rule == repair::Rule::ApprovalPending) {
-        Some(v) => {
-            Err(Error::new(ErrorCode::ApprovalPending, format!("the model view ends with a paused run: {}", v.message)))
-        }
-        None => Ok(()),
-    }
-}
-
 /// The window from `start` on, repaired for the provider and previewed, re-checking the fit:
 /// while repair placeholders make it too big, the oldest unit is given up — at least one
 /// message, then every message whose unit began before the new start (results answering calls
@@ -392,7 +374,7 @@ fn fit_window<M: Borrow<Message>>(
     let repair_opts = RepairOptions { provider: Some(provider_of(opts.format)), ..RepairOptions::default() };
     loop {
         let (mut window, fixes) = repair::repair(body.get(start..).unwrap_or_default(), &repair_opts);
-        paused_on_approval(&window, &repair_opts)?;
+        repair::paused(&window, provider_of(opts.format))?;
         let truncated = match opts.max_tool_result_tokens {
             Some(max) => previews(&mut window, max, tok)?,
             None => Vec::new(),

@@ -4,6 +4,7 @@
 //! untouched input messages by index, so the JS binding hands back the caller's own objects. [`validate`] and [`repair`] here are
 //! the canonical-message entry points.
 
+mod approval;
 mod plan;
 // proptest is a native dev-dependency only (the wasm32 test build has no proptest).
 #[cfg(all(test, not(target_arch = "wasm32")))]
@@ -15,7 +16,8 @@ pub mod skeleton;
 mod turns;
 mod validate;
 
-pub use plan::{plan, Action, ContentFix, Fix, FixKind, Item, OnPendingApproval, Reason, RepairOptions, Synthetic};
+pub use approval::{check_pending_approvals, paused, OnPendingApproval};
+pub use plan::{plan, Action, ContentFix, Fix, FixKind, Item, Reason, RepairOptions, Synthetic};
 pub use shape::{is_placeholder, shapes_of, CallShape, Shape, Shapes, ToolContent};
 pub use validate::{validate as validate_shapes, Provider, Rule, Violation};
 
@@ -86,36 +88,6 @@ pub fn check_placeholders(items: &[Item], opts: &RepairOptions) -> Result<()> {
         ),
     )
     .field("text"))
-}
-
-/// Refuses (`APPROVAL_PENDING`, naming the call and the approval) a repair with
-/// `onPendingApproval: "error"` of a history where a call's approval was still pending when the
-/// conversation moved on; any other option, or no such call, passes.
-pub fn check_pending_approvals(shapes: &Shapes, opts: &RepairOptions) -> Result<()> {
-    if opts.on_pending_approval != OnPendingApproval::Error {
-        return Ok(());
-    }
-    let waiting = shapes.last_turn();
-    for (i, s) in shapes.iter().enumerate() {
-        for c in shapes.calls(s) {
-            let Some(ap) = c.approval.filter(|a| a.standing == crate::message::approvals::Standing::Pending) else {
-                continue;
-            };
-            if waiting.as_ref().is_some_and(|t| t.contains(&i)) {
-                continue;
-            }
-            // Only a call left without a result is answered by the policy.
-            let answered = shapes.iter().any(|r| r.role == Role::Tool && !r.aside && r.tool_call_id == Some(c.id));
-            if !answered {
-                return Err(Error::new(
-                    ErrorCode::ApprovalPending,
-                    format!("tool call {} ({}) has no result and its approval {} was never decided before the conversation moved on: decide it, or repair with onPendingApproval \"interrupt\" or \"deny\"", c.id, c.name, ap.id),
-                )
-                .at(s.source));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The message an [`Item`] stands for: a kept message (with its content fix) or a placeholder.

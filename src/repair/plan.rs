@@ -15,12 +15,10 @@
 //!   JSON as its text, media replaced by a note).
 //! - Idempotent; a real result is never dropped unless it duplicates another real result.
 
-use super::shape::{CallShape, Shape, Shapes, ToolContent};
+use super::approval::{approval_answer, OnPendingApproval};
+use super::shape::{Shape, Shapes, ToolContent};
 use super::turns::{turn_spans, TurnSpan};
 use super::validate::Provider;
-use super::validate::Rule;
-use crate::message::approvals::Standing;
-use crate::message::formats::DENIED;
 use crate::message::Role;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
@@ -77,7 +75,7 @@ impl Reason {
 }
 
 /// The name a default placeholder gives a call without one.
-fn or_unknown(name: &str) -> &str {
+pub(super) fn or_unknown(name: &str) -> &str {
     if name.is_empty() {
         "unknown"
     } else {
@@ -165,27 +163,6 @@ pub struct RepairOptions {
     /// alone whatever this says.
     #[serde(skip_serializing_if = "OnPendingApproval::is_default")]
     pub on_pending_approval: OnPendingApproval,
-}
-
-/// What answers a call whose approval was never given before the conversation moved on
-/// ([`RepairOptions::on_pending_approval`]). In JS: `"interrupt" | "deny" | "error"`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(target_arch = "wasm32", derive(Tsify))]
-#[serde(rename_all = "snake_case")]
-pub enum OnPendingApproval {
-    /// An error result saying the approval was not given (the default).
-    #[default]
-    Interrupt,
-    /// The call's denial, as if the approval had been denied.
-    Deny,
-    /// The repair is refused (`APPROVAL_PENDING`), naming the call.
-    Error,
-}
-
-impl OnPendingApproval {
-    fn is_default(&self) -> bool {
-        *self == OnPendingApproval::Interrupt
-    }
 }
 
 impl RepairOptions {
@@ -533,73 +510,6 @@ pub fn plan(shapes: &Shapes, opts: &RepairOptions) -> (Vec<Item>, Vec<Fix>) {
     }
     crate::order::sort_stable_by_key(&mut report, |f| f.index as u64);
     (items, report)
-}
-
-/// What a repair does with a call that has no result, by its approval: `None` leaves it alone
-/// (at the end of the history, waiting for its approval, or approved and not yet run — the run
-/// is paused on it, not broken); otherwise the reason and, when the approval decides it, the
-/// result's text: a denied call's is its denial (the reason the decision gave, or the AI SDK's
-/// "Tool call execution denied."), as the AI SDK's `generateText` answers it; a call whose
-/// approval was never given before the conversation moved on is answered by
-/// [`RepairOptions::on_pending_approval`]. A call without an approval keeps `reason`.
-pub(crate) fn approval_answer(
-    c: &CallShape,
-    waiting: bool,
-    reason: Reason,
-    opts: &RepairOptions,
-) -> Option<(Reason, Option<String>)> {
-    let Some(ap) = c.approval else { return Some((reason, None)) };
-    Some(match (ap.standing, waiting) {
-        (Standing::Pending | Standing::Approved, true) => return None,
-        (Standing::Denied, _) => (Reason::Rejected, Some(ap.reason.unwrap_or(DENIED).to_string())),
-        (Standing::Pending, false) => match opts.on_pending_approval {
-            OnPendingApproval::Deny => (Reason::Rejected, Some(DENIED.to_string())),
-            OnPendingApproval::Interrupt | OnPendingApproval::Error => (
-                Reason::Interrupted,
-                Some(format!(
-                    "Tool call {} with id {} did not run - its approval ({}) was not given before the conversation moved on.",
-                    or_unknown(c.name),
-                    c.id,
-                    ap.id
-                )),
-            ),
-        },
-        (Standing::Approved, false) => (reason, None),
-    })
-}
-
-/// The rule and the message validation gives a call with no result, by its approval (see
-/// [`approval_answer`]): `APPROVAL_PENDING` for a call at the end of the history that waits for
-/// its approval or to run once approved, `MISSING_TOOL_RESULT` otherwise, saying what the
-/// approval was.
-pub(crate) fn unanswered(c: &CallShape, waiting: bool) -> (Rule, String) {
-    let (id, name) = (c.id, c.name);
-    let Some(ap) = c.approval else {
-        return (Rule::MissingToolResult, format!("tool call {id} ({name}) has no result"));
-    };
-    let aid = ap.id;
-    match (ap.standing, waiting) {
-        (Standing::Pending, true) => (
-            Rule::ApprovalPending,
-            format!("tool call {id} ({name}) waits for its approval {aid}: decide it before the next model call"),
-        ),
-        (Standing::Approved, true) => (
-            Rule::ApprovalPending,
-            format!("tool call {id} ({name}) was approved ({aid}) and has not run: run it, or record its result, before the next model call"),
-        ),
-        (Standing::Denied, _) => (
-            Rule::MissingToolResult,
-            format!("tool call {id} ({name}) has no result; its approval {aid} was denied, so its result is the denial (repair writes it)"),
-        ),
-        (Standing::Pending, false) => (
-            Rule::MissingToolResult,
-            format!("tool call {id} ({name}) has no result; its approval {aid} was never decided and the conversation moved on"),
-        ),
-        (Standing::Approved, false) => (
-            Rule::MissingToolResult,
-            format!("tool call {id} ({name}) was approved ({aid}) but has no result"),
-        ),
-    }
 }
 
 /// The fix kind of a placeholder inserted for `reason`.

@@ -290,7 +290,7 @@ pub fn validate(shapes: &Shapes, provider: Provider) -> Vec<Violation> {
                     // Unanswered here, and no stray result that could be moved here.
                     if !here && count(&result_count, k) == count(&in_place_count, k) {
                         let waiting = last_turn.as_ref().is_some_and(|t| t.contains(&i));
-                        let (rule, message) = super::plan::unanswered(c, waiting);
+                        let (rule, message) = super::approval::unanswered(c, waiting);
                         out.push(v(rule, s.source, Some(c.id), message));
                     }
                 }

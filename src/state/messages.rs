@@ -540,13 +540,14 @@ impl MessagesChannel {
             self.check_pairs()?;
         }
         if ops.iter().any(|op| self.touches_approvals(op)) {
-            self.check_approvals()?;
+            crate::message::approvals::check(&self.list)?;
         }
         Ok(fx)
     }
 
     /// Whether an op writes an approval request or decision, or a result of a call that has an
-    /// approval: then [`Self::check_approvals`] runs (appends of anything else never pay for it).
+    /// approval: then [`crate::message::approvals::check`] runs (appends of anything else never
+    /// pay for it).
     fn touches_approvals(&self, op: &MessageOp) -> bool {
         let (MessageOp::Put(m) | MessageOp::Replace { replace: m } | MessageOp::InsertAfter { message: m, .. }) = op
         else {
@@ -560,78 +561,6 @@ impl MessagesChannel {
         assistant
             .and_then(|i| self.list.get(i))
             .is_some_and(|a| a.tool_calls.iter().any(|c| c.id == call_id && c.approval.is_some()))
-    }
-
-    /// The approvals the history holds, in order: a decision decides an approval an earlier call
-    /// asked for (`UNKNOWN_TOOL_CALL` otherwise, or when it names another call), once
-    /// (`INVALID_TRANSITION` for a second decision); a successful result needs its call's
-    /// approval approved (`APPROVAL_PENDING` before a decision, `APPROVAL_REJECTED` after a
-    /// denial: only an error result, the denial, answers a denied call). O(n).
-    fn check_approvals(&self) -> Result<()> {
-        // Approval id → (call id, decided: None while pending, else approved).
-        let mut asked: HashMap<&str, (&str, Option<bool>)> = HashMap::new();
-        let mut of_call: HashMap<&str, &str> = HashMap::new();
-        for m in &self.list {
-            for c in &m.tool_calls {
-                if let Some(r) = &c.approval {
-                    asked.insert(r.id.as_str(), (c.id.as_str(), None));
-                    of_call.insert(c.id.as_str(), r.id.as_str());
-                }
-            }
-            if let Some(d) = m.approval.as_ref().filter(|_| m.role == Role::Tool) {
-                let aid = d.id.as_str();
-                let Some((call, decided)) = asked.get_mut(aid) else {
-                    return Err(Error::new(
-                        ErrorCode::UnknownToolCall,
-                        format!("approval decision '{aid}' decides no approval an earlier tool call asked for"),
-                    )
-                    .field("approval"));
-                };
-                if d.tool_call_id.as_deref().is_some_and(|c| c != *call) {
-                    return Err(Error::new(
-                        ErrorCode::UnknownToolCall,
-                        format!(
-                            "approval decision '{aid}' names call '{}', but approval '{aid}' was asked for call '{call}'",
-                            d.tool_call_id.as_deref().unwrap_or_default()
-                        ),
-                    )
-                    .field("approval"));
-                }
-                if decided.is_some() {
-                    return Err(Error::new(
-                        ErrorCode::InvalidTransition,
-                        format!("approval '{aid}' (call '{call}') is already decided; a decision is final"),
-                    )
-                    .field("approval"));
-                }
-                *decided = Some(d.approved);
-            }
-            let Some(call) = m.tool_call_id.as_deref().filter(|_| m.role == Role::Tool && m.approval.is_none()) else {
-                continue;
-            };
-            let Some((_, decided)) = of_call.get(call).and_then(|aid| asked.get(aid)) else { continue };
-            if m.status == Some(ToolStatus::Error) {
-                continue; // a denial, or an interruption notice
-            }
-            match decided {
-                None => {
-                    return Err(Error::new(
-                        ErrorCode::ApprovalPending,
-                        format!("call '{call}' waits for its approval; record the decision before its result"),
-                    )
-                    .field("tool_call_id"))
-                }
-                Some(false) => {
-                    return Err(Error::new(
-                        ErrorCode::ApprovalRejected,
-                        format!("call '{call}' was denied; only an error result (the denial) may answer it"),
-                    )
-                    .field("tool_call_id"))
-                }
-                Some(true) => {}
-            }
-        }
-        Ok(())
     }
 }
 

@@ -13,13 +13,14 @@
 //! a `json`, `content` or `execution-denied` output to the AI SDK as it came while the result
 //! still reads the same.
 
+use super::approval_parts::{decision_part, decode_decision, put_request, request_part};
 use super::util::field;
 use super::util::{among_calls, part_position, place_calls, PART_POSITION};
 use super::util::{as_obj, content_as_string, extra_of, kind, opt_id, opt_str};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{arr, obj, val, Put};
-use crate::message::{ApprovalDecision, ApprovalRequest, Content, ContentPart, Message, Role, ToolCall, ToolStatus};
+use crate::message::{Content, ContentPart, Message, Role, ToolCall, ToolStatus};
 use serde_json::{Map, Value};
 
 /// The key of a tool result's `extra` holding an AI SDK `json` output's value.
@@ -76,7 +77,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
                 // Future part kinds: kept on their own message.
                 let mut m = Message::new(Role::Tool, "");
                 m.content = Content::Parts(vec![ContentPart::Other { raw: p.clone() }]);
-                m.tool_call_id = opt_str(part, "toolCallId")?.or(opt_str(part, "approvalId")?);
+                m.tool_call_id = opt_str(part, "toolCallId")?;
                 out.push(m);
                 continue;
             }
@@ -126,9 +127,8 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             }
             continue;
         }
-        let this = position;
+        let at = position;
         position += 1;
-        let position = this;
         // A provider-executed call (a server-side web search) is answered in the same message by
         // an assistant `tool-result` part, never by the caller: both are kept as they came, in
         // place, not read as a call the caller must answer (which repair would then "answer"
@@ -141,7 +141,7 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
             let mut extra = extra_of(part, &["type", "toolCallId", "toolName", "input", "args"]);
             // Where the call was among the parts: it goes back there (between two reasoning
             // items, say, each of which led to the call after it).
-            extra.insert(PART_POSITION.into(), val(&position));
+            extra.insert(PART_POSITION.into(), val(&at));
             let name = opt_str(part, "toolName")?.unwrap_or_default();
             match part.get("input").or_else(|| part.get("args")) {
                 // Input as JSON text (`convertToModelMessages` writes a UI part's `rawInput` so):
@@ -172,90 +172,6 @@ pub(super) fn decode(obj: &Map<String, Value>) -> Result<Vec<Message>> {
     m.extra = extra;
     out.push(m);
     Ok(out)
-}
-
-/// A `tool-approval-request` part `{approvalId, toolCallId}` put on the call it names, which must
-/// be one of this message's (the AI SDK writes it right after the call, in the same message).
-fn put_request(m: &mut Message, part: &Map<String, Value>) -> Result<()> {
-    let id = opt_str(part, "approvalId")?.filter(|s| !s.is_empty()).ok_or_else(|| {
-        Error::new(ErrorCode::InvalidMessage, "a tool-approval-request part needs a non-empty `approvalId`")
-            .field("content")
-    })?;
-    let call_id = opt_str(part, "toolCallId")?.unwrap_or_default();
-    let Some(call) = m.tool_calls.iter_mut().find(|c| c.id == call_id) else {
-        return Err(Error::new(
-            ErrorCode::UnknownToolCall,
-            format!("a tool-approval-request (approval {id:?}) names call {call_id:?}, which this assistant message does not make; the AI SDK writes the request right after its call"),
-        )
-        .field("content"));
-    };
-    if let Some(first) = &call.approval {
-        return Err(Error::new(
-            ErrorCode::InvalidMessage,
-            format!("call {call_id:?} has two tool-approval-request parts (approvals {:?} and {id:?}); a call waits for one approval", first.id),
-        )
-        .field("content"));
-    }
-    call.approval = Some(ApprovalRequest { id, extra: extra_of(part, &["type", "approvalId", "toolCallId"]) });
-    Ok(())
-}
-
-/// A `tool-approval-response` part `{approvalId, approved, reason?}` as a decision; the call it
-/// decides is found later, from its request ([`crate::message::approvals::link`]).
-pub(super) fn decode_decision(part: &Map<String, Value>) -> Result<ApprovalDecision> {
-    let id = opt_str(part, "approvalId")?.filter(|s| !s.is_empty()).ok_or_else(|| {
-        Error::new(ErrorCode::InvalidMessage, "a tool-approval-response part needs a non-empty `approvalId`")
-            .field("content")
-    })?;
-    let approved = match part.get("approved") {
-        Some(Value::Bool(b)) => *b,
-        other => {
-            return Err(Error::new(
-                ErrorCode::InvalidMessage,
-                format!(
-                    "a tool-approval-response part needs `approved`, a boolean; got {}",
-                    other.map_or("nothing", kind)
-                ),
-            )
-            .field("content"))
-        }
-    };
-    Ok(ApprovalDecision {
-        id,
-        tool_call_id: None,
-        approved,
-        reason: opt_str(part, "reason")?,
-        extra: extra_of(part, &["type", "approvalId", "approved", "reason"]),
-    })
-}
-
-/// A decision as a `tool-approval-response` part; its unmodelled fields go back with `own`.
-fn decision_part(d: &ApprovalDecision, own: bool) -> Value {
-    let mut p = Map::new();
-    p.put("type", Value::from("tool-approval-response"));
-    p.put("approvalId", val(&d.id));
-    p.put("approved", Value::Bool(d.approved));
-    super::util::put_opt(&mut p, "reason", d.reason.as_deref());
-    if own {
-        for (k, v) in &d.extra {
-            p.entry(k.clone()).or_insert_with(|| v.clone());
-        }
-    }
-    Value::Object(p)
-}
-
-/// A call's request as a `tool-approval-request` part; its unmodelled fields go back with `own`.
-fn request_part(call: &ToolCall, r: &ApprovalRequest, own: bool) -> Value {
-    let mut p = Map::new();
-    p.put("type", Value::from("tool-approval-request"));
-    p.put("approvalId", val(&r.id));
-    p.put("toolCallId", val(&call.id));
-    if own {
-        for (k, v) in &r.extra {
-            p.entry(k.clone()).or_insert_with(|| v.clone());
-        }
-    }
-    Value::Object(p)
 }
 
 fn decode_output(part: &Map<String, Value>) -> Result<(Content, Option<ToolStatus>)> {
@@ -558,12 +474,10 @@ pub(super) fn encode(group: &[Message]) -> Value {
                     return decision_part(d, own);
                 }
                 if let (true, Content::Parts(p)) = (own, &t.content) {
-                    // A part kept whole (tool-approval-response, a future kind): it names its
+                    // A part kept whole (a future kind): it names its
                     // call itself. An unknown `output` kept raw is not a part and does not.
                     if let [ContentPart::Other { raw }] = p.as_slice() {
-                        let names_call =
-                            raw.get("toolCallId").or_else(|| raw.get("approvalId")).and_then(Value::as_str)
-                                == t.tool_call_id.as_deref();
+                        let names_call = raw.get("toolCallId").and_then(Value::as_str) == t.tool_call_id.as_deref();
                         if raw.get("type").and_then(Value::as_str) != Some("tool-result")
                             && t.status.is_none()
                             && names_call

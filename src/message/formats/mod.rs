@@ -17,6 +17,7 @@
 
 mod ai_sdk;
 mod anthropic;
+mod approval_parts;
 mod conflicts;
 #[cfg(test)]
 mod conflicts_tests;

@@ -19,15 +19,14 @@
 //! and every field of its part, and a result remembers a non-string output. An unknown part type
 //! is refused (`INVALID_MESSAGE` naming it), never guessed.
 
+use super::approval_parts::decode_approval;
 use super::util::field;
 use super::util::{as_obj, content_as_string, extra_of, kind, opt_id};
 use super::util::{part_position, place_calls, PART_POSITION as POSITION};
 use super::{put_extra, Format};
 use crate::error::{Error, ErrorCode, Result};
 use crate::json::{obj, val, Put};
-use crate::message::{
-    ApprovalDecision, ApprovalRequest, Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus,
-};
+use crate::message::{ApprovalDecision, Content, ContentPart, InvalidToolCall, Message, Role, ToolCall, ToolStatus};
 use serde_json::{Map, Value};
 
 // The text of a denied call's result when the approval gives no reason (the AI SDK's own).
@@ -175,70 +174,6 @@ fn decode_tool(part: &Map<String, Value>, kind: &str, position: usize) -> Result
         }))
         .collect();
     Ok(Some((call, answers)))
-}
-
-/// A tool part's `approval` as the call's request and, once responded, the decision: `{id}` in
-/// `approval-requested`; `{id, approved, reason?}` in `approval-responded`, `output-denied` (not
-/// approved) and an answered state (approved). The states that need one refuse a part without
-/// it (`INVALID_MESSAGE`), as the AI SDK's schema does.
-fn decode_approval(
-    part: &Map<String, Value>,
-    state: &str,
-    call_id: &str,
-) -> Result<(Option<ApprovalRequest>, Option<ApprovalDecision>)> {
-    let approval = match part.get("approval") {
-        None | Some(Value::Null) if matches!(state, "approval-requested" | "approval-responded") => {
-            return Err(invalid(format!(
-                "a UIMessage tool part in state {state:?} needs `approval`, an object with an `id`"
-            )))
-        }
-        None | Some(Value::Null) => return Ok((None, None)),
-        Some(a) => as_obj(a, "a tool part's `approval`")?,
-    };
-    let id = match approval.get("id") {
-        Some(Value::String(id)) if !id.is_empty() => id.clone(),
-        other => {
-            return Err(invalid(format!(
-                "a tool part's `approval` needs a non-empty string `id`, got {}",
-                other.map_or("nothing", kind)
-            )))
-        }
-    };
-    let approved = match approval.get("approved") {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(b)) => Some(*b),
-        Some(other) => {
-            return Err(invalid(format!("a tool part's `approval.approved` must be a boolean, got {}", kind(other))))
-        }
-    };
-    let reason = match approval.get("reason") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(r)) => Some(r.clone()),
-        Some(other) => {
-            return Err(invalid(format!("a tool part's `approval.reason` must be a string, got {}", kind(other))))
-        }
-    };
-    match (state, approved) {
-        ("approval-responded", None) => {
-            return Err(invalid("a UIMessage tool part in state \"approval-responded\" needs `approval.approved`, a boolean".into()))
-        }
-        ("approval-requested", Some(_)) => {
-            return Err(invalid("a UIMessage tool part in state \"approval-requested\" has a decided `approval` (approved is set): its state is \"approval-responded\"".into()))
-        }
-        ("output-denied", Some(true)) => {
-            return Err(invalid("a UIMessage tool part in state \"output-denied\" has an approved `approval`".into()))
-        }
-        _ => {}
-    }
-    let request = ApprovalRequest { id: id.clone(), extra: extra_of(approval, &["id", "approved", "reason"]) };
-    let decision = approved.map(|approved| ApprovalDecision {
-        id,
-        tool_call_id: Some(call_id.to_string()),
-        approved,
-        reason,
-        extra: Map::new(),
-    });
-    Ok((Some(request), decision))
 }
 
 /// A tool output as the text a tool result holds: a string as it is, anything else as JSON.
