@@ -284,6 +284,8 @@ pub fn validate(shapes: &Shapes, provider: Provider) -> Vec<Violation> {
                 if !prev.is_some_and(|p| same_turn((p.role, Some(p.format)), (s.role, Some(s.format)))) {
                     leader = i;
                 }
+                // Calls of this message that wait for their approval: no response is owed yet.
+                let mut paused = 0;
                 for (j, c) in shapes.calls(s).iter().enumerate() {
                     let k = call_key.get(s.calls_at + j).copied().unwrap_or(usize::MAX);
                     let here = answered_here.get(s.calls_at + j).copied().unwrap_or(false);
@@ -291,12 +293,13 @@ pub fn validate(shapes: &Shapes, provider: Provider) -> Vec<Violation> {
                     if !here && count(&result_count, k) == count(&in_place_count, k) {
                         let waiting = last_turn.as_ref().is_some_and(|t| t.contains(&i));
                         let (rule, message) = super::approval::unanswered(c, waiting);
+                        paused += usize::from(rule == Rule::ApprovalPending);
                         out.push(v(rule, s.source, Some(c.id), message));
                     }
                 }
-                // Counted once per turn, at its first message.
+                // Counted once per turn, at its first message (a Gemini turn is one message).
                 let results_in_block = count(&block_size, i);
-                let calls = if leader == i { count(&turn_size, i) } else { 0 };
+                let calls = if leader == i { count(&turn_size, i).saturating_sub(paused) } else { 0 };
                 if provider == Provider::Gemini && calls > 0 && results_in_block != calls {
                     out.push(v(
                         Rule::CallResponseCountMismatch,
