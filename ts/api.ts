@@ -71,6 +71,8 @@ export type {
   ChainKeyOption,
   Ingested,
   StoreRepairOptions,
+  Decide,
+  ApprovalRecord,
   StoreEvent,
   EventType,
   Command,

@@ -10,7 +10,7 @@ use crate::error::ErrorCode;
 use crate::json::obj;
 use crate::message::formats::Format;
 use crate::project::Projector;
-use crate::state::{channel, ChannelSpec, Command, PlainAppend, Store, StoreOptions, StoreRepairOptions};
+use crate::state::{channel, ChannelSpec, Command, Decide, PlainAppend, Store, StoreOptions, StoreRepairOptions};
 use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -19,6 +19,7 @@ type JsResult<T> = Result<T, JsValue>;
 
 /// What a command is, for the error when one cannot be read.
 const COMMAND_SHAPE: &str = "a command is {author, update, expectedVersion?, correlationId?, causationId?}";
+const DECIDE_SHAPE: &str = "a decision is {approvalId, approved, reason?, author, expectedVersion?}";
 
 #[wasm_bindgen(typescript_custom_section)]
 const STORE_INIT: &'static str = r#"
@@ -186,6 +187,29 @@ impl JsStateStore {
         let author = authors.join(", ");
         let out = self.lock()?.change(&author, channels, |s, now| s.apply_batch(&cmds, now))?;
         to_js(&out)
+    }
+
+    /// Records a decision on an approval a call asked for in the messages, as one command by
+    /// `author`: a decision message (the AI SDK's `tool-approval-response`) appended to
+    /// `messages`, which feeds the `approvals` channel and, for a run waiting on its last
+    /// approval, sets it running again. Returns `{version, ids}`. Throws `UNKNOWN_TOOL_CALL` (no
+    /// call asked for that approval), `INVALID_TRANSITION` (already decided), `VERSION_CONFLICT`,
+    /// `NOT_AUTHORIZED`, `INVALID_OPTION` (not `{approvalId, approved, reason?, author,
+    /// expectedVersion?}`); a refusal changes nothing.
+    #[wasm_bindgen(unchecked_return_type = "Applied")]
+    pub fn decide(&self, #[wasm_bindgen(unchecked_param_type = "Decide")] decision: JsValue) -> JsResult<JsValue> {
+        let d: Decide = from_js_json(&decision, ErrorCode::InvalidOption, DECIDE_SHAPE)?;
+        let author = d.author.clone();
+        let out = self.lock()?.change(&author, vec![channel::MESSAGES.into()], |s, now| s.decide(&d, now))?;
+        Ok(super::interop::applied_to_js(&out))
+    }
+
+    /// The `approvals` channel: records by approval id, fed from the messages (a call's request
+    /// is `pending`; a decision makes it `approved` or `rejected` with its reason, author and
+    /// time).
+    #[wasm_bindgen(unchecked_return_type = "Record<string, ApprovalRecord>")]
+    pub fn approvals(&self) -> JsResult<JsValue> {
+        to_js(&self.lock()?.inner.get(channel::APPROVALS).map_err(to_js_error)?)
     }
 
     /// Adds a channel. For a private channel returns its owner's key (the first private channel

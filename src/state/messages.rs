@@ -40,6 +40,30 @@ pub struct Effects {
     pub results: Vec<(String, ToolStatus)>,
     /// True when an assistant or tool message was written.
     pub model_or_tool: bool,
+    /// Approvals the update wrote into the messages, in order (the `approvals` channel is fed
+    /// from them: `state::approval_feed`).
+    pub approvals: Vec<ApprovalFx>,
+}
+
+/// An approval written into the messages: a call's request, or a decision.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApprovalFx {
+    /// A call asked approval `id`.
+    Asked {
+        /// The approval id.
+        id: String,
+        /// The call's id.
+        call: String,
+    },
+    /// Approval `id` was decided.
+    Decided {
+        /// The approval id.
+        id: String,
+        /// Whether the call may run.
+        approved: bool,
+        /// The reason given, if any.
+        reason: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -387,6 +411,18 @@ impl MessagesChannel {
                     let id = m.id.as_deref().ok_or_else(|| {
                         Error::new(ErrorCode::InvalidMessage, "internal: message without an id").at(index)
                     })?;
+                    for c in &m.tool_calls {
+                        if let Some(r) = &c.approval {
+                            fx.approvals.push(ApprovalFx::Asked { id: r.id.clone(), call: c.id.clone() });
+                        }
+                    }
+                    if let (Role::Tool, Some(d)) = (m.role, &m.approval) {
+                        fx.approvals.push(ApprovalFx::Decided {
+                            id: d.id.clone(),
+                            approved: d.approved,
+                            reason: d.reason.clone(),
+                        });
+                    }
                     let existing = self.pos.get(&self.list, id);
                     let insert_at = match op {
                         MessageOp::Replace { .. } if existing.is_none() => return Err(unknown_id(id, index)),

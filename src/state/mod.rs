@@ -5,6 +5,7 @@
 //! [`crate::log::Event`]. A failure anywhere leaves the state, the version and the log exactly as
 //! they were. [`Store::apply_batch`] applies the commands of one superstep together.
 
+mod approval_feed;
 #[cfg(test)]
 mod budget_tests;
 mod command;
@@ -38,6 +39,7 @@ mod store;
 mod tests;
 mod transport;
 
+pub use approval_feed::{ApprovalRecord, Decide};
 #[cfg(test)]
 pub(crate) use command::cmd;
 pub use command::{Applied, BatchApplied, Command, Repaired, StoreOptions, StoreRepairOptions, MAX_RUN_ID_CHARS};

@@ -363,6 +363,7 @@ impl Store {
                         fx.tool_calls += e.tool_calls;
                         fx.tokens += e.tokens;
                         fx.new_calls.extend(e.new_calls);
+                        fx.approvals.extend(e.approvals);
                     }
                     fx.results.extend(e.results);
                 }
@@ -399,6 +400,9 @@ impl Store {
                 }
                 _ => return Err(Error::new(ErrorCode::InvalidUpdate, "internal: write does not fit the channel")),
             }
+        }
+        if !fx.approvals.is_empty() {
+            self.feed_approvals(&fx.approvals, &cmd.author, now_ms, (approvals_i, run_i), journal)?;
         }
         if !cmd.system {
             self.check_cross(&fx, (run_before, budget_before), (run_i, approvals_i, budget_i), now_ms, journal)?;

@@ -28,7 +28,9 @@ impl Store {
         if let Some(approvals) = self.json(approvals_i) {
             for (call, status) in &fx.results {
                 match approval_of(approvals, call) {
-                    Some(ApprovalStatus::Pending) => {
+                    // An error result (the call did not run: a notice that its approval was
+                    // never given) is taken; a success needs the approval first.
+                    Some(ApprovalStatus::Pending) if *status == ToolStatus::Success => {
                         return Err(Error::new(ErrorCode::ApprovalPending, format!("call '{call}' is waiting for approval; decide the approval first")).field("tool_call_id"))
                     }
                     Some(ApprovalStatus::Rejected | ApprovalStatus::Expired) if *status == ToolStatus::Success => {

@@ -472,3 +472,42 @@ test("(i) useChat: serialised mid-approval, denied in a new store: the model see
   });
   assertValid(store2);
 });
+
+// --- j: the decision through the store's own API -------------------------------------------------------
+
+test("(j) store.decide records the decision (the approvals channel follows), and generateText with the agent alone runs the tool", async () => {
+  const turns = [[pay("p1", "Bob", 5)], [text("Done: Bob is paid.")]];
+  // The AI SDK alone, for the prompts.
+  const { tools, ran } = makeTools();
+  const model = scripted(turns);
+  let messages = [{ role: "user", content: ASK }];
+  messages = [...messages, ...(await generateText({ model, tools, stopWhen: stepCountIs(5), messages })).response.messages];
+  const [request] = messages.at(-1).content.filter((p) => p.type === "tool-approval-request");
+  messages.push({ role: "tool", content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved: true }] });
+  await generateText({ model, tools, stopWhen: stepCountIs(5), messages });
+  assert.deepEqual(ran, ["pay Bob 5"]);
+
+  const s = makeTools();
+  const sModel = scripted(turns);
+  const store = new StateStore({ runId: "j" });
+  store.apply({ author: "app", update: { run: { status: "running" }, messages: [{ role: "user", content: ASK }] } });
+  const first = await generateText({ model: sModel, tools: s.tools, stopWhen: stepCountIs(5), ...stategateAgent(store, OPTS) });
+  const [asked] = first.response.messages.at(-1).content.filter((p) => p.type === "tool-approval-request");
+  assert.deepEqual(store.approvals(), { [asked.approvalId]: { tool_call_id: "p1", status: "pending" } });
+  assert.equal(store.get("run").status, "waiting_approval");
+  assert.throws(() => store.decide({ approvalId: "nope", approved: true, author: "alice" }), (e) => e.code === "UNKNOWN_TOOL_CALL");
+  assert.throws(() => store.decide({ approvalId: asked.approvalId, approve: true, author: "alice" }), (e) => e.code === "INVALID_OPTION");
+  store.decide({ approvalId: asked.approvalId, approved: true, author: "alice" });
+  const record = store.approvals()[asked.approvalId];
+  assert.deepEqual([record.status, record.decided_by, typeof record.decided_at], ["approved", "alice", "number"]);
+  assert.equal(store.get("run").status, "running");
+  assert.throws(() => store.decide({ approvalId: asked.approvalId, approved: false, author: "bob" }), (e) => e.code === "INVALID_TRANSITION");
+
+  const agent = stategateAgent(store, OPTS);
+  const second = await generateText({ model: sModel, tools: s.tools, stopWhen: stepCountIs(5), ...agent });
+  agent.assertRecorded();
+  assert.equal(second.text, "Done: Bob is paid.");
+  assert.deepEqual(s.ran, ["pay Bob 5"]);
+  assert.deepEqual(sModel.prompts, model.prompts, "the model requests are the AI SDK's own");
+  for (const provider of ["openai", "anthropic"]) assert.deepEqual(validateMessages(store.messages(provider), { provider }), []);
+});

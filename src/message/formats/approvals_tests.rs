@@ -244,3 +244,60 @@ fn the_store_takes_decisions_in_order_and_refuses_what_no_approval_allows() {
     let ai = encode_messages(&held, Format::AiSdk);
     assert_eq!(ai.len(), 3, "the decision and the result share one tool message: {ai:?}");
 }
+
+#[test]
+fn the_approvals_channel_is_fed_from_the_messages_and_the_run_waits_for_it() {
+    let mut s = store_with(vec![user("clean up")]);
+    let run = |s: &crate::state::Store| s.get("run").unwrap()["status"].clone();
+    s.apply(
+        &crate::state::Command {
+            author: "app".into(),
+            expected_version: None,
+            update: json!({"run": {"status": "running"}}).as_object().cloned().unwrap(),
+            correlation_id: None,
+            causation_id: None,
+        },
+        0,
+    )
+    .unwrap();
+    s.apply(&cmd(vec![asks("c1", "ap1")]), 5).unwrap();
+    assert_eq!(s.get("approvals").unwrap(), json!({"ap1": {"tool_call_id": "c1", "status": "pending"}}));
+    assert_eq!(run(&s), json!("waiting_approval"), "a running run waits for the approval its messages ask for");
+    let decide = |approved, reason: Option<&str>| crate::state::Decide {
+        approval_id: "ap1".into(),
+        approved,
+        reason: reason.map(str::to_string),
+        author: "alice".into(),
+        expected_version: None,
+    };
+    let version = s.version();
+    assert_eq!(
+        s.decide(&crate::state::Decide { approval_id: "ap9".into(), ..decide(true, None) }, 9).unwrap_err().code,
+        ErrorCode::UnknownToolCall
+    );
+    assert_eq!(s.version(), version, "a refused decision changes nothing");
+    assert_eq!(s.get("approvals").unwrap()["ap1"]["status"], json!("pending"));
+    s.decide(&decide(false, Some("not today")), 9).unwrap();
+    assert_eq!(
+        s.get("approvals").unwrap(),
+        json!({"ap1": {"tool_call_id": "c1", "status": "rejected", "reason": "not today", "decided_by": "alice", "decided_at": 9}})
+    );
+    assert_eq!(run(&s), json!("running"), "and runs again once the last is decided");
+    assert_eq!(s.decide(&decide(true, None), 10).unwrap_err().code, ErrorCode::InvalidTransition);
+    // Replayed from its log, the store derives the same approvals and run.
+    let replayed = crate::state::Store::replay(crate::state::StoreOptions::default(), &s.events().to_vec()).unwrap();
+    assert_eq!((replayed.get("approvals").unwrap(), run(&replayed)), (s.get("approvals").unwrap(), run(&s)));
+    // The decision is a message, so the AI SDK sees it.
+    let held: Vec<Message> = s.messages("messages").unwrap().messages().iter().map(|m| (**m).clone()).collect();
+    let ai = encode_messages(&held, Format::AiSdk);
+    assert_eq!(
+        ai.last().unwrap()["content"][0],
+        json!({"type": "tool-approval-response", "approvalId": "ap1", "approved": false, "reason": "not today"})
+    );
+
+    // A request and its decision in one command (a UIMessage in approval-responded): both fed.
+    let mut s = store_with(vec![user("clean up")]);
+    s.apply(&cmd(vec![asks("c1", "ap1"), decides("ap1", true, None)]), 3).unwrap();
+    assert_eq!(s.get("approvals").unwrap()["ap1"]["status"], json!("approved"));
+    assert_eq!(run(&s), json!("created"), "a run not running is left as it is");
+}
