@@ -51,6 +51,12 @@ export interface AgentOptions extends Omit<ModelViewOptions, "format"> {
    */
   reasons?: Record<string, Reason>;
   /**
+   * What answers a call whose approval was still pending when a new user message came: an error
+   * result saying the approval was not given (`"interrupt"`, default), its denial (`"deny"`), or
+   * a refusal to call the model (`"error"`: `prepareStep` throws `APPROVAL_PENDING`).
+   */
+  onPendingApproval?: "interrupt" | "deny" | "error";
+  /**
    * Whether the synthetic results answering dangling tool calls are written into the store (one
    * `repair` command before the step, so the store and its log hold what the model was told).
    * Default `true`. With `false` the store keeps the calls unanswered; the model view answers
@@ -177,12 +183,14 @@ function checkStore(store: unknown, fn: string): asserts store is StateStore {
 }
 
 const VIEW_KEYS = ["budget", "system", "maxToolResultTokens", "startOnUser", "redact", "sections", "agent", "contextPrefix", "tokenizer"] as const;
-const AGENT_KEYS = new Set<string>([...VIEW_KEYS, "reasons", "recordRepairs", "authors", "onView"]);
+const AGENT_KEYS = new Set<string>([...VIEW_KEYS, "reasons", "onPendingApproval", "recordRepairs", "authors", "onView"]);
+const PENDING_POLICIES = ["interrupt", "deny", "error"];
 const AUTHOR_KEYS = new Set(["model", "tool", "user", "system", "repair", "approval"]);
 
 interface Resolved {
   view: ModelViewOptions;
   reasons?: Record<string, Reason>;
+  onPendingApproval?: "interrupt" | "deny" | "error";
   recordRepairs: boolean;
   onView?: (view: ModelView, stepNumber: number) => void;
   model: string;
@@ -213,12 +221,14 @@ function resolve(opts: unknown, fn: string): Resolved {
   if (o.recordRepairs !== undefined && typeof o.recordRepairs !== "boolean") refuse(`${fn}: \`recordRepairs\` must be a boolean, got ${what(o.recordRepairs)}`, { field: "recordRepairs" });
   if (o.onView !== undefined && typeof o.onView !== "function") refuse(`${fn}: \`onView\` must be a function, got ${what(o.onView)}`, { field: "onView" });
   if (o.reasons !== undefined && (typeof o.reasons !== "object" || o.reasons === null || Array.isArray(o.reasons))) refuse(`${fn}: \`reasons\` must be an object {toolCallId: reason}, got ${what(o.reasons)}`, { field: "reasons" });
+  if (o.onPendingApproval !== undefined && !PENDING_POLICIES.includes(o.onPendingApproval as string)) refuse(`${fn}: \`onPendingApproval\` must be "interrupt", "deny" or "error", got ${what(o.onPendingApproval)}`, { field: "onPendingApproval" });
   const view: ModelViewOptions = { format: "ai-sdk" };
   for (const k of VIEW_KEYS) if (o[k] !== undefined) (view as Record<string, unknown>)[k] = o[k];
   const tool = a.tool ?? ((name: string) => `tool:${name}`);
   return {
     view,
     reasons: o.reasons,
+    onPendingApproval: o.onPendingApproval,
     recordRepairs: o.recordRepairs ?? true,
     onView: o.onView,
     model: a.model ?? "model",
@@ -294,7 +304,7 @@ export function stepPrompt(store: StateStore, opts?: AgentOptions): StepPrompt {
 function prompt(store: StateStore, o: Resolved, stepNumber: number): StepPrompt {
   let view = store.modelView(o.view); // first: a view the options cannot give (BUDGET_TOO_SMALL, …) writes no repair
   if (o.recordRepairs && store.danglingToolCalls().length > 0) {
-    store.repair({ provider: providerOf("ai-sdk"), author: o.repair, ...(o.reasons ? { reasons: o.reasons } : {}) });
+    store.repair({ provider: providerOf("ai-sdk"), author: o.repair, ...(o.reasons ? { reasons: o.reasons } : {}), ...(o.onPendingApproval ? { onPendingApproval: o.onPendingApproval } : {}) });
     view = store.modelView(o.view);
   }
   const all = (view.messages as ModelMessage[]).map(withoutUsage);

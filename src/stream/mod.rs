@@ -153,8 +153,8 @@ pub struct StreamReport {
     /// `*-end`, and the call ids of tool inputs that never completed (ui-stream; those are no
     /// calls yet, as the AI SDK's `convertToModelMessages` skips them).
     pub open_parts: Vec<String>,
-    /// `{call id: "interrupted"}` for every dangling call: pass it as `repairMessages`'
-    /// `reasons` option to answer them.
+    /// `{call id: "interrupted"}` for every dangling call but those waiting for their approval:
+    /// pass it as `repairMessages`' `reasons` option to answer them.
     #[cfg_attr(target_arch = "wasm32", tsify(type = "Record<string, Reason>"))]
     pub reasons: BTreeMap<String, Reason>,
 }
@@ -300,7 +300,11 @@ impl StreamReader {
             Inner::Ui(s) => s.report(&mut report),
             Inner::Langgraph(_) => {}
         }
-        report.reasons = report.dangling.iter().map(|d| (d.id.clone(), Reason::Interrupted)).collect();
+        // A call waiting for its approval was not interrupted: the run is paused on it (repair
+        // leaves it alone), so it gets no reason.
+        let waiting = |id: &str| report.pending_approvals.iter().any(|a| a.tool_call_id == id);
+        report.reasons =
+            report.dangling.iter().filter(|d| !waiting(&d.id)).map(|d| (d.id.clone(), Reason::Interrupted)).collect();
         Ok(StreamRead { messages, report })
     }
 }

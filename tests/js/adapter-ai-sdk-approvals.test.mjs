@@ -511,3 +511,36 @@ test("(j) store.decide records the decision (the approvals channel follows), and
   assert.deepEqual(sModel.prompts, model.prompts, "the model requests are the AI SDK's own");
   for (const provider of ["openai", "anthropic"]) assert.deepEqual(validateMessages(store.messages(provider), { provider }), []);
 });
+
+// --- f2: the policy for an approval the user typed past ------------------------------------------------
+
+test("(f2) onPendingApproval: \"deny\" answers the pending call with its denial, \"error\" refuses to call the model", async () => {
+  const NEXT = "Never mind. What is the weather in Paris?";
+  const setup = async (runId) => {
+    const s = makeTools();
+    const model = scripted([[pay("p1", "Bob", 5)], [text("It is 18°C in Paris.")]]);
+    const store = new StateStore({ runId });
+    const a1 = stategateAgent(store, OPTS);
+    await generateText({ model, tools: s.tools, stopWhen: stepCountIs(5), ...a1, messages: [...a1.messages, { role: "user", content: ASK }] });
+    return { s, model, store };
+  };
+  const denied = await setup("f2-deny");
+  const a2 = stategateAgent(denied.store, { ...OPTS, onPendingApproval: "deny" });
+  await generateText({ model: denied.model, tools: denied.s.tools, stopWhen: stepCountIs(5), ...a2, messages: [...a2.messages, { role: "user", content: NEXT }] });
+  a2.assertRecorded();
+  const [answer] = denied.model.prompts[1][2].content;
+  assert.deepEqual([answer.toolCallId, answer.output], ["p1", { type: "error-text", value: "Tool call execution denied." }]);
+  assert.deepEqual(denied.s.ran, []);
+
+  const refused = await setup("f2-error");
+  const a3 = stategateAgent(refused.store, { ...OPTS, onPendingApproval: "error" });
+  const before = refused.store.version;
+  await assert.rejects(
+    generateText({ model: refused.model, tools: refused.s.tools, stopWhen: stepCountIs(5), ...a3, messages: [...a3.messages, { role: "user", content: NEXT }] }),
+    (e) => e.code === "APPROVAL_PENDING" && /p1/.test(e.message),
+  );
+  assert.equal(refused.model.prompts.length, 1, "the model is not called");
+  assert.ok(refused.store.version > before, "the new user message is recorded; nothing answers the pending call");
+  assert.equal(resultsFor(refused.store, "p1").length, 0);
+  assert.throws(() => stategateAgent(refused.store, { onPendingApproval: "ask" }), (e) => e.code === "INVALID_OPTION" && e.details.field === "onPendingApproval");
+});

@@ -199,7 +199,7 @@ import { createAgentServer } from "../../www/agent-sim.js";
 
 const READS = new Set([
   "version", "runId", "lastHash", "get", "messages", "systemView", "private", "toJSON", "channels", "events", "eventsJsonl",
-  "checkpoint", "exportForTransport", "danglingToolCalls", "at", "compactionPlan", "check", "notifications", "privateLeaks",
+  "checkpoint", "exportForTransport", "danglingToolCalls", "at", "compactionPlan", "check", "notifications", "privateLeaks", "approvals",
   // Schema and keys, not state: they write no event (replay takes the channels in its options).
   "registerChannel", "claimOwnerKey",
   // The events a change would log, and the events made safe to send: the store is unchanged.
@@ -207,7 +207,7 @@ const READS = new Set([
 ]);
 // Applies events that are logged already (a database, another writer, a server): never onEvents.
 const INGESTS = new Set(["ingest"]);
-const CHANGES = new Set(["apply", "applyBatch", "repair", "compact", "modelView", "deliverNotifications"]);
+const CHANGES = new Set(["apply", "applyBatch", "repair", "compact", "modelView", "deliverNotifications", "decide"]);
 const TASK_READS = new Set(["tools", "isTaskTool", "ledger", "untracked"]);
 const TASK_CHANGES = new Set(["handle", "poll"]);
 
@@ -233,6 +233,9 @@ test("every mutating method reaches onEvents; replaying what onEvents saw equals
   await step("applyBatch", () => s.applyBatch([{ author: "a", update: { todos: [{ content: "x", status: "pending" }] } }, { author: "b", update: { facts: { k: 1 } } }]));
   s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "d1", type: "function", function: { name: "t", arguments: "{}" } }] }] } });
   await step("repair", () => s.repair());
+  s.apply({ author: "m", update: { messages: [{ role: "assistant", content: [{ type: "tool-call", toolCallId: "ok1", toolName: "t", input: {} }, { type: "tool-approval-request", approvalId: "ap1", toolCallId: "ok1" }] }] } });
+  await step("decide", () => s.decide({ approvalId: "ap1", approved: false, author: "human" }));
+  s.apply({ author: "t", update: { messages: [{ type: "tool", tool_call_id: "ok1", content: "denied", status: "error" }] } });
   s.apply({ author: "m", update: { messages: [{ role: "assistant", content: null, tool_calls: [{ id: "big", type: "function", function: { name: "read", arguments: "{}" } }] }] } });
   s.apply({ author: "t", update: { messages: [{ role: "tool", tool_call_id: "big", content: "lorem ipsum ".repeat(400) }] } });
   await step("modelView", () => s.modelView({ budget: 4000, maxToolResultTokens: 50 }));

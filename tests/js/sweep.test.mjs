@@ -1038,6 +1038,9 @@ const TARGETS = [
   method(StateStore, "privateLeaks", (r) => [Array.from({ length: r.range(0, 3) }, () => r.pick(["plain text", "CANARY-priv-31337x", { text: "x" }]))], ["array"]),
   method(StateStore, "compactionPlan", (r) => [{ keep: r.range(0, 6) }], ["object"]),
   method(StateStore, "danglingToolCalls", () => [], []),
+  method(StateStore, "approvals", () => [], []),
+  // The subject's history asks no approval: a valid-looking decision is refused (UNKNOWN_TOOL_CALL), the store unchanged.
+  method(StateStore, "decide", (r) => [{ approvalId: r.pick(["ap1", "approval-x"]), approved: r.chance(0.5), author: r.pick(["alice", "ui"]), ...(r.chance(0.3) && { reason: "not now" }) }], ["object"]),
   method(StateStore, "deliverNotifications", () => [], [], { withTasks: true }),
   method(StateStore, "eventsJsonl", (r) => [opt(r, 0.6, () => eventQuery(r))], ["object"]),
   method(StateStore, "events", (r) => [opt(r, 0.6, () => eventQuery(r))], ["object"]),
