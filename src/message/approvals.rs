@@ -43,21 +43,35 @@ pub fn link(messages: &mut [Message]) {
     if !messages.iter().any(|m| m.approval.as_ref().is_some_and(|d| d.tool_call_id.is_none())) {
         return;
     }
-    let mut requests: FxHashMap<String, String> = FxHashMap::default();
-    for m in messages.iter_mut() {
+    // Read first, then written: (message index, call id) of each decision to link.
+    let mut found: Vec<(usize, String)> = Vec::new();
+    let mut latest: FxHashMap<&str, usize> = FxHashMap::default(); // approval id → its call's message
+    for (i, m) in messages.iter().enumerate() {
         for c in &m.tool_calls {
             if let Some(r) = &c.approval {
-                requests.insert(r.id.clone(), c.id.clone());
+                latest.insert(r.id.as_str(), i);
             }
         }
-        if let Some(d) = m.approval.as_mut().filter(|d| d.tool_call_id.is_none()) {
-            d.tool_call_id = requests.get(&d.id).cloned();
+        let Some(d) = m.approval.as_ref().filter(|d| d.tool_call_id.is_none()) else { continue };
+        let call = latest
+            .get(d.id.as_str())
+            .and_then(|&at| messages.get(at))
+            .and_then(|a| a.tool_calls.iter().find(|c| c.approval.as_ref().is_some_and(|r| r.id == d.id)));
+        if let Some(c) = call {
+            found.push((i, c.id.clone()));
+        }
+    }
+    for (i, call) in found {
+        if let Some(d) = messages.get_mut(i).and_then(|m| m.approval.as_mut()) {
+            d.tool_call_id = Some(call);
         }
     }
 }
 
 /// Where an approval was asked, and its decision once one came.
 struct Asked<'a> {
+    /// The approval id.
+    id: &'a str,
     /// (message index, index among its valid calls) of the call.
     at: (usize, usize),
     /// The call's id.
@@ -71,9 +85,10 @@ struct Asked<'a> {
 /// (which refuses it).
 #[derive(Default)]
 struct Walk<'a> {
-    asked: FxHashMap<&'a str, Asked<'a>>,
-    /// Approval id by call id.
-    of_call: FxHashMap<&'a str, &'a str>,
+    asked: Vec<Asked<'a>>,
+    /// Where in `asked` each approval id is, and each call id's approval.
+    by_id: FxHashMap<&'a str, usize>,
+    by_call: FxHashMap<&'a str, usize>,
 }
 
 impl<'a> Walk<'a> {
@@ -81,18 +96,20 @@ impl<'a> Walk<'a> {
     fn ask(&mut self, i: usize, m: &'a Message) {
         for (k, c) in m.tool_calls.iter().enumerate() {
             if let Some(r) = &c.approval {
-                self.asked.insert(r.id.as_str(), Asked { at: (i, k), call: c.id.as_str(), decision: None });
-                self.of_call.insert(c.id.as_str(), r.id.as_str());
+                let n = self.asked.len();
+                self.asked.push(Asked { id: r.id.as_str(), at: (i, k), call: c.id.as_str(), decision: None });
+                self.by_id.insert(r.id.as_str(), n);
+                self.by_call.insert(c.id.as_str(), n);
             }
         }
     }
 
     /// Takes a decision: it must decide an approval asked before it, for the call it names (if
     /// it names one), not yet decided. `UNKNOWN_TOOL_CALL` or `INVALID_TRANSITION` otherwise.
-    fn decide(&mut self, d: &'a ApprovalDecision) -> Result<&Asked<'a>> {
+    fn decide(&mut self, d: &'a ApprovalDecision) -> Result<()> {
         let aid = d.id.as_str();
         let refuse = |code, message: String| Err(Error::new(code, message).field("approval"));
-        let Some(asked) = self.asked.get_mut(aid) else {
+        let Some(asked) = self.by_id.get(aid).copied().and_then(|n| self.asked.get_mut(n)) else {
             return refuse(
                 ErrorCode::UnknownToolCall,
                 format!("approval decision '{aid}' decides no approval an earlier tool call asked for"),
@@ -115,13 +132,13 @@ impl<'a> Walk<'a> {
             );
         }
         asked.decision = Some(d);
-        Ok(asked)
+        Ok(())
     }
 
     /// The decision so far on the approval of call `call`: `None` when it has no approval,
     /// `Some(None)` while pending.
     fn decided(&self, call: &str) -> Option<Option<bool>> {
-        let asked = self.of_call.get(call).and_then(|aid| self.asked.get(aid))?;
+        let asked = self.by_call.get(call).and_then(|&n| self.asked.get(n))?;
         Some(asked.decision.map(|d| d.approved))
     }
 }
@@ -133,9 +150,9 @@ fn has_requests<M: Borrow<Message>>(messages: &[M]) -> bool {
 /// The approval of every call that has one, by (message index, call index among its valid
 /// calls): pending until a later decision names its approval; the first such decision decides
 /// it (one that does not fit, [`check`] refuses; here it changes nothing).
-pub fn standings<'a, M: Borrow<Message>>(messages: &'a [M]) -> FxHashMap<(usize, usize), CallApproval<'a>> {
+pub fn standings<'a, M: Borrow<Message>>(messages: &'a [M]) -> Vec<((usize, usize), CallApproval<'a>)> {
     if !has_requests(messages) {
-        return FxHashMap::default();
+        return Vec::new();
     }
     let mut walk = Walk::default();
     for (i, m) in messages.iter().enumerate() {
@@ -147,13 +164,13 @@ pub fn standings<'a, M: Borrow<Message>>(messages: &'a [M]) -> FxHashMap<(usize,
     }
     walk.asked
         .into_iter()
-        .map(|(id, a)| {
+        .map(|a| {
             let standing = match a.decision {
                 None => Standing::Pending,
                 Some(d) if d.approved => Standing::Approved,
                 Some(_) => Standing::Denied,
             };
-            (a.at, CallApproval { id, standing, reason: a.decision.and_then(|d| d.reason.as_deref()) })
+            (a.at, CallApproval { id: a.id, standing, reason: a.decision.and_then(|d| d.reason.as_deref()) })
         })
         .collect()
 }
