@@ -22,6 +22,13 @@ const RESOLVE = path.join(ROOT, "tests/js/support/stategate-resolve.mjs");
 
 /** Lines (regular expressions) an example's output must contain, by file name. */
 const EXPECTED = {
+  "ai-sdk-approvals.mjs": [
+    /^asked: c1 pending, c2 pending; run waiting_approval$/m,
+    /^ui: c1 approval-requested, c2 approval-requested$/m,
+    /^decided: c1 approved by ui, c2 rejected by admin; run running$/m,
+    /^ran: \/tmp\/cache; the model was told c1: deleted \/tmp\/cache \/ c2: system files stay$/m,
+    /^ui: c1 output-available, c2 output-denied$/m,
+  ],
   "node-agent-loop.mjs": [
     /^turn 1: 2 tool calls answered, version 4$/m,
     /^after the restart: dangling call_4 \(weather\)$/m,
