@@ -13,7 +13,7 @@
 //! a `json`, `content` or `execution-denied` output to the AI SDK as it came while the result
 //! still reads the same.
 
-use super::approval_parts::{decision_part, decode_decision, put_request, request_part};
+use super::approval_parts::{decision_part, decode_decision, put_request, put_requests};
 use super::util::field;
 use super::util::{among_calls, part_position, place_calls, PART_POSITION};
 use super::util::{as_obj, content_as_string, extra_of, kind, opt_id, opt_str};
@@ -634,16 +634,7 @@ pub(super) fn encode(group: &[Message]) -> Value {
                 }
                 parts.extend(requests.into_iter().flatten());
             }
-            // Each approval request right after its call, where the AI SDK writes it.
-            for c in first.tool_calls.iter().filter(|c| c.approval.is_some()) {
-                let at = parts.iter().position(|p| {
-                    p.get("type").and_then(Value::as_str) == Some("tool-call")
-                        && p.get("toolCallId").and_then(Value::as_str) == Some(c.id.as_str())
-                });
-                if let (Some(at), Some(r)) = (at, &c.approval) {
-                    parts.insert(at + 1, request_part(c, r, own));
-                }
-            }
+            put_requests(parts, &first.tool_calls, own);
         }
     }
     put_extra(&mut o, first, Format::AiSdk);

@@ -84,8 +84,23 @@ pub(super) fn decision_part(d: &ApprovalDecision, own: bool) -> Value {
     Value::Object(p)
 }
 
+/// Puts each call's approval request right after the call's `tool-call` part among `parts`,
+/// where the AI SDK writes it.
+pub(super) fn put_requests(parts: &mut Vec<Value>, calls: &[ToolCall], own: bool) {
+    for c in calls {
+        let Some(r) = &c.approval else { continue };
+        let at = parts.iter().position(|p| {
+            p.get("type").and_then(Value::as_str) == Some("tool-call")
+                && p.get("toolCallId").and_then(Value::as_str) == Some(c.id.as_str())
+        });
+        if let Some(at) = at {
+            parts.insert(at + 1, request_part(c, r, own));
+        }
+    }
+}
+
 /// A call's request as a `tool-approval-request` part; its unmodelled fields go back with `own`.
-pub(super) fn request_part(call: &ToolCall, r: &ApprovalRequest, own: bool) -> Value {
+fn request_part(call: &ToolCall, r: &ApprovalRequest, own: bool) -> Value {
     let mut p = Map::new();
     p.put("type", Value::from("tool-approval-request"));
     p.put("approvalId", val(&r.id));
