@@ -20,7 +20,7 @@
  * (the adapter needs no `ai` code at run time).
  */
 import { StategateError, decodeMessages, providerOf } from "stategate";
-import type { Applied, Command, Message, ModelView, ModelViewOptions, Reason, StateStore } from "./api.js";
+import type { Applied, Command, Message, ModelView, ModelViewOptions, OnPendingApproval, Reason, StateStore } from "./api.js";
 import type { LanguageModelUsage, ModelMessage, StepResult, SystemModelMessage, UIMessage } from "ai";
 
 /** Who the store records as the author of each kind of message (labels checked against channel `writers`). */
@@ -55,7 +55,7 @@ export interface AgentOptions extends Omit<ModelViewOptions, "format"> {
    * result saying the approval was not given (`"interrupt"`, default), its denial (`"deny"`), or
    * a refusal to call the model (`"error"`: `prepareStep` throws `APPROVAL_PENDING`).
    */
-  onPendingApproval?: "interrupt" | "deny" | "error";
+  onPendingApproval?: OnPendingApproval;
   /**
    * Whether the synthetic results answering dangling tool calls are written into the store (one
    * `repair` command before the step, so the store and its log hold what the model was told).
@@ -184,13 +184,13 @@ function checkStore(store: unknown, fn: string): asserts store is StateStore {
 
 const VIEW_KEYS = ["budget", "system", "maxToolResultTokens", "startOnUser", "redact", "sections", "agent", "contextPrefix", "tokenizer"] as const;
 const AGENT_KEYS = new Set<string>([...VIEW_KEYS, "reasons", "onPendingApproval", "recordRepairs", "authors", "onView"]);
-const PENDING_POLICIES = ["interrupt", "deny", "error"];
+const PENDING_POLICIES: readonly OnPendingApproval[] = ["interrupt", "deny", "error"];
 const AUTHOR_KEYS = new Set(["model", "tool", "user", "system", "repair", "approval"]);
 
 interface Resolved {
   view: ModelViewOptions;
   reasons?: Record<string, Reason>;
-  onPendingApproval?: "interrupt" | "deny" | "error";
+  onPendingApproval?: OnPendingApproval;
   recordRepairs: boolean;
   onView?: (view: ModelView, stepNumber: number) => void;
   model: string;
@@ -221,7 +221,7 @@ function resolve(opts: unknown, fn: string): Resolved {
   if (o.recordRepairs !== undefined && typeof o.recordRepairs !== "boolean") refuse(`${fn}: \`recordRepairs\` must be a boolean, got ${what(o.recordRepairs)}`, { field: "recordRepairs" });
   if (o.onView !== undefined && typeof o.onView !== "function") refuse(`${fn}: \`onView\` must be a function, got ${what(o.onView)}`, { field: "onView" });
   if (o.reasons !== undefined && (typeof o.reasons !== "object" || o.reasons === null || Array.isArray(o.reasons))) refuse(`${fn}: \`reasons\` must be an object {toolCallId: reason}, got ${what(o.reasons)}`, { field: "reasons" });
-  if (o.onPendingApproval !== undefined && !PENDING_POLICIES.includes(o.onPendingApproval as string)) refuse(`${fn}: \`onPendingApproval\` must be "interrupt", "deny" or "error", got ${what(o.onPendingApproval)}`, { field: "onPendingApproval" });
+  if (o.onPendingApproval !== undefined && !PENDING_POLICIES.includes(o.onPendingApproval as OnPendingApproval)) refuse(`${fn}: \`onPendingApproval\` must be "interrupt", "deny" or "error", got ${what(o.onPendingApproval)}`, { field: "onPendingApproval" });
   const view: ModelViewOptions = { format: "ai-sdk" };
   for (const k of VIEW_KEYS) if (o[k] !== undefined) (view as Record<string, unknown>)[k] = o[k];
   const tool = a.tool ?? ((name: string) => `tool:${name}`);

@@ -71,6 +71,7 @@ export type {
   ChainKeyOption,
   Ingested,
   StoreRepairOptions,
+  OnPendingApproval,
   Decide,
   ApprovalRecord,
   StoreEvent,
